@@ -1,0 +1,234 @@
+/*
+ * mbs — embeddable numerical multibody runtime library.
+ *
+ * Lifecycle: builder (mutable) --mbs_compile--> model (immutable, shareable)
+ *            --mbs_data_create--> data (state and all scratch; one per thread)
+ *            --mbs_stepper_create--> stepper (advances the data in time).
+ *
+ * Conventions (see docs/conventions.md):
+ *  - SI units; all reals are double; matrices are row-major; arrays are documented with
+ *    their size, e.g. (nv x 1).
+ *  - Body 0 (MBS_WORLD) is the world. Body frames are right-handed. A body's com and
+ *    inertia are given in body coordinates, inertia about the centre of mass.
+ *  - A frame fixed on a body is (pos, rot): x_body = rot * x_frame + pos.
+ *  - A joint connects frame_parent (on the parent) and frame_child (on the child); at the
+ *    neutral q the two frames coincide.
+ *  - Quaternions are stored scalar first: (w, x, y, z).
+ *  - Coordinates per joint type, q / v:
+ *      revolute, prismatic     1 / 1     angle or displacement about/along axis
+ *      cylindrical             2 / 2     [s, phi] along and about axis
+ *      universal               2 / 2     [a1, a2]: axis, then axis2 of the rotated frame
+ *      planar                  3 / 3     [x, y, phi]: x along axis2, y along axis x axis2,
+ *                                        phi about the plane normal axis
+ *      spherical, quaternion   4 / 3     unit quaternion / angular velocity of the child in
+ *                                        the child joint frame
+ *      spherical, Cardan       3 / 3     angles a1,a2,a3: R = Rx(a1) Ry(a2) Rz(a3) / rates
+ *      free, quaternion        7 / 6     [position of child frame in parent joint frame,
+ *                                        quaternion] / [linear velocity in parent joint
+ *                                        frame, angular velocity in child joint frame]
+ *      free, Cardan            6 / 6     [position, Cardan angles] / [linear velocity, rates]
+ *      fixed                   0 / 0
+ *  - Status: every call that can fail returns MBS_OK (0) or a negative MBS_ERR_* value;
+ *    calls that create an element return its id (>= 0) or a negative status. The message of
+ *    the last failure is in mbs_builder_error / mbs_data_error. No call prints, exits or
+ *    aborts. A failed call leaves its object as it was.
+ */
+#ifndef MBS_MBS_H
+#define MBS_MBS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- status codes */
+#define MBS_OK 0
+#define MBS_ERR_ARG (-1)          /* bad argument: NULL, out of range, non-finite, non-physical */
+#define MBS_ERR_NOMEM (-2)        /* out of memory */
+#define MBS_ERR_STATE (-3)        /* call not valid now */
+#define MBS_ERR_TOPOLOGY (-4)     /* graph error */
+#define MBS_ERR_SINGULAR (-5)     /* singular mass or constraint matrix */
+#define MBS_ERR_CONVERGENCE (-6)  /* iteration cap hit */
+#define MBS_ERR_INCONSISTENT (-7) /* constraints that cannot all hold */
+#define MBS_ERR_NONFINITE (-8)    /* NaN/Inf appeared */
+#define MBS_ERR_SOLVER (-9)       /* integrator failure */
+#define MBS_ERR_CALLBACK (-10)    /* a user callback failed */
+
+#define MBS_WORLD 0
+
+/* Static name of a status, e.g. "MBS_ERR_ARG"; "MBS_UNKNOWN_STATUS" for other values. */
+const char *mbs_status_name(int status);
+
+typedef struct mbs_builder mbs_builder;
+typedef struct mbs_model mbs_model;
+typedef struct mbs_data mbs_data;
+typedef struct mbs_stepper mbs_stepper;
+
+/* ---------------------------------------------------------------- builder */
+mbs_builder *mbs_builder_create(void); /* NULL if out of memory */
+void mbs_builder_destroy(mbs_builder *b); /* NULL allowed */
+/* Message of the last failure on b, naming the element; "" when there was none. */
+const char *mbs_builder_error(const mbs_builder *b);
+/* Uniform gravity acceleration g (world frame); default (0, 0, -9.81). */
+int mbs_builder_set_gravity(mbs_builder *b, const double g[3]);
+/* Point gravity: a = -mu r / |r|^3 with r = x - center; mu > 0. */
+int mbs_builder_set_point_gravity(mbs_builder *b, const double center[3], double mu);
+/* No gravity at all. */
+int mbs_builder_set_no_gravity(mbs_builder *b);
+
+typedef struct mbs_body_def {
+    const char *name;    /* copied; may be NULL */
+    double mass;         /* >= 0; 0 with zero inertia = a massless link between joints */
+    double com[3];       /* centre of mass in body coordinates */
+    double inertia[9];   /* about the centre of mass, body axes, symmetric, positive
+                            semi-definite, principal moments obeying the triangle inequality */
+} mbs_body_def;
+mbs_body_def mbs_default_body_def(void); /* mass 1, com 0, inertia diag(1e-3) */
+int mbs_add_body(mbs_builder *b, const mbs_body_def *def); /* body id >= 1 */
+
+typedef struct mbs_frame {
+    double pos[3];
+    double rot[9];
+} mbs_frame;
+/* A frame fixed on a body: x_body = rot * x_frame + pos (rot row-major, orthonormal). */
+
+typedef enum mbs_joint_type {
+    MBS_JOINT_REVOLUTE,
+    MBS_JOINT_PRISMATIC,
+    MBS_JOINT_CYLINDRICAL,
+    MBS_JOINT_UNIVERSAL,
+    MBS_JOINT_SPHERICAL,
+    MBS_JOINT_PLANAR,
+    MBS_JOINT_FREE,
+    MBS_JOINT_FIXED,
+    MBS_JOINT_DISTANCE /* rod with ball ends: constraint only, |p_child - p_parent| = length */
+} mbs_joint_type;
+typedef enum mbs_rotation { MBS_ROT_QUATERNION, MBS_ROT_CARDAN } mbs_rotation;
+
+typedef struct mbs_joint_def {
+    const char *name;                     /* copied; may be NULL */
+    mbs_joint_type type;
+    int parent, child;                    /* body ids; MBS_WORLD allowed */
+    mbs_frame frame_parent, frame_child;  /* joint frame on each body; coincide at neutral q */
+    double axis[3];  /* revolute/prismatic/cylindrical axis; universal first axis; planar normal */
+    double axis2[3]; /* universal second axis; planar in-plane x direction */
+    mbs_rotation rotation; /* spherical and free joints */
+    double length;         /* distance joint */
+    int cut;               /* nonzero: always a cut joint, never a tree edge */
+    int state_priority;    /* > 0: prefer as independent coordinates when closing loops */
+} mbs_joint_def;
+/* identity frames, axis (0,0,1), axis2 (1,0,0), quaternion, length 0, cut 0, priority 0 */
+mbs_joint_def mbs_default_joint_def(mbs_joint_type type);
+int mbs_add_joint(mbs_builder *b, const mbs_joint_def *def); /* joint id >= 0 */
+
+/* ---------------------------------------------------------------- force elements */
+typedef struct mbs_spring_damper_def {
+    const char *name;              /* copied; may be NULL */
+    int body_a, body_b;            /* MBS_WORLD allowed */
+    double point_a[3], point_b[3]; /* attachment points in body coordinates */
+    double stiffness, damping, rest_length; /* tension f = k (L - L0) + d dL/dt pulls the
+                                               points together; all >= 0 */
+} mbs_spring_damper_def;
+/* no name, bodies 0, points 0, stiffness 0, damping 0, rest length 0 */
+mbs_spring_damper_def mbs_default_spring_damper_def(void);
+int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def); /* element id */
+/* Generalized force -k (q_dof - rest) - d v_dof on one scalar dof of a tree joint whose dof
+   has q and v of the same meaning (revolute, prismatic, cylindrical, universal, planar). */
+int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiffness,
+                                double damping, double rest_position);
+/* Called during dynamics; may call mbs_apply_body_wrench and mbs_apply_generalized_force;
+   returns 0 ok, > 0 recoverable, < 0 fatal. */
+typedef int (*mbs_force_callback)(mbs_data *d, void *user);
+int mbs_add_force_callback(mbs_builder *b, const char *name, mbs_force_callback fn, void *user);
+
+/* ---------------------------------------------------------------- compile, model */
+/* Validate, pick the spanning tree, add free root joints; the builder stays usable. */
+int mbs_compile(const mbs_builder *b, mbs_model **out);
+void mbs_model_destroy(mbs_model *m); /* NULL allowed */
+
+int mbs_model_nq(const mbs_model *m);
+int mbs_model_nv(const mbs_model *m);
+int mbs_model_nbody(const mbs_model *m);  /* world included */
+int mbs_model_njoint(const mbs_model *m); /* automatic free joints included */
+int mbs_model_ncon(const mbs_model *m);   /* scalar constraint equations of all cut joints */
+int mbs_model_nforce(const mbs_model *m); /* force elements (all kinds) */
+int mbs_model_joint_qadr(const mbs_model *m, int joint); /* first index in q; -1 for a cut */
+int mbs_model_joint_vadr(const mbs_model *m, int joint); /* first index in v; -1 for a cut */
+int mbs_model_joint_nq(const mbs_model *m, int joint);   /* 0 for a cut joint */
+int mbs_model_joint_nv(const mbs_model *m, int joint);   /* 0 for a cut joint */
+int mbs_model_joint_is_cut(const mbs_model *m, int joint); /* 1, 0, or negative status */
+int mbs_model_find_body(const mbs_model *m, const char *name);  /* id or negative */
+int mbs_model_find_joint(const mbs_model *m, const char *name); /* id or negative */
+const char *mbs_model_body_name(const mbs_model *m, int body);   /* "" if unnamed, NULL if bad */
+const char *mbs_model_joint_name(const mbs_model *m, int joint); /* "" if unnamed, NULL if bad */
+
+/* ---------------------------------------------------------------- data and dynamics */
+mbs_data *mbs_data_create(const mbs_model *m); /* takes every allocation the runtime needs */
+void mbs_data_destroy(mbs_data *d);            /* NULL allowed */
+const mbs_model *mbs_data_model(const mbs_data *d);
+const char *mbs_data_error(const mbs_data *d); /* "" when there was no failure */
+double *mbs_data_q(mbs_data *d);   /* (nq x 1), starts at neutral */
+double *mbs_data_v(mbs_data *d);   /* (nv x 1), starts at 0 */
+double *mbs_data_tau(mbs_data *d); /* (nv x 1) applied generalized forces (inputs), starts 0 */
+const double *mbs_data_qacc(const mbs_data *d);   /* (nv x 1) from the last forward dynamics */
+const double *mbs_data_lambda(const mbs_data *d); /* (ncon x 1) cut-joint multipliers */
+double mbs_data_time(const mbs_data *d);
+int mbs_data_set_time(mbs_data *d, double t);
+
+/* qacc (and lambda) from t, q, v, tau, inputs, forces, gravity. */
+int mbs_forward_dynamics(mbs_data *d);
+/* tau_out (nv x 1): the tau for which forward dynamics returns qacc (nv x 1). */
+int mbs_inverse_dynamics(mbs_data *d, const double *qacc, double *tau_out);
+/* M (nv x nv), row-major. */
+int mbs_mass_matrix(mbs_data *d, double *M);
+/* c (nv x 1): M qacc + c = tau on a tree (Coriolis, centrifugal, gravity, force elements). */
+int mbs_bias_forces(mbs_data *d, double *c);
+int mbs_assemble(mbs_data *d);
+int mbs_constraint_info(mbs_data *d, int *rank, unsigned char *active); /* active (ncon x 1) */
+/* Pose in world: x_world = rot x_body + pos. */
+int mbs_body_pose(mbs_data *d, int body, double pos[3], double rot[9]);
+/* World-frame velocity of the body origin and angular velocity. */
+int mbs_body_velocity(mbs_data *d, int body, double lin[3], double ang[3]);
+/* Kinetic energy and potential energy of gravity and springs. */
+int mbs_energy(mbs_data *d, double *kinetic, double *potential);
+
+/* World-frame force/torque at a body point (body coords); only inside a force callback. */
+int mbs_apply_body_wrench(mbs_data *d, int body, const double force[3], const double torque[3],
+                          const double point[3]);
+/* Generalized force f added to dof `index` of v; only inside a force callback. */
+int mbs_apply_generalized_force(mbs_data *d, int index, double f);
+/* Host input: world-frame force/torque at a body point (body coords), held until changed. */
+int mbs_set_body_wrench(mbs_data *d, int body, const double force[3], const double torque[3],
+                        const double point[3]);
+
+/* q-manifold operations over all tree joints; q, q_out (nq x 1), v (nv x 1). */
+int mbs_integrate_q(const mbs_model *m, const double *q, const double *v, double dt,
+                    double *q_out);
+/* v_out (nv x 1) with integrate_q(q0, v_out, 1) == q1. */
+int mbs_difference_q(const mbs_model *m, const double *q0, const double *q1, double *v_out);
+int mbs_normalize_q(const mbs_model *m, double *q);
+int mbs_neutral_q(const mbs_model *m, double *q);
+
+/* ---------------------------------------------------------------- stepper */
+typedef enum mbs_stepper_kind {
+    MBS_STEP_EULER,       /* semi-implicit (symplectic) Euler, fixed step */
+    MBS_STEP_RK4,         /* classic Runge-Kutta 4, fixed step */
+    MBS_STEP_CVODE_ADAMS, /* SUNDIALS CVODE, Adams-Moulton, variable step */
+    MBS_STEP_CVODE_BDF    /* SUNDIALS CVODE, BDF + dense linear solver, variable step */
+} mbs_stepper_kind;
+typedef struct mbs_stepper_def {
+    mbs_stepper_kind kind;
+    double rtol, atol;       /* CVODE kinds */
+    double max_step;         /* 0: no limit */
+    long max_internal_steps; /* CVODE kinds, per mbs_stepper_step call */
+} mbs_stepper_def;
+mbs_stepper_def mbs_default_stepper_def(mbs_stepper_kind kind);
+mbs_stepper *mbs_stepper_create(mbs_data *d, const mbs_stepper_def *def);
+void mbs_stepper_destroy(mbs_stepper *s);
+/* Advance the data's time by dt (one step for fixed-step kinds, integrate to t+dt for
+   CVODE); errors are reported through mbs_data_error of the data. */
+int mbs_stepper_step(mbs_stepper *s, double dt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MBS_MBS_H */

@@ -1,0 +1,28 @@
+/* The mutable builder: growing arrays of definitions, validated on entry. */
+#ifndef MBS_CORE_BUILDER_H
+#define MBS_CORE_BUILDER_H
+
+#include "core/model.h"
+
+struct mbs_builder {
+    char error[MBS_ERROR_LEN];
+    int nbody;                 /* user bodies (world excluded) */
+    int body_cap;
+    mbs_body_def *bodies;      /* [nbody], names owned (strdup) */
+    int njoint, joint_cap;
+    mbs_joint_def *joints;     /* [njoint], names owned */
+    int nforce, force_cap;
+    mbs_force_model *forces;   /* [nforce], names owned; ops set by the adder */
+    mbs_gravity_kind gravity_kind;
+    double gravity[3];
+    double gravity_center[3];
+    double gravity_mu;
+};
+
+/* Copy of a name (NULL -> ""), or NULL when out of memory. */
+char *mbs_strdup_name(const char *name);
+/* Append one force element (copied; takes ownership of its name); returns its id or
+   MBS_ERR_NOMEM. */
+int mbs_builder_push_force(mbs_builder *b, const mbs_force_model *f);
+
+#endif

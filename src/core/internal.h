@@ -1,0 +1,37 @@
+/* Internal entry points shared between the library's parts. */
+#ifndef MBS_CORE_INTERNAL_H
+#define MBS_CORE_INTERNAL_H
+
+#include "core/model.h"
+
+#if defined(__GNUC__)
+#define MBS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define MBS_PRINTF(a, b)
+#endif
+
+/* Write a message into buf (MBS_ERROR_LEN bytes) and return status. */
+int mbs_errorf(char *buf, int status, const char *fmt, ...) MBS_PRINTF(3, 4);
+#define MBS_DATA_FAIL(d, status, ...) mbs_errorf((d)->error, (status), __VA_ARGS__)
+
+/* 1 if all n values are finite. */
+int mbs_all_finite(const double *x, int n);
+/* Name for messages: "name" or "#id" when unnamed; returns a static/thread-unsafe buffer
+   only via the caller's buf (at least 64 bytes). */
+const char *mbs_body_label(const mbs_model *m, int body, char *buf, int len);
+const char *mbs_joint_label(const mbs_model *m, int joint, char *buf, int len);
+
+/* Forward kinematics pass: x_up, x_world, S, vel, cvel from q, v (RBDA §4.4). */
+void mbs_kinematics(mbs_data *d);
+/* Forward kinematics of poses only (no velocities). */
+void mbs_kinematics_pos(mbs_data *d);
+/* RNEA with current kinematics and forces: tau = M qacc + c - (J^T f_ext + gen_force).
+   (RBDA table 5.1) */
+void mbs_rnea(mbs_data *d, const double *qacc, double *tau_out);
+/* CRBA with current kinematics: M (nv x nv row-major) (RBDA table 6.2). */
+void mbs_crba(mbs_data *d, double *M);
+/* ABA with current kinematics and forces: qacc from tau + gen_force (RBDA table 7.1).
+   Returns MBS_ERR_SINGULAR (message naming the body) if an articulated D is singular. */
+int mbs_aba(mbs_data *d);
+
+#endif

@@ -1,0 +1,89 @@
+/* The compiled model (immutable after mbs_compile) and the per-thread data.
+ * Array sizes are given in brackets, MuJoCo style. */
+#ifndef MBS_CORE_MODEL_H
+#define MBS_CORE_MODEL_H
+
+#include "mbs/mbs.h"
+#include "core/spatial.h"
+#include "joints/joint.h"
+#include "forces/force.h"
+
+#define MBS_ERROR_LEN 256
+
+typedef enum mbs_gravity_kind { MBS_GRAVITY_NONE, MBS_GRAVITY_UNIFORM, MBS_GRAVITY_POINT } mbs_gravity_kind;
+
+/* One body of a compiled model. Body 0 is the world (mass 0, no joint). */
+typedef struct mbs_body_model {
+    char *name;          /* never NULL ("" if unnamed) */
+    double mass;
+    double com[3];       /* body coordinates */
+    double inertia[9];   /* about the com, body axes */
+    mbs_rbi rbi;         /* spatial inertia about the body origin (RBDA eq. 2.63) */
+    int parent;          /* tree parent body; -1 for the world */
+    int joint;           /* tree joint from the parent into this body; -1 for the world */
+} mbs_body_model;
+
+struct mbs_model {
+    int nbody;                /* bodies, world included */
+    int njoint;               /* joints, automatic free joints and cut joints included */
+    int nq, nv;               /* tree coordinates and velocities */
+    int ncon;                 /* scalar constraint rows of all cut joints */
+    int naux;                 /* per-data auxiliary values of joints (Cardan frames) */
+    int nforce;               /* force elements */
+    mbs_body_model *bodies;   /* [nbody] */
+    mbs_joint_model *joints;  /* [njoint] */
+    int ntree;                /* tree joints = nbody - 1 */
+    int *tree;                /* [ntree] tree joint ids in topological order (parents first) */
+    int *dof_parent;          /* [nv] nearest ancestor dof of each dof (-1 if none): the
+                                 sparsity pattern of M (RBDA §6.5, lambda(i) < i) */
+    int *dof_joint;           /* [nv] tree joint that owns each dof */
+    mbs_force_model *forces;  /* [nforce] */
+    mbs_gravity_kind gravity_kind;
+    double gravity[3];        /* uniform */
+    double gravity_center[3]; /* point */
+    double gravity_mu;        /* point */
+};
+
+/* Host input wrench on one body, held until changed. */
+typedef struct mbs_wrench_input {
+    int set;
+    double force[3], torque[3], point[3]; /* world force/torque at a body point (body coords) */
+} mbs_wrench_input;
+
+struct mbs_data {
+    const mbs_model *model;
+    char error[MBS_ERROR_LEN];
+    double time;
+    double *q;            /* [nq] */
+    double *v;            /* [nv] */
+    double *tau;          /* [nv] applied generalized forces (host input) */
+    double *qacc;         /* [nv] from the last forward dynamics */
+    double *lambda;       /* [ncon] cut-joint multipliers */
+    double *aux;          /* [naux] joint auxiliary state (Cardan reference frames) */
+
+    /* kinematics, filled by mbs_kinematics (src/core/kinematics.c) */
+    mbs_pose *x_up;       /* [nbody] pose of body in its tree parent body (Plücker parent->body) */
+    mbs_pose *x_world;    /* [nbody] pose of body in the world */
+    double *S;            /* [6 nv] motion subspace columns in the owning body's coordinates */
+    double *vel;          /* [6 nbody] spatial velocity of each body in body coordinates */
+    double *cvel;         /* [6 nbody] velocity-product acceleration c_i = c_J + v_i x v_J */
+
+    /* forces, filled by mbs_forces_accumulate (src/forces/forces.c) */
+    double *f_ext;        /* [6 nbody] external spatial force on each body, body coordinates */
+    double *gen_force;    /* [nv] generalized forces of force elements (tau excluded) */
+    mbs_wrench_input *wrench_in; /* [nbody] host input wrenches */
+    int in_callback;      /* 1 while a force callback runs (apply_* allowed) */
+
+    /* algorithm scratch (src/core/), sized at creation */
+    double *acc;          /* [6 nbody] spatial accelerations */
+    double *f;            /* [6 nbody] spatial forces (RNEA) / bias forces (ABA) */
+    double *IA;           /* [36 nbody] articulated inertias (row-major 6x6) */
+    double *U;            /* [6 nv] U = IA S */
+    double *Dinv;         /* [36 ntree] inverse of D = S^T U per joint (nv_j x nv_j) */
+    double *u;            /* [nv] u = tau - S^T pA */
+    mbs_rbi *Ic;          /* [nbody] composite inertias (CRBA) */
+    double *M;            /* [nv nv] mass matrix scratch (row-major) */
+    double *work;         /* [max(6 nv, 36) + nv] general scratch */
+};
+
+#endif

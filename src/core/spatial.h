@@ -1,0 +1,243 @@
+/* Small fixed-size spatial algebra (Featherstone, RBDA ch. 2), hand-written, inline.
+ * Motion vectors m = [w; v] (angular first), force vectors f = [n; f].
+ * 3x3 matrices are row-major. A pose (R, p) places frame B in frame A: x_A = R x_B + p.
+ * A Plücker transform from A to B is stored as that pose of B in A:
+ *   X_BA m = [R^T w; R^T (v - p x w)],   X_BA^T f = [R n + p x (R f); R f]   (RBDA eq. 2.24). */
+#ifndef MBS_CORE_SPATIAL_H
+#define MBS_CORE_SPATIAL_H
+
+#include <math.h>
+#include <string.h>
+
+typedef struct mbs_pose {
+    double R[9];
+    double p[3];
+} mbs_pose;
+
+static inline void v3_set(double a[3], double x, double y, double z) { a[0] = x; a[1] = y; a[2] = z; }
+static inline void v3_copy(double a[3], const double b[3]) { a[0] = b[0]; a[1] = b[1]; a[2] = b[2]; }
+static inline double v3_dot(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static inline double v3_norm(const double a[3]) { return sqrt(v3_dot(a, a)); }
+static inline void v3_add(double o[3], const double a[3], const double b[3])
+{
+    o[0] = a[0] + b[0]; o[1] = a[1] + b[1]; o[2] = a[2] + b[2];
+}
+static inline void v3_sub(double o[3], const double a[3], const double b[3])
+{
+    o[0] = a[0] - b[0]; o[1] = a[1] - b[1]; o[2] = a[2] - b[2];
+}
+static inline void v3_scale(double o[3], const double a[3], double s)
+{
+    o[0] = a[0] * s; o[1] = a[1] * s; o[2] = a[2] * s;
+}
+/* o += s a */
+static inline void v3_axpy(double o[3], double s, const double a[3])
+{
+    o[0] += s * a[0]; o[1] += s * a[1]; o[2] += s * a[2];
+}
+/* o = a x b; o may not alias a or b */
+static inline void v3_cross(double o[3], const double a[3], const double b[3])
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static inline void m3_identity(double R[9])
+{
+    memset(R, 0, 9 * sizeof(double));
+    R[0] = R[4] = R[8] = 1.0;
+}
+/* o = A b */
+static inline void m3_mulv(double o[3], const double A[9], const double b[3])
+{
+    o[0] = A[0] * b[0] + A[1] * b[1] + A[2] * b[2];
+    o[1] = A[3] * b[0] + A[4] * b[1] + A[5] * b[2];
+    o[2] = A[6] * b[0] + A[7] * b[1] + A[8] * b[2];
+}
+/* o = A^T b */
+static inline void m3_tmulv(double o[3], const double A[9], const double b[3])
+{
+    o[0] = A[0] * b[0] + A[3] * b[1] + A[6] * b[2];
+    o[1] = A[1] * b[0] + A[4] * b[1] + A[7] * b[2];
+    o[2] = A[2] * b[0] + A[5] * b[1] + A[8] * b[2];
+}
+/* O = A B; O may not alias */
+static inline void m3_mul(double O[9], const double A[9], const double B[9])
+{
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            O[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+/* O = A^T B */
+static inline void m3_tmul(double O[9], const double A[9], const double B[9])
+{
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            O[3 * i + j] = A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
+}
+/* O = A B^T */
+static inline void m3_mult(double O[9], const double A[9], const double B[9])
+{
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            O[3 * i + j] = A[3 * i] * B[3 * j] + A[3 * i + 1] * B[3 * j + 1] + A[3 * i + 2] * B[3 * j + 2];
+}
+static inline void m3_transpose(double O[9], const double A[9])
+{
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) O[3 * i + j] = A[3 * j + i];
+}
+/* Rotation by angle about unit axis (Rodrigues). */
+static inline void m3_axis_angle(double R[9], const double u[3], double angle)
+{
+    double c = cos(angle), s = sin(angle), t = 1.0 - c;
+    R[0] = t * u[0] * u[0] + c;        R[1] = t * u[0] * u[1] - s * u[2]; R[2] = t * u[0] * u[2] + s * u[1];
+    R[3] = t * u[0] * u[1] + s * u[2]; R[4] = t * u[1] * u[1] + c;        R[5] = t * u[1] * u[2] - s * u[0];
+    R[6] = t * u[0] * u[2] - s * u[1]; R[7] = t * u[1] * u[2] + s * u[0]; R[8] = t * u[2] * u[2] + c;
+}
+
+/* ---- poses */
+static inline void pose_identity(mbs_pose *X)
+{
+    m3_identity(X->R);
+    X->p[0] = X->p[1] = X->p[2] = 0.0;
+}
+/* C = A * B (B given in A's child frame): R = Ra Rb, p = Ra pb + pa */
+static inline void pose_mul(mbs_pose *C, const mbs_pose *A, const mbs_pose *B)
+{
+    double t[3];
+    m3_mul(C->R, A->R, B->R);
+    m3_mulv(t, A->R, B->p);
+    v3_add(C->p, t, A->p);
+}
+static inline void pose_inverse(mbs_pose *I, const mbs_pose *A)
+{
+    double t[3];
+    m3_transpose(I->R, A->R);
+    m3_mulv(t, I->R, A->p);
+    v3_scale(I->p, t, -1.0);
+}
+/* x_A = R x_B + p */
+static inline void pose_apply(double o[3], const mbs_pose *X, const double x[3])
+{
+    double t[3];
+    m3_mulv(t, X->R, x);
+    v3_add(o, t, X->p);
+}
+
+/* ---- Plücker transforms, stored as the pose of B in A (see top of file) */
+/* o = X_BA m (motion from A to B coordinates) */
+static inline void xm_apply(double o[6], const mbs_pose *X, const double m[6])
+{
+    double t[3], u[3];
+    m3_tmulv(o, X->R, m);
+    v3_cross(t, X->p, m);
+    v3_sub(u, m + 3, t);
+    m3_tmulv(o + 3, X->R, u);
+}
+/* o = X_BA^{-1} m (motion from B to A coordinates) */
+static inline void xm_apply_inv(double o[6], const mbs_pose *X, const double m[6])
+{
+    double t[3];
+    m3_mulv(o, X->R, m);
+    m3_mulv(t, X->R, m + 3);
+    v3_cross(o + 3, X->p, o);
+    v3_add(o + 3, o + 3, t);
+}
+/* o = X_BA^T f (force from B to A coordinates) */
+static inline void xf_apply_transpose(double o[6], const mbs_pose *X, const double f[6])
+{
+    double n[3], t[3];
+    m3_mulv(o + 3, X->R, f + 3);
+    m3_mulv(n, X->R, f);
+    v3_cross(t, X->p, o + 3);
+    v3_add(o, n, t);
+}
+/* o = X_BA^{-T} f (force from A to B coordinates) */
+static inline void xf_apply_inv_transpose(double o[6], const mbs_pose *X, const double f[6])
+{
+    double t[3], u[3];
+    v3_cross(t, X->p, f + 3);
+    v3_sub(u, f, t);
+    m3_tmulv(o, X->R, u);
+    m3_tmulv(o + 3, X->R, f + 3);
+}
+
+/* ---- spatial cross products */
+/* o = m1 x m2 (motion cross motion) */
+static inline void mv_cross_m(double o[6], const double a[6], const double b[6])
+{
+    double t[3];
+    v3_cross(o, a, b);
+    v3_cross(o + 3, a, b + 3);
+    v3_cross(t, a + 3, b);
+    v3_add(o + 3, o + 3, t);
+}
+/* o = m x* f (motion cross force) */
+static inline void mv_cross_f(double o[6], const double m[6], const double f[6])
+{
+    double t[3];
+    v3_cross(o, m, f);
+    v3_cross(t, m + 3, f + 3);
+    v3_add(o, o, t);
+    v3_cross(o + 3, m, f + 3);
+}
+static inline double s6_dot(const double a[6], const double b[6])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+/* ---- rigid-body inertia about a frame origin: mass m, h = m c, Ibar = I_c + m [c]x^T [c]x
+ * (RBDA eq. 2.63): I v = [Ibar w + h x v; m v - h x w] */
+typedef struct mbs_rbi {
+    double m;
+    double h[3];
+    double I[9]; /* rotational inertia about the frame origin, symmetric */
+} mbs_rbi;
+
+static inline void rbi_mulv(double o[6], const mbs_rbi *I, const double v[6])
+{
+    double t[3];
+    m3_mulv(o, I->I, v);
+    v3_cross(t, I->h, v + 3);
+    v3_add(o, o, t);
+    v3_cross(t, I->h, v);
+    o[3] = I->m * v[3] - t[0];
+    o[4] = I->m * v[4] - t[1];
+    o[5] = I->m * v[5] - t[2];
+}
+
+/* Full 6x6 symmetric matrix of a rigid-body inertia, row-major (for articulated inertias). */
+static inline void rbi_to_m6(double M[36], const mbs_rbi *I)
+{
+    const double *h = I->h;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            M[6 * i + j] = I->I[3 * i + j];
+            M[6 * (i + 3) + j + 3] = (i == j) ? I->m : 0.0;
+        }
+    /* upper-right block [h]x, lower-left [h]x^T */
+    double hx[9] = {0, -h[2], h[1], h[2], 0, -h[0], -h[1], h[0], 0};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            M[6 * i + j + 3] = hx[3 * i + j];
+            M[6 * (j + 3) + i] = hx[3 * i + j];
+        }
+}
+
+/* o = M v for a 6x6 row-major matrix */
+static inline void m6_mulv(double o[6], const double M[36], const double v[6])
+{
+    for (int i = 0; i < 6; ++i) {
+        const double *r = M + 6 * i;
+        o[i] = r[0] * v[0] + r[1] * v[1] + r[2] * v[2] + r[3] * v[3] + r[4] * v[4] + r[5] * v[5];
+    }
+}
+
+/* Rigid-body inertia expressed in B, transformed to A: I_A = X_BA^T I_B X_BA. */
+void rbi_transform_to_parent(mbs_rbi *out, const mbs_pose *X, const mbs_rbi *in);
+/* 6x6 symmetric articulated inertia in B transformed to A: I_A = X_BA^T I_B X_BA. */
+void m6_transform_to_parent(double out[36], const mbs_pose *X, const double in[36]);
+
+#endif
