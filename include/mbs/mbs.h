@@ -74,6 +74,9 @@ int mbs_builder_set_gravity(mbs_builder *b, const double g[3]);
 int mbs_builder_set_point_gravity(mbs_builder *b, const double center[3], double mu);
 /* No gravity at all. */
 int mbs_builder_set_no_gravity(mbs_builder *b);
+/* Rotation coordinates of the free joints that compile adds for bodies not connected to the
+   world; default MBS_ROT_QUATERNION. */
+int mbs_builder_set_root_rotation(mbs_builder *b, mbs_rotation rotation);
 
 typedef struct mbs_body_def {
     const char *name;    /* copied; may be NULL */

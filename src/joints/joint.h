@@ -48,6 +48,8 @@ struct mbs_joint_ops {
     /* v_out with integrate(q0, v_out, 1) == q1. */
     void (*difference)(const mbs_joint_model *j, const double *q0, const double *q1,
                        double *v_out);
+    /* Time derivative of q for velocity v: qdot (nq) = G(q) v, e.g. ½ q ⊗ (0, w). */
+    void (*qdot)(const mbs_joint_model *j, const double *q, const double *v, double *qdot);
     void (*neutral)(const mbs_joint_model *j, double *q);
     void (*normalize)(const mbs_joint_model *j, double *q);
     /* Set aux to its initial value (identity reference frame); NULL if naux == 0. */
