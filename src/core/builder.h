@@ -17,6 +17,7 @@ struct mbs_builder {
     double gravity[3];
     double gravity_center[3];
     double gravity_mu;
+    mbs_rotation root_rotation; /* of automatic free joints */
 };
 
 /* Copy of a name (NULL -> ""), or NULL when out of memory. */
