@@ -84,6 +84,8 @@ struct mbs_data {
     mbs_rbi *Ic;          /* [nbody] composite inertias (CRBA) */
     double *M;            /* [nv nv] mass matrix scratch (row-major) */
     double *work;         /* [max(6 nv, 36) + nv] general scratch */
+    int callback_status;  /* return value of the force callback that failed last (> 0
+                             recoverable, < 0 fatal); 0 after a callback that succeeded */
 };
 
 #endif

@@ -39,4 +39,9 @@ double mbs_forces_potential(const mbs_data *d);
 void mbs_forces_add_world_wrench(mbs_data *d, int body, const double force[3],
                                  const double torque[3], const double point[3]);
 
+/* Ops tables of the element kinds (spring_damper.c, joint_spring_damper.c, callback.c). */
+extern const mbs_force_ops mbs_force_spring_damper_ops;
+extern const mbs_force_ops mbs_force_joint_spring_damper_ops;
+extern const mbs_force_ops mbs_force_callback_ops;
+
 #endif
