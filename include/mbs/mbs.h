@@ -74,9 +74,6 @@ int mbs_builder_set_gravity(mbs_builder *b, const double g[3]);
 int mbs_builder_set_point_gravity(mbs_builder *b, const double center[3], double mu);
 /* No gravity at all. */
 int mbs_builder_set_no_gravity(mbs_builder *b);
-/* Rotation coordinates of the free joints that compile adds for bodies not connected to the
-   world; default MBS_ROT_QUATERNION. */
-int mbs_builder_set_root_rotation(mbs_builder *b, mbs_rotation rotation);
 
 typedef struct mbs_body_def {
     const char *name;    /* copied; may be NULL */
@@ -106,6 +103,9 @@ typedef enum mbs_joint_type {
     MBS_JOINT_DISTANCE /* rod with ball ends: constraint only, |p_child - p_parent| = length */
 } mbs_joint_type;
 typedef enum mbs_rotation { MBS_ROT_QUATERNION, MBS_ROT_CARDAN } mbs_rotation;
+/* Rotation coordinates of the free joints that compile adds for bodies not connected to the
+   world; default MBS_ROT_QUATERNION. */
+int mbs_builder_set_root_rotation(mbs_builder *b, mbs_rotation rotation);
 
 typedef struct mbs_joint_def {
     const char *name;                     /* copied; may be NULL */

@@ -20,6 +20,8 @@ int mbs_all_finite(const double *x, int n);
    only via the caller's buf (at least 64 bytes). */
 const char *mbs_body_label(const mbs_model *m, int body, char *buf, int len);
 const char *mbs_joint_label(const mbs_model *m, int joint, char *buf, int len);
+/* "name" (quoted) when name is non-empty, else "#id"; written into buf (len bytes). */
+const char *mbs_name_label(const char *name, int id, char *buf, int len);
 
 /* Forward kinematics pass: x_up, x_world, S, vel, cvel from q, v (RBDA §4.4). */
 void mbs_kinematics(mbs_data *d);
