@@ -57,7 +57,23 @@ struct mbs_joint_ops {
     /* Cardan: when the middle angle nears its singularity, change the reference frame in
        aux and rewrite q, v so the motion is unchanged; returns 1 if it did. NULL if never. */
     int (*rebase)(const mbs_joint_model *j, double *aux, double *q, double *v);
+    /* Like motion, for a joint whose S depends on aux: the free Cardan joint, whose linear
+       columns are (Fix R(a))^T e_k (linear velocity given in Fp). NULL when motion() is
+       exact for every aux. Call mbs_joint_motion() below, which picks the right one. */
+    void (*motion_aux)(const mbs_joint_model *j, const double *aux, const double *q,
+                       const double *v, double *S, double cJ[6]);
 };
+
+/* S and c_J of joint j (see motion above); aux = the data's aux + j->auxadr, or NULL when
+   the joint has no aux. Use this rather than ops->motion. */
+static inline void mbs_joint_motion(const mbs_joint_model *j, const double *aux,
+                                    const double *q, const double *v, double *S, double cJ[6])
+{
+    if (j->ops->motion_aux)
+        j->ops->motion_aux(j, aux, q, v, S, cJ);
+    else
+        j->ops->motion(j, q, v, S, cJ);
+}
 
 /* The ops of a joint type with its rotation option; NULL for a type that has no tree
    coordinates (distance). */
