@@ -1,0 +1,261 @@
+/* The one stepper interface (DESIGN.md §8): CVODE-like lifecycle create -> step -> destroy.
+ * Every allocation happens in mbs_stepper_create. A step backs up time, q, v, aux and qacc,
+ * lets the kind advance the data, and on any failure restores the backup bit for bit. After
+ * a successful step quaternions are normalised and every Cardan joint may change its
+ * reference frame "Fix" (seed 000 §6.5); such a re-base is an event for the integrator. */
+#include "solvers/stepper.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Kind table indexed by mbs_stepper_kind: the only place a kind is looked up. */
+static const mbs_stepper_vtable *const stepper_kinds[] = {
+    &mbs_stepper_vt_euler,
+    &mbs_stepper_vt_rk4,
+    &mbs_stepper_vt_cvode_adams,
+    &mbs_stepper_vt_cvode_bdf,
+};
+#define NKINDS ((int)(sizeof stepper_kinds / sizeof stepper_kinds[0]))
+
+/* Defaults: rtol 1e-6, atol 1e-8, no step limit, 10000 internal steps per call. */
+mbs_stepper_def mbs_default_stepper_def(mbs_stepper_kind kind)
+{
+    mbs_stepper_def def;
+    memset(&def, 0, sizeof def);
+    def.kind = kind;
+    def.rtol = 1e-6;
+    def.atol = 1e-8;
+    def.max_step = 0.0;
+    def.max_internal_steps = 10000;
+    return def;
+}
+
+/* Check a stepper definition; MBS_ERR_ARG with a message naming the field. */
+static int check_def(mbs_data *d, const mbs_stepper_def *def)
+{
+    if (!def) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_stepper_create: def is NULL");
+    if ((int)def->kind < 0 || (int)def->kind >= NKINDS)
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_stepper_create: unknown stepper kind %d",
+                             (int)def->kind);
+    if (!(def->rtol > 0.0) || !isfinite(def->rtol))
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG,
+                             "mbs_stepper_create: rtol = %g must be positive and finite",
+                             def->rtol);
+    if (!(def->atol > 0.0) || !isfinite(def->atol))
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG,
+                             "mbs_stepper_create: atol = %g must be positive and finite",
+                             def->atol);
+    if (!(def->max_step >= 0.0) || !isfinite(def->max_step))
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG,
+                             "mbs_stepper_create: max_step = %g must be >= 0 and finite "
+                             "(0: no limit)", def->max_step);
+    if (def->max_internal_steps <= 0)
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG,
+                             "mbs_stepper_create: max_internal_steps = %ld must be positive",
+                             def->max_internal_steps);
+    return MBS_OK;
+}
+
+/* Collect the tree joints that may re-base (Cardan) into s->rebase. */
+static int collect_rebase(mbs_stepper *s)
+{
+    const mbs_model *m = s->d->model;
+    int n = 0;
+    for (int i = 0; i < m->ntree; ++i)
+        if (m->joints[m->tree[i]].ops && m->joints[m->tree[i]].ops->rebase) ++n;
+    s->nrebase = n;
+    if (n == 0) return MBS_OK;
+    s->rebase = calloc((size_t)n, sizeof *s->rebase);
+    if (!s->rebase) return MBS_ERR_NOMEM;
+    n = 0;
+    for (int i = 0; i < m->ntree; ++i)
+        if (m->joints[m->tree[i]].ops && m->joints[m->tree[i]].ops->rebase)
+            s->rebase[n++] = m->tree[i];
+    return MBS_OK;
+}
+
+/* Allocate the backup arrays and the re-base list. */
+static int alloc_common(mbs_stepper *s)
+{
+    s->q0 = calloc((size_t)(s->nq > 0 ? s->nq : 1), sizeof(double));
+    s->v0 = calloc((size_t)(s->nv > 0 ? s->nv : 1), sizeof(double));
+    s->qacc0 = calloc((size_t)(s->nv > 0 ? s->nv : 1), sizeof(double));
+    if (s->naux > 0) s->aux0 = calloc((size_t)s->naux, sizeof(double));
+    if (!s->q0 || !s->v0 || !s->qacc0 || (s->naux > 0 && !s->aux0)) return MBS_ERR_NOMEM;
+    return collect_rebase(s);
+}
+
+/* Create a stepper for d; NULL on failure with the message in mbs_data_error(d). */
+mbs_stepper *mbs_stepper_create(mbs_data *d, const mbs_stepper_def *def)
+{
+    if (!d) return NULL;
+    if (check_def(d, def) != MBS_OK) return NULL;
+    mbs_stepper *s = calloc(1, sizeof *s);
+    if (!s) {
+        MBS_DATA_FAIL(d, MBS_ERR_NOMEM, "mbs_stepper_create: out of memory");
+        return NULL;
+    }
+    s->d = d;
+    s->def = *def;
+    s->kind = stepper_kinds[def->kind];
+    s->nq = d->model->nq;
+    s->nv = d->model->nv;
+    s->naux = d->model->naux;
+    if (alloc_common(s) != MBS_OK) {
+        MBS_DATA_FAIL(d, MBS_ERR_NOMEM, "mbs_stepper_create: out of memory");
+        mbs_stepper_destroy(s);
+        return NULL;
+    }
+    if (s->kind->init(s) != MBS_OK) { /* message written by the kind */
+        mbs_stepper_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Free a stepper and everything it took (NULL allowed). */
+void mbs_stepper_destroy(mbs_stepper *s)
+{
+    if (!s) return;
+    if (s->kind) s->kind->fini(s);
+    free(s->work);
+    free(s->rebase);
+    free(s->q0);
+    free(s->v0);
+    free(s->aux0);
+    free(s->qacc0);
+    free(s);
+}
+
+/* Index of the first non-finite entry of x, or -1 when all are finite. */
+static int first_nonfinite(const double *x, int n)
+{
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(x[i])) return i;
+    return -1;
+}
+
+/* The state and inputs a step starts from must be finite. */
+static int check_start(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    int i;
+    if (!isfinite(d->time))
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "mbs_stepper_step: time is not finite");
+    if ((i = first_nonfinite(d->q, m->nq)) >= 0)
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "mbs_stepper_step: q[%d] = %g is not finite",
+                             i, d->q[i]);
+    if ((i = first_nonfinite(d->v, m->nv)) >= 0)
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "mbs_stepper_step: v[%d] = %g is not finite",
+                             i, d->v[i]);
+    if ((i = first_nonfinite(d->tau, m->nv)) >= 0)
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE,
+                             "mbs_stepper_step: tau[%d] = %g is not finite", i, d->tau[i]);
+    return MBS_OK;
+}
+
+/* Copy time, q, v, aux, qacc of the data into the backup. */
+static void backup(mbs_stepper *s)
+{
+    const mbs_data *d = s->d;
+    s->t0 = d->time;
+    memcpy(s->q0, d->q, (size_t)s->nq * sizeof(double));
+    memcpy(s->v0, d->v, (size_t)s->nv * sizeof(double));
+    memcpy(s->qacc0, d->qacc, (size_t)s->nv * sizeof(double));
+    if (s->naux > 0) memcpy(s->aux0, d->aux, (size_t)s->naux * sizeof(double));
+}
+
+/* Put the backup back into the data (the message in d->error is kept). */
+static void restore(mbs_stepper *s)
+{
+    mbs_data *d = s->d;
+    d->time = s->t0;
+    memcpy(d->q, s->q0, (size_t)s->nq * sizeof(double));
+    memcpy(d->v, s->v0, (size_t)s->nv * sizeof(double));
+    memcpy(d->qacc, s->qacc0, (size_t)s->nv * sizeof(double));
+    if (s->naux > 0) memcpy(d->aux, s->aux0, (size_t)s->naux * sizeof(double));
+}
+
+/* After a step: normalise quaternions, check finiteness, re-base Cardan joints (event). */
+static int finish_step(mbs_stepper *s, int *event)
+{
+    mbs_data *d = s->d;
+    const mbs_model *m = d->model;
+    int i;
+    *event = 0;
+    if ((i = first_nonfinite(d->q, m->nq)) >= 0 || (i = first_nonfinite(d->v, m->nv)) >= 0)
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE,
+                             "%s step from t = %.17g: the state became non-finite (index %d)",
+                             s->kind->name, s->t0, i);
+    if (mbs_normalize_q(m, d->q) != MBS_OK)
+        return MBS_DATA_FAIL(d, MBS_ERR_STATE, "%s step: normalising q failed",
+                             s->kind->name);
+    for (int k = 0; k < s->nrebase; ++k) {
+        const mbs_joint_model *j = &m->joints[s->rebase[k]];
+        double *aux = j->auxadr >= 0 ? d->aux + j->auxadr : NULL;
+        if (j->ops->rebase(j, aux, d->q + j->qadr, d->v + j->vadr)) *event = 1;
+    }
+    return MBS_OK;
+}
+
+/* Advance the data's time by dt; on failure time, q, v, aux and qacc are as before. */
+int mbs_stepper_step(mbs_stepper *s, double dt)
+{
+    if (!s) return MBS_ERR_ARG;
+    mbs_data *d = s->d;
+    if (!(dt > 0.0) || !isfinite(dt))
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_stepper_step: dt = %g must be positive and "
+                             "finite", dt);
+    int st = check_start(d);
+    if (st != MBS_OK) return st;
+    if (!(d->time + dt > d->time))
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_stepper_step: dt = %g is below the "
+                             "resolution of t = %.17g", dt, d->time);
+    backup(s);
+    int event = 0;
+    st = s->kind->step(s, dt);
+    if (st == MBS_OK) st = finish_step(s, &event);
+    if (st != MBS_OK) {
+        restore(s);
+        s->kind->sync(s, 1);
+        return st;
+    }
+    s->kind->sync(s, event);
+    return MBS_OK;
+}
+
+/* Forward dynamics with a finite-qacc check; failures get `where` as a prefix. */
+int mbs_stepper_eval(mbs_stepper *s, const char *where, int *recoverable)
+{
+    mbs_data *d = s->d;
+    char inner[MBS_ERROR_LEN];
+    int st = mbs_forward_dynamics(d), i = -1;
+    if (recoverable) *recoverable = 0;
+    if (st == MBS_OK && (i = first_nonfinite(d->qacc, s->nv)) < 0) return MBS_OK;
+    if (st == MBS_OK) {
+        st = MBS_ERR_NONFINITE;
+        snprintf(inner, sizeof inner, "qacc[%d] = %g is not finite", i, d->qacc[i]);
+    } else {
+        memcpy(inner, d->error, sizeof inner);
+        inner[sizeof inner - 1] = '\0';
+    }
+    if (recoverable) *recoverable = st == MBS_ERR_CALLBACK && d->callback_status > 0;
+    return MBS_DATA_FAIL(d, st, "%s at t = %.17g: %s", where, d->time, inner);
+}
+
+/* q_out = integrate(q, v, h) with a message when v is not finite. */
+int mbs_stepper_integrate(mbs_stepper *s, const double *q, const double *v, double h,
+                          double *q_out)
+{
+    int i = first_nonfinite(v, s->nv);
+    if (i >= 0)
+        return MBS_DATA_FAIL(s->d, MBS_ERR_NONFINITE, "%s step from t = %.17g: stage velocity "
+                             "v[%d] is not finite", s->kind->name, s->t0, i);
+    int st = mbs_integrate_q(s->d->model, q, v, h, q_out);
+    if (st != MBS_OK)
+        return MBS_DATA_FAIL(s->d, st, "%s step from t = %.17g: integrating q failed",
+                             s->kind->name, s->t0);
+    return MBS_OK;
+}

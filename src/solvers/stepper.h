@@ -1,0 +1,58 @@
+/* The stepper object and the small internal vtable of its kinds (Euler, RK4, CVODE Adams,
+ * CVODE BDF). stepper.c owns the lifecycle, the validation, the backup/restore that makes a
+ * failed step leave the data untouched, and the post-step work (quaternion normalisation,
+ * Cardan re-base events). A kind only advances the data from the backed-up start state. */
+#ifndef MBS_SOLVERS_STEPPER_H
+#define MBS_SOLVERS_STEPPER_H
+
+#include "core/internal.h"
+
+typedef struct mbs_stepper_vtable mbs_stepper_vtable;
+
+struct mbs_stepper {
+    mbs_data *d;
+    mbs_stepper_def def;
+    const mbs_stepper_vtable *kind;
+    int nq, nv, naux;
+    /* state at the start of the current step (the backup restored on failure) */
+    double t0;
+    double *q0;     /* [nq] */
+    double *v0;     /* [nv] */
+    double *aux0;   /* [naux] (NULL if naux == 0) */
+    double *qacc0;  /* [nv] */
+    int nrebase;
+    int *rebase;    /* [nrebase] tree joints that have a rebase op (Cardan) */
+    double *work;   /* kind scratch (fixed-step stages), sized by the kind at create */
+    void *impl;     /* kind state (CVODE memory) */
+};
+
+struct mbs_stepper_vtable {
+    const char *name;
+    /* Take every allocation the kind needs (s->work, s->impl); status + message in s->d. */
+    int (*init)(mbs_stepper *s);
+    /* Free what init took; s->impl may be partly built. */
+    void (*fini)(mbs_stepper *s);
+    /* Advance the data from (t0, q0, v0) by dt: d->time, d->q, d->v at t0 + dt. May leave
+       the data dirty on failure (stepper.c restores the backup). Status + message. */
+    int (*step)(mbs_stepper *s, double dt);
+    /* The data's state is now where the integrator continues from; event != 0: it jumped
+       (re-base, failed step restored), so a multistep method must restart. */
+    void (*sync)(mbs_stepper *s, int event);
+};
+
+extern const mbs_stepper_vtable mbs_stepper_vt_euler;
+extern const mbs_stepper_vtable mbs_stepper_vt_rk4;
+extern const mbs_stepper_vtable mbs_stepper_vt_cvode_adams;
+extern const mbs_stepper_vtable mbs_stepper_vt_cvode_bdf;
+
+/* Forward dynamics at the data's current t, q, v with a finite-qacc check; on failure the
+   message is prefixed with `where`. *recoverable (nullable) is set to 1 when a force
+   callback asked for a retry (returned > 0). */
+int mbs_stepper_eval(mbs_stepper *s, const char *where, int *recoverable);
+
+/* q_out = integrate(q, v, h) over the model (mbs_integrate_q); a non-finite v is
+   MBS_ERR_NONFINITE with a message. q_out must not alias q. */
+int mbs_stepper_integrate(mbs_stepper *s, const double *q, const double *v, double h,
+                          double *q_out);
+
+#endif
