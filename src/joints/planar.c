@@ -1,0 +1,92 @@
+/* Planar joint: q = [x, y, phi]; the Fc origin at x axis2 + y axis3 in Fp, rotation phi
+   about the plane normal axis (axis3 = axis x axis2); v = [x', y', phi'] (nq = nv = 3). */
+#include "joints/joint.h"
+#include "core/rotation.h"
+
+/* Fc in Fp: R = R(axis, phi), p = x axis2 + y axis3. */
+static void planar_transform(const mbs_joint_model *j, const double *aux, const double *q,
+                             mbs_pose *X)
+{
+    (void)aux;
+    m3_axis_angle(X->R, j->axis, q[2]);
+    v3_scale(X->p, j->axis2, q[0]);
+    v3_axpy(X->p, q[1], j->axis3);
+}
+
+/* The origin velocity x' axis2 + y' axis3 is given in Fp: in Fc it is R^T of it, so
+   S = [0, 0, axis; R^T axis2, R^T axis3, 0]; with d/dt(R^T u) = -phi' axis x R^T u,
+   c_J = [0; -phi' axis x (x' R^T axis2 + y' R^T axis3)] (RBDA §4.4, Sdot v). */
+static void planar_motion(const mbs_joint_model *j, const double *q, const double *v,
+                          double *S, double cJ[6])
+{
+    double c = cos(q[2]), s = sin(q[2]);
+    S[0] = S[1] = S[2] = 0.0;
+    mbs_rotate_axis_angle(S + 3, j->axis, c, -s, j->axis2);
+    S[6] = S[7] = S[8] = 0.0;
+    mbs_rotate_axis_angle(S + 9, j->axis, c, -s, j->axis3);
+    v3_copy(S + 12, j->axis);
+    S[15] = S[16] = S[17] = 0.0;
+    if (cJ) {
+        double u[3];
+        v3_scale(u, S + 3, v[0]);
+        v3_axpy(u, v[1], S + 9);
+        v3_cross(cJ + 3, j->axis, u);
+        v3_scale(cJ + 3, cJ + 3, -v[2]);
+        cJ[0] = cJ[1] = cJ[2] = 0.0;
+    }
+}
+
+/* Euclidean chart: q_out = q + dt v. */
+static void planar_integrate(const mbs_joint_model *j, const double *q, const double *v,
+                             double dt, double *q_out)
+{
+    (void)j;
+    for (int k = 0; k < 3; ++k) q_out[k] = q[k] + dt * v[k];
+}
+
+/* v_out = q1 - q0. */
+static void planar_difference(const mbs_joint_model *j, const double *q0, const double *q1,
+                              double *v_out)
+{
+    (void)j;
+    for (int k = 0; k < 3; ++k) v_out[k] = q1[k] - q0[k];
+}
+
+/* qdot = v. */
+static void planar_qdot(const mbs_joint_model *j, const double *q, const double *v,
+                        double *qdot)
+{
+    (void)j;
+    (void)q;
+    for (int k = 0; k < 3; ++k) qdot[k] = v[k];
+}
+
+/* Neutral [0, 0, 0]. */
+static void planar_neutral(const mbs_joint_model *j, double *q)
+{
+    (void)j;
+    q[0] = q[1] = q[2] = 0.0;
+}
+
+/* Every real q is valid: nothing to project. */
+static void planar_normalize(const mbs_joint_model *j, double *q)
+{
+    (void)j;
+    (void)q;
+}
+
+const mbs_joint_ops mbs_joint_planar_ops = {
+    .name = "planar",
+    .nq = 3,
+    .nv = 3,
+    .naux = 0,
+    .transform = planar_transform,
+    .motion = planar_motion,
+    .integrate = planar_integrate,
+    .difference = planar_difference,
+    .qdot = planar_qdot,
+    .neutral = planar_neutral,
+    .normalize = planar_normalize,
+    .aux_init = NULL,
+    .rebase = NULL,
+};

@@ -1,0 +1,79 @@
+/* Prismatic joint: q = displacement along the unit axis, v = its rate (nq = nv = 1). */
+#include "joints/joint.h"
+
+/* Fc in Fp: no rotation, translation q axis. */
+static void prismatic_transform(const mbs_joint_model *j, const double *aux, const double *q,
+                                mbs_pose *X)
+{
+    (void)aux;
+    m3_identity(X->R);
+    v3_scale(X->p, j->axis, q[0]);
+}
+
+/* S = [0; axis] (R = I, so Fc and Fp coordinates agree); c_J = 0. */
+static void prismatic_motion(const mbs_joint_model *j, const double *q, const double *v,
+                             double *S, double cJ[6])
+{
+    (void)q;
+    (void)v;
+    S[0] = S[1] = S[2] = 0.0;
+    S[3] = j->axis[0];
+    S[4] = j->axis[1];
+    S[5] = j->axis[2];
+    if (cJ) memset(cJ, 0, 6 * sizeof(double));
+}
+
+/* Euclidean chart: q_out = q + dt v. */
+static void prismatic_integrate(const mbs_joint_model *j, const double *q, const double *v,
+                                double dt, double *q_out)
+{
+    (void)j;
+    q_out[0] = q[0] + dt * v[0];
+}
+
+/* v_out = q1 - q0. */
+static void prismatic_difference(const mbs_joint_model *j, const double *q0, const double *q1,
+                                 double *v_out)
+{
+    (void)j;
+    v_out[0] = q1[0] - q0[0];
+}
+
+/* qdot = v. */
+static void prismatic_qdot(const mbs_joint_model *j, const double *q, const double *v,
+                           double *qdot)
+{
+    (void)j;
+    (void)q;
+    qdot[0] = v[0];
+}
+
+/* Neutral displacement 0. */
+static void prismatic_neutral(const mbs_joint_model *j, double *q)
+{
+    (void)j;
+    q[0] = 0.0;
+}
+
+/* Every real displacement is valid: nothing to project. */
+static void prismatic_normalize(const mbs_joint_model *j, double *q)
+{
+    (void)j;
+    (void)q;
+}
+
+const mbs_joint_ops mbs_joint_prismatic_ops = {
+    .name = "prismatic",
+    .nq = 1,
+    .nv = 1,
+    .naux = 0,
+    .transform = prismatic_transform,
+    .motion = prismatic_motion,
+    .integrate = prismatic_integrate,
+    .difference = prismatic_difference,
+    .qdot = prismatic_qdot,
+    .neutral = prismatic_neutral,
+    .normalize = prismatic_normalize,
+    .aux_init = NULL,
+    .rebase = NULL,
+};
