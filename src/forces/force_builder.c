@@ -1,0 +1,148 @@
+/* Builder calls that add force elements: validate on entry, then append an mbs_force_model
+ * with the element kind's ops table. A rejected call leaves the builder unchanged. */
+#include <math.h>
+#include <stdio.h>
+
+#include "core/builder.h"
+#include "core/internal.h"
+
+#define LABEL_LEN 96
+
+/* "\"name\"" of the element about to be added, or "#id" (its future id) when unnamed. */
+static const char *element_label(const mbs_builder *b, const char *name, char *buf, int len)
+{
+    if (name && name[0]) snprintf(buf, (size_t)len, "\"%s\"", name);
+    else snprintf(buf, (size_t)len, "#%d", b->nforce);
+    return buf;
+}
+
+/* Append f (its name still to be copied from name); returns the element id or a status. */
+static int push_element(mbs_builder *b, mbs_force_model *f, const char *name, const char *kind,
+                        const char *label)
+{
+    f->name = mbs_strdup_name(name);
+    if (!f->name)
+        return mbs_errorf(b->error, MBS_ERR_NOMEM, "%s %s: out of memory", kind, label);
+    int id = mbs_builder_push_force(b, f); /* frees the name itself on failure */
+    if (id < 0) return mbs_errorf(b->error, id, "%s %s: out of memory", kind, label);
+    return id;
+}
+
+mbs_spring_damper_def mbs_default_spring_damper_def(void)
+{
+    mbs_spring_damper_def def = {0};
+    def.name = NULL;
+    def.body_a = MBS_WORLD;
+    def.body_b = MBS_WORLD;
+    return def;
+}
+
+/* Validate the bodies and points of a line element. */
+static int check_line_geometry(mbs_builder *b, const mbs_spring_damper_def *def,
+                               const char *label)
+{
+    if (def->body_a < 0 || def->body_a > b->nbody)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "spring-damper %s: unknown body_a %d", label,
+                          def->body_a);
+    if (def->body_b < 0 || def->body_b > b->nbody)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "spring-damper %s: unknown body_b %d", label,
+                          def->body_b);
+    if (!mbs_all_finite(def->point_a, 3) || !mbs_all_finite(def->point_b, 3))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "spring-damper %s: non-finite attachment point",
+                          label);
+    if (def->body_a == def->body_b && def->point_a[0] == def->point_b[0] &&
+        def->point_a[1] == def->point_b[1] && def->point_a[2] == def->point_b[2])
+        return mbs_errorf(b->error, MBS_ERR_ARG,
+                          "spring-damper %s: both ends at the same point of body %d", label,
+                          def->body_a);
+    return MBS_OK;
+}
+
+/* Validate a coefficient that must be finite and >= 0. */
+static int check_coefficient(mbs_builder *b, const char *kind, const char *label,
+                             const char *what, double value)
+{
+    if (!isfinite(value))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: %s is not finite", kind, label, what);
+    if (value < 0.0)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: %s must be >= 0 (got %g)", kind, label,
+                          what, value);
+    return MBS_OK;
+}
+
+int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def)
+{
+    char label[LABEL_LEN];
+    if (!b) return MBS_ERR_ARG;
+    if (!def)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_spring_damper: def is NULL");
+    element_label(b, def->name, label, LABEL_LEN);
+    int rc = check_line_geometry(b, def, label);
+    if (rc == MBS_OK) rc = check_coefficient(b, "spring-damper", label, "stiffness", def->stiffness);
+    if (rc == MBS_OK) rc = check_coefficient(b, "spring-damper", label, "damping", def->damping);
+    if (rc == MBS_OK)
+        rc = check_coefficient(b, "spring-damper", label, "rest_length", def->rest_length);
+    if (rc != MBS_OK) return rc;
+
+    mbs_force_model f = {0};
+    f.ops = &mbs_force_spring_damper_ops;
+    f.body_a = def->body_a;
+    f.body_b = def->body_b;
+    v3_copy(f.point_a, def->point_a);
+    v3_copy(f.point_b, def->point_b);
+    f.stiffness = def->stiffness;
+    f.damping = def->damping;
+    f.rest = def->rest_length;
+    f.joint = f.dof = f.vindex = f.qindex = -1;
+    return push_element(b, &f, def->name, "spring-damper", label);
+}
+
+int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiffness,
+                                double damping, double rest_position)
+{
+    char label[LABEL_LEN];
+    if (!b) return MBS_ERR_ARG;
+    snprintf(label, sizeof label, "#%d", b->nforce);
+    if (joint < 0 || joint >= b->njoint)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "joint spring-damper %s: unknown joint %d",
+                          label, joint);
+    const char *jname = b->joints[joint].name;
+    if (jname && jname[0]) snprintf(label, sizeof label, "#%d on joint \"%s\"", b->nforce, jname);
+    else snprintf(label, sizeof label, "#%d on joint %d", b->nforce, joint);
+    if (dof < 0)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "joint spring-damper %s: dof %d is negative",
+                          label, dof);
+    int rc = check_coefficient(b, "joint spring-damper", label, "stiffness", stiffness);
+    if (rc == MBS_OK) rc = check_coefficient(b, "joint spring-damper", label, "damping", damping);
+    if (rc == MBS_OK && !isfinite(rest_position))
+        rc = mbs_errorf(b->error, MBS_ERR_ARG, "joint spring-damper %s: rest position is not finite",
+                        label);
+    if (rc != MBS_OK) return rc;
+
+    mbs_force_model f = {0};
+    f.ops = &mbs_force_joint_spring_damper_ops;
+    f.body_a = f.body_b = -1;
+    f.stiffness = stiffness;
+    f.damping = damping;
+    f.rest = rest_position;
+    f.joint = joint;
+    f.dof = dof;
+    f.vindex = f.qindex = -1; /* set by compile from the joint's qadr/vadr */
+    return push_element(b, &f, NULL, "joint spring-damper", label);
+}
+
+int mbs_add_force_callback(mbs_builder *b, const char *name, mbs_force_callback fn, void *user)
+{
+    char label[LABEL_LEN];
+    if (!b) return MBS_ERR_ARG;
+    element_label(b, name, label, LABEL_LEN);
+    if (!fn)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "force callback %s: function is NULL", label);
+    mbs_force_model f = {0};
+    f.ops = &mbs_force_callback_ops;
+    f.body_a = f.body_b = -1;
+    f.joint = f.dof = f.vindex = f.qindex = -1;
+    f.fn = fn;
+    f.user = user;
+    return push_element(b, &f, name, "force callback", label);
+}
