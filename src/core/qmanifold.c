@@ -1,0 +1,65 @@
+/* q-manifold operations over all tree joints of a model, through each joint's ops:
+ * integrate (q (+) dt v), difference, neutral and normalize. Quaternion joints keep unit
+ * quaternions; nobody needs to handle them by hand. */
+#include "core/internal.h"
+
+#include <math.h>
+
+/* The joint's ops when it owns coordinates (tree joint with nq or nv > 0), else NULL. */
+static const mbs_joint_ops *coord_ops(const mbs_joint_model *j)
+{
+    if (j->cut || !j->ops || (j->nq == 0 && j->nv == 0)) return NULL;
+    return j->ops;
+}
+
+/* q_out = q (+) dt v over every tree joint; q_out may alias q. */
+int mbs_integrate_q(const mbs_model *m, const double *q, const double *v, double dt,
+                    double *q_out)
+{
+    if (!m || !q || !v || !q_out || !isfinite(dt)) return MBS_ERR_ARG;
+    if (!mbs_all_finite(q, m->nq) || !mbs_all_finite(v, m->nv)) return MBS_ERR_ARG;
+    for (int k = 0; k < m->ntree; ++k) {
+        const mbs_joint_model *j = &m->joints[m->tree[k]];
+        const mbs_joint_ops *ops = coord_ops(j);
+        if (ops) ops->integrate(j, q + j->qadr, v + j->vadr, dt, q_out + j->qadr);
+    }
+    return MBS_OK;
+}
+
+/* v_out (nv) with integrate_q(q0, v_out, 1) == q1. */
+int mbs_difference_q(const mbs_model *m, const double *q0, const double *q1, double *v_out)
+{
+    if (!m || !q0 || !q1 || !v_out) return MBS_ERR_ARG;
+    if (!mbs_all_finite(q0, m->nq) || !mbs_all_finite(q1, m->nq)) return MBS_ERR_ARG;
+    for (int k = 0; k < m->ntree; ++k) {
+        const mbs_joint_model *j = &m->joints[m->tree[k]];
+        const mbs_joint_ops *ops = coord_ops(j);
+        if (ops) ops->difference(j, q0 + j->qadr, q1 + j->qadr, v_out + j->vadr);
+    }
+    return MBS_OK;
+}
+
+/* Project q back onto the manifold (unit quaternions) in place. */
+int mbs_normalize_q(const mbs_model *m, double *q)
+{
+    if (!m || !q) return MBS_ERR_ARG;
+    if (!mbs_all_finite(q, m->nq)) return MBS_ERR_ARG;
+    for (int k = 0; k < m->ntree; ++k) {
+        const mbs_joint_model *j = &m->joints[m->tree[k]];
+        const mbs_joint_ops *ops = coord_ops(j);
+        if (ops) ops->normalize(j, q + j->qadr);
+    }
+    return MBS_OK;
+}
+
+/* The neutral configuration: every joint frame pair coincides. */
+int mbs_neutral_q(const mbs_model *m, double *q)
+{
+    if (!m || !q) return MBS_ERR_ARG;
+    for (int k = 0; k < m->ntree; ++k) {
+        const mbs_joint_model *j = &m->joints[m->tree[k]];
+        const mbs_joint_ops *ops = coord_ops(j);
+        if (ops) ops->neutral(j, q + j->qadr);
+    }
+    return MBS_OK;
+}
