@@ -480,7 +480,12 @@ static void test_rebase_threshold(void **state)
     assert_int_equal(j.ops->rebase(&j, aux, q, v), 1);
     q[1] = -acos(-0.29); /* a2 = -1.865 rad, beyond -90 degrees */
     q[0] = 0.1;
+    for (int k = 0; k < 9; ++k) aux[k] += 1e-9 * (double)((k * 7) % 5 - 2); /* drifted Fix */
     assert_int_equal(j.ops->rebase(&j, aux, q, v), 1);
+    double FtF[9], I[9];
+    m3_tmul(FtF, aux, aux);
+    m3_identity(I);
+    test_assert_close(FtF, I, 9, 1e-15, "re-base orthonormalizes a drifted Fix");
 }
 
 /* ------------------------------------------------------------------ analytic transforms */
@@ -626,15 +631,17 @@ static void test_exp_log(void **state)
     test_rng r;
     (void)state;
     test_rng_seed(&r, 73);
-    const double mags[] = {0.0, 1e-12, 1e-6, 5e-4, 0.9e-3, 1.1e-3, 0.1, 1.0, 3.0, 3.14};
+    const double mags[] = {0.0, 1e-12, 1e-6, 5e-4, 0.9e-3, 1.1e-3, 1.9e-3, 2.1e-3, 1.0, 3.14};
     for (int n = 0; n < 200; ++n) {
-        double u[3], rv[3], q[4], back[3], qn[4], b2[3];
+        double u[3], rv[3], q[4], back[3], qn[4], b2[3], e[3];
         double th = (n < 10) ? mags[n] : test_rng_uniform(&r, 0.0, 3.1);
         random_unit(&r, u);
         v3_scale(rv, u, th);
         mbs_quat_exp(q, rv);
         mbs_quat_log(back, q);
         test_assert_close(back, rv, 3, 2e-15, "log(exp(r))");
+        v3_sub(e, back, rv); /* relative accuracy also for tiny angles (series range) */
+        assert_true(v3_norm(e) <= 1e-15 * th);
         if (th > 0.0) { /* direct formula, accurate for th > 0 */
             double k = sin(0.5 * th) / th, qd[4] = {cos(0.5 * th), k * rv[0], k * rv[1], k * rv[2]};
             test_assert_close(q, qd, 4, 1e-15, "exp vs direct formula");
@@ -682,8 +689,8 @@ static void test_quat_normalize_robust(void **state)
     assert_memory_equal(R, I, sizeof I);
 }
 
-/* Cardan: matrix = Rx Ry Rz; angles round trip; gimbal lock gives a1 = 0 and the same
-   matrix; random rotations round trip through angles. */
+/* Cardan: matrix = Rx Ry Rz; angles round trip; at and near gimbal lock the angles
+   reproduce the matrix; random rotations round trip through angles. */
 static void test_cardan_angles(void **state)
 {
     const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0}, ez[3] = {0, 0, 1};
@@ -709,14 +716,21 @@ static void test_cardan_angles(void **state)
         mbs_cardan_to_mat(R2, b);
         test_assert_close(R2, R, 9, 1e-14, "cardan_to_mat(mat_to_cardan(R))");
     }
-    for (int s = -1; s <= 1; s += 2) {
-        double a[3] = {0.4, s * PI / 2, 0.7}, R[9], b[3], R2[9];
+    const double off[] = {0.0, 1e-13, 1e-10, 1e-7}; /* at and near gimbal lock */
+    for (int n = 0; n < 8; ++n) {
+        double s = (n & 1) ? -1.0 : 1.0, a[3] = {0.4, s * (PI / 2 - off[n / 2]), 0.7};
+        double R[9], b[3], R2[9];
         mbs_cardan_to_mat(R, a);
         mbs_mat_to_cardan(b, R);
         mbs_cardan_to_mat(R2, b);
-        assert_true(b[0] == 0.0);
-        test_assert_close(R2, R, 9, 1e-15, "gimbal lock: same matrix");
+        test_assert_close(R2, R, 9, 1e-15, "near gimbal lock: same matrix");
     }
+    const double Ry90[9] = {0, 0, 1, 0, 1, 0, -1, 0, 0}; /* exactly singular: a1 = 0 */
+    double b[3], R2[9];
+    mbs_mat_to_cardan(b, Ry90);
+    mbs_cardan_to_mat(R2, b);
+    assert_true(b[0] == 0.0);
+    test_assert_close(R2, Ry90, 9, 1e-15, "exact gimbal lock: same matrix");
 }
 
 /* Rate matrix: inverse solve, derivative vs central differences, singular solve refused. */

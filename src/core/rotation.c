@@ -229,10 +229,11 @@ void mbs_cardan_to_mat(double R[9], const double a[3])
 }
 
 /* a1 from the last column (-R12, R22) = c2 (s1, c1); then M = Rx(a1)^T R = Ry(a2) Rz(a3),
-   whose entries give a2 and a3 well conditioned even near cos(a2) = 0. */
+   whose entries give a2 and a3 well conditioned even near cos(a2) = 0: an error d in a1
+   there only changes R by d cos(a2). */
 void mbs_mat_to_cardan(double a[3], const double R[9])
 {
-    double a1 = (hypot(R[5], R[8]) >= CARDAN_SINGULAR_COS) ? atan2(-R[5], R[8]) : 0.0;
+    double a1 = atan2(-R[5], R[8]);
     double s1 = sin(a1), c1 = cos(a1);
     double m10 = c1 * R[3] + s1 * R[6], m11 = c1 * R[4] + s1 * R[7];
     double m22 = -s1 * R[5] + c1 * R[8];

@@ -60,8 +60,9 @@ void mbs_mat_orthonormalize(double R[9]);
 
 /* ---- Cardan angles a = (a1, a2, a3): R = Rx(a1) Ry(a2) Rz(a3) */
 void mbs_cardan_to_mat(double R[9], const double a[3]);
-/* Angles of R with a2 in [-pi/2, pi/2], a1, a3 in [-pi, pi]; at the singularity
-   (|cos a2| < 1e-12, where only a1 +- a3 is defined) a1 = 0. */
+/* Angles of R with a2 in [-pi/2, pi/2], a1, a3 in [-pi, pi]. Near the singularity
+   (cos a2 -> 0) only a1 +- a3 is determined; the split returned still reproduces R to
+   rounding (a1 = 0 when cos a2 is exactly 0). */
 void mbs_mat_to_cardan(double a[3], const double R[9]);
 /* Rate matrix Jc (3x3): angular velocity in the child frame w = Jc(a) adot,
    Jc = [c2 c3, s3, 0; -c2 s3, c3, 0; s2, 0, 1]. */
