@@ -728,11 +728,9 @@ static int noop_callback(mbs_data *d, void *user)
     return 0;
 }
 
-/* Every bad parameter is rejected with MBS_ERR_ARG and a message naming the element; the
-   builder keeps only the accepted elements, with ids in creation order. */
-static void test_bad_parameters_rejected(void **state)
+/* Two bodies and a revolute "elbow" (joint 0) from the world to body 1. */
+static mbs_builder *validation_builder(void)
 {
-    (void)state;
     mbs_builder *b = mbs_builder_create();
     assert_non_null(b);
     mbs_body_def bd = mbs_default_body_def();
@@ -742,12 +740,21 @@ static void test_bad_parameters_rejected(void **state)
     j.name = "elbow";
     j.child = 1;
     assert_int_equal(mbs_add_joint(b, &j), 0);
-    const double p0[3] = {0.0, 0.0, 0.0}, p1[3] = {0.1, 0.0, 0.0}, pn[3] = {0.0, NAN, 0.0};
-    mbs_spring_damper_def good = line_def("sd", 1, p0, 2, p1, 10.0, 1.0, 0.2);
+    return b;
+}
 
+static const double P0[3] = {0.0, 0.0, 0.0}, P1[3] = {0.1, 0.0, 0.0};
+
+/* Every bad line-element parameter: MBS_ERR_ARG, message naming "sd" and the parameter. */
+static void test_line_element_rejects_bad_parameters(void **state)
+{
+    (void)state;
+    mbs_builder *b = validation_builder();
+    const double pn[3] = {0.0, NAN, 0.0};
+    mbs_spring_damper_def good = line_def("sd", 1, P0, 2, P1, 10.0, 1.0, 0.2);
     struct { mbs_spring_damper_def def; const char *what; } bad[16];
     int nbad = 0;
-    for (int i = 0; i < 14; ++i) bad[i].def = good;
+    for (int i = 0; i < 16; ++i) bad[i].def = good;
     bad[nbad].def.stiffness = -1.0; bad[nbad++].what = "stiffness";
     bad[nbad].def.damping = -0.5; bad[nbad++].what = "damping";
     bad[nbad].def.rest_length = -0.1; bad[nbad++].what = "rest_length";
@@ -759,7 +766,7 @@ static void test_bad_parameters_rejected(void **state)
     bad[nbad].def.body_b = 99; bad[nbad++].what = "body_b";
     memcpy(bad[nbad].def.point_a, pn, sizeof pn); bad[nbad++].what = "point";
     memcpy(bad[nbad].def.point_b, pn, sizeof pn); bad[nbad++].what = "point";
-    bad[nbad].def.body_b = 1; memcpy(bad[nbad].def.point_b, p0, sizeof p0);
+    bad[nbad].def.body_b = 1; memcpy(bad[nbad].def.point_b, P0, sizeof P0);
     bad[nbad++].what = "same point";
     for (int i = 0; i < nbad; ++i) {
         assert_int_equal(mbs_add_spring_damper(b, &bad[i].def), MBS_ERR_ARG);
@@ -770,9 +777,19 @@ static void test_bad_parameters_rejected(void **state)
         }
     }
     assert_int_equal(mbs_add_spring_damper(b, NULL), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_builder_error(b), "NULL"));
     assert_int_equal(mbs_add_spring_damper(NULL, &good), MBS_ERR_ARG);
+    /* nothing was added: the first accepted element gets id 0 */
+    assert_int_equal(mbs_add_spring_damper(b, &good), 0);
+    mbs_builder_destroy(b);
+}
 
-    /* joint spring-damper */
+/* Bad joint spring-damper parameters: unknown joint, negative dof, negative or non-finite
+   coefficients, non-finite rest position. */
+static void test_joint_element_rejects_bad_parameters(void **state)
+{
+    (void)state;
+    mbs_builder *b = validation_builder();
     assert_int_equal(mbs_add_joint_spring_damper(b, 1, 0, 1.0, 0.0, 0.0), MBS_ERR_ARG);
     assert_non_null(strstr(mbs_builder_error(b), "unknown joint 1"));
     assert_int_equal(mbs_add_joint_spring_damper(b, -1, 0, 1.0, 0.0, 0.0), MBS_ERR_ARG);
@@ -787,22 +804,67 @@ static void test_bad_parameters_rejected(void **state)
     assert_int_equal(mbs_add_joint_spring_damper(b, 0, 0, 1.0, 0.0, NAN), MBS_ERR_ARG);
     assert_non_null(strstr(mbs_builder_error(b), "rest position"));
     assert_int_equal(mbs_add_joint_spring_damper(NULL, 0, 0, 1.0, 0.0, 0.0), MBS_ERR_ARG);
+    assert_int_equal(mbs_add_joint_spring_damper(b, 0, 0, 0.0, 0.0, -3.0), 0);
+    mbs_builder_destroy(b);
+}
 
-    /* callback */
+/* A NULL callback is rejected; accepted elements of all kinds get ids 0, 1, 2, 3 in creation
+   order and only they reach the model. */
+static void test_callback_rejects_null_and_ids_in_order(void **state)
+{
+    (void)state;
+    mbs_builder *b = validation_builder();
     assert_int_equal(mbs_add_force_callback(b, "law", NULL, NULL), MBS_ERR_ARG);
     assert_non_null(strstr(mbs_builder_error(b), "\"law\""));
     assert_int_equal(mbs_add_force_callback(NULL, "law", noop_callback, NULL), MBS_ERR_ARG);
-
-    /* accepted elements get ids 0, 1, 2, 3 in order; only they reach the model */
-    mbs_spring_damper_def world_to_world = line_def(NULL, MBS_WORLD, p0, MBS_WORLD, p1, 0, 0, 0);
+    mbs_spring_damper_def good = line_def("sd", 1, P0, 2, P1, 10.0, 1.0, 0.2);
+    mbs_spring_damper_def world_to_world = line_def(NULL, MBS_WORLD, P0, MBS_WORLD, P1, 0, 0, 0);
     assert_int_equal(mbs_add_spring_damper(b, &good), 0);
     assert_int_equal(mbs_add_joint_spring_damper(b, 0, 0, 0.0, 0.0, -3.0), 1);
     assert_int_equal(mbs_add_force_callback(b, NULL, noop_callback, NULL), 2);
+    good.stiffness = -1.0;
+    assert_int_equal(mbs_add_spring_damper(b, &good), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_builder_error(b), "\"sd\""));
     assert_int_equal(mbs_add_spring_damper(b, &world_to_world), 3);
     mbs_model *m = compile_ok(b);
     assert_int_equal(mbs_model_nforce(m), 4);
     mbs_model_destroy(m);
     mbs_builder_destroy(b);
+}
+
+static int reentrant_callback(mbs_data *d, void *user)
+{
+    int *status = user;
+    *status = mbs_forward_dynamics(d);
+    return 0;
+}
+
+/* Dynamics evaluated from inside a force callback is refused with MBS_ERR_STATE, and the
+   outer evaluation still gives the right qacc (that of a model with a no-op callback). */
+static void test_callback_reentry_rejected(void **state)
+{
+    (void)state;
+    int inner = 12345;
+    double qacc[2][NV_MAX];
+    for (int reenter = 0; reenter < 2; ++reenter) {
+        mbs_builder *b = validation_builder();
+        mbs_spring_damper_def s = line_def("sd", 1, P1, 2, P0, 10.0, 1.0, 0.2);
+        assert_int_equal(mbs_add_spring_damper(b, &s), 0);
+        if (reenter) assert_int_equal(mbs_add_force_callback(b, "re", reentrant_callback, &inner), 1);
+        else assert_int_equal(mbs_add_force_callback(b, "noop", noop_callback, NULL), 1);
+        mbs_model *m = compile_ok(b);
+        mbs_builder_destroy(b);
+        mbs_data *d = mbs_data_create(m);
+        assert_non_null(d);
+        mbs_data_q(d)[0] = 0.3;
+        assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+        memcpy(qacc[reenter], mbs_data_qacc(d), sizeof(double) * (size_t)mbs_model_nv(m));
+        if (reenter) assert_int_equal(inner, MBS_ERR_STATE);
+        assert_int_equal(mbs_model_nv(m), 7);
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+    test_assert_close(qacc[1], qacc[0], 7, 1e-15, "qacc with a re-entrant callback");
 }
 
 /* The default definition is the documented one. */
@@ -836,7 +898,10 @@ int main(void)
         cmocka_unit_test(test_callback_wrench_newton_euler),
         cmocka_unit_test(test_callback_failure),
         cmocka_unit_test(test_apply_validation),
-        cmocka_unit_test(test_bad_parameters_rejected),
+        cmocka_unit_test(test_line_element_rejects_bad_parameters),
+        cmocka_unit_test(test_joint_element_rejects_bad_parameters),
+        cmocka_unit_test(test_callback_rejects_null_and_ids_in_order),
+        cmocka_unit_test(test_callback_reentry_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
