@@ -55,3 +55,164 @@ const char *test_refdata_dir(void)
     if (dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) return dir;
     return NULL;
 }
+
+/* ------------------------------------------------------------ random models */
+static void rng_unit(test_rng *r, double u[3])
+{
+    double n;
+    do {
+        for (int i = 0; i < 3; ++i) u[i] = test_rng_uniform(r, -1.0, 1.0);
+        n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    } while (n < 0.1 || n > 1.0);
+    for (int i = 0; i < 3; ++i) u[i] /= n;
+}
+
+void test_random_rotation(test_rng *r, double R[9])
+{
+    double u[3];
+    rng_unit(r, u);
+    const double a = test_rng_uniform(r, -3.0, 3.0);
+    const double c = cos(a), s = sin(a), t = 1.0 - c;
+    R[0] = t * u[0] * u[0] + c;        R[1] = t * u[0] * u[1] - s * u[2]; R[2] = t * u[0] * u[2] + s * u[1];
+    R[3] = t * u[0] * u[1] + s * u[2]; R[4] = t * u[1] * u[1] + c;        R[5] = t * u[1] * u[2] - s * u[0];
+    R[6] = t * u[0] * u[2] - s * u[1]; R[7] = t * u[1] * u[2] + s * u[0]; R[8] = t * u[2] * u[2] + c;
+}
+
+void test_random_inertia(test_rng *r, double lo, double hi, double I[9])
+{
+    /* second moments a, b, c > 0 give principal moments b+c, a+c, a+b (triangle holds) */
+    double mom[3], R[9];
+    const double a = test_rng_uniform(r, lo, hi), b = test_rng_uniform(r, lo, hi),
+                 c = test_rng_uniform(r, lo, hi);
+    mom[0] = b + c;
+    mom[1] = a + c;
+    mom[2] = a + b;
+    test_random_rotation(r, R);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            double s = 0.0;
+            for (int k = 0; k < 3; ++k) s += R[3 * i + k] * mom[k] * R[3 * j + k];
+            I[3 * i + j] = s;
+        }
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < i; ++j) I[3 * i + j] = I[3 * j + i]; /* exactly symmetric */
+}
+
+test_tree_opts test_default_tree_opts(int nbody)
+{
+    test_tree_opts o;
+    o.nbody = nbody;
+    o.gravity = 1;
+    o.fixed_joints = 1;
+    o.roots = 1;
+    return o;
+}
+
+static void random_frame(test_rng *r, mbs_frame *f)
+{
+    for (int i = 0; i < 3; ++i) f->pos[i] = test_rng_uniform(r, -0.5, 0.5);
+    test_random_rotation(r, f->rot);
+}
+
+/* The k-th joint kind in turn: type and rotation option. */
+static void joint_kind(int k, mbs_joint_type *type, mbs_rotation *rot)
+{
+    static const mbs_joint_type types[] = {
+        MBS_JOINT_REVOLUTE, MBS_JOINT_PRISMATIC, MBS_JOINT_SPHERICAL, MBS_JOINT_CYLINDRICAL,
+        MBS_JOINT_UNIVERSAL, MBS_JOINT_FREE, MBS_JOINT_PLANAR, MBS_JOINT_SPHERICAL,
+        MBS_JOINT_FREE, MBS_JOINT_FIXED, MBS_JOINT_REVOLUTE};
+    static const mbs_rotation rots[] = {
+        MBS_ROT_QUATERNION, MBS_ROT_QUATERNION, MBS_ROT_QUATERNION, MBS_ROT_QUATERNION,
+        MBS_ROT_QUATERNION, MBS_ROT_QUATERNION, MBS_ROT_QUATERNION, MBS_ROT_CARDAN,
+        MBS_ROT_CARDAN, MBS_ROT_QUATERNION, MBS_ROT_QUATERNION};
+    const int n = (int)(sizeof types / sizeof types[0]);
+    *type = types[k % n];
+    *rot = rots[k % n];
+}
+
+static int add_random_body(test_rng *r, mbs_builder *b, int i)
+{
+    char name[16];
+    snprintf(name, sizeof name, "b%d", i);
+    mbs_body_def bd = mbs_default_body_def();
+    bd.name = name;
+    bd.mass = test_rng_uniform(r, 0.5, 2.0);
+    for (int k = 0; k < 3; ++k) bd.com[k] = test_rng_uniform(r, -0.3, 0.3);
+    test_random_inertia(r, 0.01, 0.1, bd.inertia);
+    return mbs_add_body(b, &bd);
+}
+
+static int add_random_joint(test_rng *r, mbs_builder *b, int parent, int child, int k,
+                            int allow_fixed)
+{
+    mbs_joint_def jd;
+    mbs_joint_type type;
+    mbs_rotation rot;
+    joint_kind(k, &type, &rot);
+    if (type == MBS_JOINT_FIXED && !allow_fixed) type = MBS_JOINT_REVOLUTE;
+    jd = mbs_default_joint_def(type);
+    jd.rotation = rot;
+    jd.parent = parent;
+    jd.child = child;
+    random_frame(r, &jd.frame_parent);
+    random_frame(r, &jd.frame_child);
+    rng_unit(r, jd.axis);
+    rng_unit(r, jd.axis2);
+    return mbs_add_joint(b, &jd);
+}
+
+mbs_model *test_random_tree(uint64_t seed, const test_tree_opts *o)
+{
+    test_rng r;
+    test_rng_seed(&r, seed);
+    mbs_builder *b = mbs_builder_create();
+    assert_non_null(b);
+    const int n = o->nbody;
+    int parent[256];
+    assert_true(n >= 1 && n < 256);
+    for (int i = 1; i <= n; ++i) {
+        assert_int_equal(add_random_body(&r, b, i), i);
+        parent[i] = test_rng_int(&r, 0, i - 1);
+    }
+    const int rootless = (o->roots && n >= 3) ? test_rng_int(&r, 2, n) : -1;
+    const int k0 = test_rng_int(&r, 0, 10);
+    for (int i = 1; i <= n; ++i) {
+        if (i == rootless) continue;
+        assert_true(add_random_joint(&r, b, parent[i], i, k0 + i, o->fixed_joints) >= 0);
+    }
+    if (o->gravity == 1) {
+        double g[3];
+        rng_unit(&r, g);
+        for (int k = 0; k < 3; ++k) g[k] *= 9.81;
+        assert_int_equal(mbs_builder_set_gravity(b, g), MBS_OK);
+    } else if (o->gravity == 2) {
+        double c[3];
+        for (int k = 0; k < 3; ++k) c[k] = test_rng_uniform(&r, 3.0, 5.0);
+        assert_int_equal(mbs_builder_set_point_gravity(b, c, 20.0), MBS_OK);
+    } else {
+        assert_int_equal(mbs_builder_set_no_gravity(b), MBS_OK);
+    }
+    mbs_model *m = NULL;
+    const int st = mbs_compile(b, &m);
+    if (st != MBS_OK) print_error("compile: %s\n", mbs_builder_error(b));
+    mbs_builder_destroy(b);
+    assert_int_equal(st, MBS_OK);
+    return m;
+}
+
+void test_random_state(test_rng *r, mbs_data *d, double qs, double vs, double ts)
+{
+    const mbs_model *m = mbs_data_model(d);
+    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    double *q0 = malloc(sizeof(double) * (size_t)(nq + 1));
+    double *w = malloc(sizeof(double) * (size_t)(nv + 1));
+    assert_non_null(q0);
+    assert_non_null(w);
+    assert_int_equal(mbs_neutral_q(m, q0), MBS_OK);
+    for (int i = 0; i < nv; ++i) w[i] = test_rng_uniform(r, -qs, qs);
+    assert_int_equal(mbs_integrate_q(m, q0, w, 1.0, mbs_data_q(d)), MBS_OK);
+    for (int i = 0; i < nv; ++i) mbs_data_v(d)[i] = test_rng_uniform(r, -vs, vs);
+    for (int i = 0; i < nv; ++i) mbs_data_tau(d)[i] = test_rng_uniform(r, -ts, ts);
+    free(q0);
+    free(w);
+}

@@ -23,4 +23,28 @@ void test_assert_close(const double *a, const double *b, int n, double tol, cons
 /* Folder with the shared reference data, or NULL (tests must then skip, saying so). */
 const char *test_refdata_dir(void);
 
+
+/* ---- random models (shared by the test files) */
+/* Random rotation matrix (row-major) from a random unit axis and angle. */
+void test_random_rotation(test_rng *r, double R[9]);
+/* Random symmetric positive definite inertia about the com obeying the triangle
+   inequality (principal second moments in [lo, hi], rotated randomly). */
+void test_random_inertia(test_rng *r, double lo, double hi, double I[9]);
+
+typedef struct test_tree_opts {
+    int nbody;          /* user bodies (>= 1) */
+    int gravity;        /* 0 none, 1 uniform (random direction), 2 point (random centre) */
+    int fixed_joints;   /* 1: fixed joints may appear */
+    int roots;          /* 1: one body may be left unjointed (compile adds a free root) */
+} test_tree_opts;
+test_tree_opts test_default_tree_opts(int nbody);
+/* A compiled random tree: random parent of every body among the earlier ones, every joint
+   type (revolute, prismatic, cylindrical, universal, spherical and free with quaternion or
+   Cardan, planar, fixed) drawn in turn, random frames, axes, masses and inertias; bodies
+   are named "b1", "b2", ... Returns NULL (and fails the test) when compile fails. */
+mbs_model *test_random_tree(uint64_t seed, const test_tree_opts *opts);
+/* A random state: q = integrate(neutral, w, 1) for random w in [-qs, qs], v in [-vs, vs],
+   tau in [-ts, ts]. */
+void test_random_state(test_rng *r, mbs_data *d, double qs, double vs, double ts);
+
 #endif

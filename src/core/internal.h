@@ -36,4 +36,15 @@ void mbs_crba(mbs_data *d, double *M);
    Returns MBS_ERR_SINGULAR (message naming the body) if an articulated D is singular. */
 int mbs_aba(mbs_data *d);
 
+/* In-place tree-sparse factorisation M = L^T D L of a row-major nv x nv mass matrix over
+   dof_parent (RBDA §6.5, table 6.3); MBS_OK or MBS_ERR_SINGULAR (non-positive pivot). */
+int mbs_mass_factor(const mbs_model *m, double *M);
+/* Solve M x = b in place (x holds b) with the factor of mbs_mass_factor (RBDA table 6.4). */
+void mbs_mass_solve(const mbs_model *m, const double *LDL, double *x);
+/* Kinetic energy 1/2 sum v_i^T I_i v_i at the current kinematics. */
+double mbs_kinetic_energy(const mbs_data *d);
+/* MBS_OK, or MBS_ERR_NONFINITE naming the index and joint of the first non-finite value of
+   q (always), v (check_v) and tau (check_tau). */
+int mbs_check_state(mbs_data *d, int check_v, int check_tau);
+
 #endif

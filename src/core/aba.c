@@ -1,0 +1,195 @@
+/* Articulated-body forward dynamics (RBDA table 7.1) in body coordinates. External forces
+ * (gravity included) enter as f_ext, generalized forces as tau + gen_force; a_0 = 0. */
+#include "core/internal.h"
+
+/* A pivot of D below this fraction of the inertia scale seen by the joint is singular. */
+#define ABA_SINGULAR_EPS 1e-12
+
+/* Inertia scale the motion s sees in the PSD 6x6 matrix IA: an upper bound (within 2) of
+   s^T IA s for any direction of that size, |s_ang|^2 tr(A) + |s_lin|^2 tr(C). */
+static double joint_scale(const double s[6], const double IA[36])
+{
+    const double trA = IA[0] + IA[7] + IA[14], trC = IA[21] + IA[28] + IA[35];
+    return v3_dot(s, s) * trA + v3_dot(s + 3, s + 3) * trC;
+}
+
+/* Initialisation: IA_i = I_i, pA_i = v_i x* I_i v_i - f_ext_i. */
+static void aba_init(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    for (int t = 0; t < m->ntree; ++t) {
+        const int b = m->joints[m->tree[t]].child;
+        const mbs_rbi *I = &m->bodies[b].rbi;
+        const double *v = d->vel + 6 * b, *fe = d->f_ext + 6 * b;
+        double Iv[6], *pA = d->f + 6 * b;
+        rbi_to_m6(d->IA + 36 * b, I);
+        rbi_mulv(Iv, I, v);
+        mv_cross_f(pA, v, Iv);
+        for (int i = 0; i < 6; ++i) pA[i] -= fe[i];
+    }
+}
+
+/* Report a singular articulated inertia at body b. */
+static int aba_singular(mbs_data *d, int b)
+{
+    char buf[96];
+    return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR,
+                         "body %s: articulated inertia singular (massless end of a chain?)",
+                         mbs_body_label(d->model, b, buf, (int)sizeof buf));
+}
+
+/* One-dof joint: U = IA S, D = S^T U, u = tau - S^T pA; Ia = IA - U U^T / D (into Ia) and
+   pa = pA + IA c + U (u - U^T c) / D (into pa). Returns 0 or MBS_ERR_SINGULAR. */
+static int aba_joint_1(mbs_data *d, int t, const mbs_joint_model *jm, double Ia[36],
+                       double pa[6])
+{
+    const int i = jm->vadr, b = jm->child;
+    const double *IA = d->IA + 36 * b, *pA = d->f + 6 * b, *S = d->S + 6 * i;
+    const double *c = d->cvel + 6 * b;
+    double *U = d->U + 6 * i, Ic[6];
+    m6_mulv(U, IA, S);
+    const double D = s6_dot(S, U);
+    if (!(D > ABA_SINGULAR_EPS * joint_scale(S, IA))) return aba_singular(d, b);
+    const double dinv = 1.0 / D;
+    const double u = d->tau[i] + d->gen_force[i] - s6_dot(S, pA);
+    d->Dinv[36 * t] = dinv;
+    d->u[i] = u;
+    m6_mulv(Ic, IA, c);
+    const double g = dinv * (u - s6_dot(U, c));
+    for (int r = 0; r < 6; ++r) {
+        const double Ur = dinv * U[r];
+        for (int k = 0; k < 6; ++k) Ia[6 * r + k] = IA[6 * r + k] - Ur * U[k];
+        pa[r] = pA[r] + Ic[r] + U[r] * g;
+    }
+    return MBS_OK;
+}
+
+/* Cholesky-invert the n x n SPD D (row-major, n <= 6) into Dinv; pivots are checked
+   against scale[k]. Returns 0 or 1 when singular. */
+static int small_spd_inverse(int n, const double *D, const double *scale, double *Dinv)
+{
+    double L[36] = {0};
+    for (int j = 0; j < n; ++j) {
+        double s = D[n * j + j];
+        for (int k = 0; k < j; ++k) s -= L[6 * j + k] * L[6 * j + k];
+        if (!(s > ABA_SINGULAR_EPS * scale[j])) return 1;
+        L[6 * j + j] = sqrt(s);
+        for (int r = j + 1; r < n; ++r) {
+            double x = D[n * r + j];
+            for (int k = 0; k < j; ++k) x -= L[6 * r + k] * L[6 * j + k];
+            L[6 * r + j] = x / L[6 * j + j];
+        }
+    }
+    for (int col = 0; col < n; ++col) { /* solve L L^T x = e_col */
+        double y[6];
+        for (int r = 0; r < n; ++r) {
+            double x = (r == col) ? 1.0 : 0.0;
+            for (int k = 0; k < r; ++k) x -= L[6 * r + k] * y[k];
+            y[r] = x / L[6 * r + r];
+        }
+        for (int r = n - 1; r >= 0; --r) {
+            double x = y[r];
+            for (int k = r + 1; k < n; ++k) x -= L[6 * k + r] * y[k];
+            y[r] = x / L[6 * r + r];
+        }
+        for (int r = 0; r < n; ++r) Dinv[n * r + col] = y[r];
+    }
+    return 0;
+}
+
+/* Any-dof joint (0..6): the matrix form of aba_joint_1 with Dinv = (S^T U)^-1. */
+static int aba_joint_n(mbs_data *d, int t, const mbs_joint_model *jm, double Ia[36],
+                       double pa[6])
+{
+    const int n = jm->nv, i0 = jm->vadr, b = jm->child;
+    const double *IA = d->IA + 36 * b, *pA = d->f + 6 * b, *c = d->cvel + 6 * b;
+    const double *S = d->S + 6 * i0;
+    double *U = d->U + 6 * i0, *Dinv = d->Dinv + 36 * t;
+    double D[36], scale[6], r[6], g[6], Ic[6];
+    m6_mulv(Ic, IA, c);
+    for (int k = 0; k < n; ++k) {
+        m6_mulv(U + 6 * k, IA, S + 6 * k);
+        scale[k] = joint_scale(S + 6 * k, IA);
+        d->u[i0 + k] = d->tau[i0 + k] + d->gen_force[i0 + k] - s6_dot(S + 6 * k, pA);
+        r[k] = d->u[i0 + k] - s6_dot(U + 6 * k, c);
+    }
+    for (int k = 0; k < n; ++k)
+        for (int l = 0; l < n; ++l) D[n * k + l] = s6_dot(S + 6 * k, U + 6 * l);
+    if (n > 0 && small_spd_inverse(n, D, scale, Dinv)) return aba_singular(d, b);
+    for (int k = 0; k < n; ++k) {
+        g[k] = 0.0;
+        for (int l = 0; l < n; ++l) g[k] += Dinv[n * k + l] * r[l];
+    }
+    for (int e = 0; e < 36; ++e) Ia[e] = IA[e];
+    for (int e = 0; e < 6; ++e) pa[e] = pA[e] + Ic[e];
+    for (int k = 0; k < n; ++k) {
+        const double *Uk = U + 6 * k;
+        for (int l = 0; l < n; ++l) {
+            const double *Ul = U + 6 * l, w = Dinv[n * k + l];
+            for (int e = 0; e < 6; ++e)
+                for (int f = 0; f < 6; ++f) Ia[6 * e + f] -= Uk[e] * w * Ul[f];
+        }
+        for (int e = 0; e < 6; ++e) pa[e] += Uk[e] * g[k];
+    }
+    return MBS_OK;
+}
+
+/* Backward pass: per joint U, D^-1, u; IA_p += X^T Ia X, pA_p += X^T pa. */
+static int aba_backward(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    for (int t = m->ntree - 1; t >= 0; --t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = m->bodies[b].parent;
+        double Ia[36], pa[6], IX[36], fX[6];
+        const int st = jm->nv == 1 ? aba_joint_1(d, t, jm, Ia, pa) : aba_joint_n(d, t, jm, Ia, pa);
+        if (st != MBS_OK) return st;
+        if (p == 0) continue;
+        m6_transform_to_parent(IX, &d->x_up[b], Ia);
+        xf_apply_transpose(fX, &d->x_up[b], pa);
+        double *IAp = d->IA + 36 * p, *pAp = d->f + 6 * p;
+        for (int e = 0; e < 36; ++e) IAp[e] += IX[e];
+        for (int e = 0; e < 6; ++e) pAp[e] += fX[e];
+    }
+    return MBS_OK;
+}
+
+/* Forward pass: a' = X a_p + c, qdd = D^-1 (u - U^T a'), a = a' + S qdd. */
+static void aba_forward(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = m->bodies[b].parent, n = jm->nv, i0 = jm->vadr;
+        double *a = d->acc + 6 * b;
+        xm_apply(a, &d->x_up[b], d->acc + 6 * p);
+        for (int e = 0; e < 6; ++e) a[e] += d->cvel[6 * b + e];
+        if (n == 1) {
+            const double *S = d->S + 6 * i0;
+            const double qdd = d->Dinv[36 * t] * (d->u[i0] - s6_dot(d->U + 6 * i0, a));
+            d->qacc[i0] = qdd;
+            for (int e = 0; e < 6; ++e) a[e] += S[e] * qdd;
+            continue;
+        }
+        double r[6];
+        for (int k = 0; k < n; ++k) r[k] = d->u[i0 + k] - s6_dot(d->U + 6 * (i0 + k), a);
+        for (int k = 0; k < n; ++k) {
+            double qdd = 0.0;
+            for (int l = 0; l < n; ++l) qdd += d->Dinv[36 * t + n * k + l] * r[l];
+            d->qacc[i0 + k] = qdd;
+        }
+        for (int k = 0; k < n; ++k)
+            for (int e = 0; e < 6; ++e) a[e] += d->S[6 * (i0 + k) + e] * d->qacc[i0 + k];
+    }
+}
+
+/* qacc from tau + gen_force at the current kinematics and forces (RBDA table 7.1); on
+   MBS_ERR_SINGULAR qacc is untouched. */
+int mbs_aba(mbs_data *d)
+{
+    aba_init(d);
+    const int st = aba_backward(d);
+    if (st != MBS_OK) return st;
+    aba_forward(d);
+    return MBS_OK;
+}

@@ -1,0 +1,133 @@
+/* The per-thread data: every array the runtime needs is allocated here, once. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/internal.h"
+#include "core/linalg.h"
+
+/* calloc of n elements of size sz, at least one element so that 0 is not mistaken for
+   failure. */
+static void *alloc0(size_t n, size_t sz) { return calloc(n > 0 ? n : 1, sz); }
+
+/* Allocate every array of d for model m; 0 or MBS_ERR_NOMEM. */
+static int data_alloc(mbs_data *d, const mbs_model *m)
+{
+    const size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
+    const size_t nwork = (nv * 6 > 36 ? nv * 6 : 36) + nv;
+    d->q = alloc0((size_t)m->nq, sizeof(double));
+    d->v = alloc0(nv, sizeof(double));
+    d->tau = alloc0(nv, sizeof(double));
+    d->qacc = alloc0(nv, sizeof(double));
+    d->lambda = alloc0((size_t)m->ncon, sizeof(double));
+    d->aux = alloc0((size_t)m->naux, sizeof(double));
+    d->x_up = alloc0(nb, sizeof(mbs_pose));
+    d->x_world = alloc0(nb, sizeof(mbs_pose));
+    d->S = alloc0(6 * nv, sizeof(double));
+    d->vel = alloc0(6 * nb, sizeof(double));
+    d->cvel = alloc0(6 * nb, sizeof(double));
+    d->f_ext = alloc0(6 * nb, sizeof(double));
+    d->gen_force = alloc0(nv, sizeof(double));
+    d->wrench_in = alloc0(nb, sizeof(mbs_wrench_input));
+    d->acc = alloc0(6 * nb, sizeof(double));
+    d->f = alloc0(6 * nb, sizeof(double));
+    d->IA = alloc0(36 * nb, sizeof(double));
+    d->U = alloc0(6 * nv, sizeof(double));
+    d->Dinv = alloc0(36 * (size_t)m->ntree, sizeof(double));
+    d->u = alloc0(nv, sizeof(double));
+    d->Ic = alloc0(nb, sizeof(mbs_rbi));
+    d->M = alloc0(nv * nv, sizeof(double));
+    d->work = alloc0(nwork, sizeof(double));
+    if (!d->q || !d->v || !d->tau || !d->qacc || !d->lambda || !d->aux || !d->x_up ||
+        !d->x_world || !d->S || !d->vel || !d->cvel || !d->f_ext || !d->gen_force ||
+        !d->wrench_in || !d->acc || !d->f || !d->IA || !d->U || !d->Dinv || !d->u || !d->Ic ||
+        !d->M || !d->work)
+        return MBS_ERR_NOMEM;
+    return MBS_OK;
+}
+
+/* q = neutral and aux = initial reference frames for every tree joint. */
+static void data_init_state(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    for (int j = 0; j < m->njoint; ++j) {
+        const mbs_joint_model *jm = &m->joints[j];
+        if (jm->cut || !jm->ops) continue;
+        if (jm->auxadr >= 0 && jm->ops->aux_init) jm->ops->aux_init(jm, d->aux + jm->auxadr);
+        if (jm->nq > 0) jm->ops->neutral(jm, d->q + jm->qadr);
+    }
+    for (int b = 0; b < m->nbody; ++b) {
+        pose_identity(&d->x_up[b]);
+        pose_identity(&d->x_world[b]);
+    }
+}
+
+/* Create the data of a compiled model (NULL for a NULL model or out of memory). */
+mbs_data *mbs_data_create(const mbs_model *m)
+{
+    if (!m) return NULL;
+    mbs_data *d = calloc(1, sizeof(*d));
+    if (!d) return NULL;
+    d->model = m;
+    if (data_alloc(d, m) != MBS_OK) {
+        mbs_data_destroy(d);
+        return NULL;
+    }
+    mbs_linalg_init();
+    data_init_state(d);
+    return d;
+}
+
+/* Free the data and every array (NULL allowed). */
+void mbs_data_destroy(mbs_data *d)
+{
+    if (!d) return;
+    free(d->q);
+    free(d->v);
+    free(d->tau);
+    free(d->qacc);
+    free(d->lambda);
+    free(d->aux);
+    free(d->x_up);
+    free(d->x_world);
+    free(d->S);
+    free(d->vel);
+    free(d->cvel);
+    free(d->f_ext);
+    free(d->gen_force);
+    free(d->wrench_in);
+    free(d->acc);
+    free(d->f);
+    free(d->IA);
+    free(d->U);
+    free(d->Dinv);
+    free(d->u);
+    free(d->Ic);
+    free(d->M);
+    free(d->work);
+    free(d);
+}
+
+/* The model the data was created for. */
+const mbs_model *mbs_data_model(const mbs_data *d) { return d ? d->model : NULL; }
+
+/* Message of the last failure ("" if none or d is NULL). */
+const char *mbs_data_error(const mbs_data *d) { return d ? d->error : ""; }
+
+/* State and input arrays (NULL for a NULL data). */
+double *mbs_data_q(mbs_data *d) { return d ? d->q : NULL; }
+double *mbs_data_v(mbs_data *d) { return d ? d->v : NULL; }
+double *mbs_data_tau(mbs_data *d) { return d ? d->tau : NULL; }
+const double *mbs_data_qacc(const mbs_data *d) { return d ? d->qacc : NULL; }
+const double *mbs_data_lambda(const mbs_data *d) { return d ? d->lambda : NULL; }
+
+/* Current time (NaN for a NULL data). */
+double mbs_data_time(const mbs_data *d) { return d ? d->time : NAN; }
+
+/* Set the time; a non-finite t is MBS_ERR_ARG and leaves the time as it was. */
+int mbs_data_set_time(mbs_data *d, double t)
+{
+    if (!d) return MBS_ERR_ARG;
+    if (!isfinite(t)) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "time: not finite (%g)", t);
+    d->time = t;
+    return MBS_OK;
+}

@@ -1,0 +1,193 @@
+/* Public dynamics entry points: validation, kinematics, forces, then one recursive pass.
+ * A failed call leaves q, v, time and the previous outputs (qacc) as they were. */
+#include "core/internal.h"
+
+/* Tree joint that owns q index i (-1 if none). */
+static int q_joint(const mbs_model *m, int i)
+{
+    for (int j = 0; j < m->njoint; ++j) {
+        const mbs_joint_model *jm = &m->joints[j];
+        if (!jm->cut && i >= jm->qadr && i < jm->qadr + jm->nq) return j;
+    }
+    return -1;
+}
+
+/* First non-finite index of x (n), or -1. */
+static int first_nonfinite(const double *x, int n)
+{
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(x[i])) return i;
+    return -1;
+}
+
+/* Message "<what>[i] (joint J) is not finite" with status MBS_ERR_NONFINITE. */
+static int fail_nonfinite(mbs_data *d, const char *what, int i, int joint)
+{
+    char buf[96];
+    return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s[%d] (joint %s) is not finite", what, i,
+                         mbs_joint_label(d->model, joint, buf, (int)sizeof buf));
+}
+
+/* See internal.h: q always, v and tau on request. */
+int mbs_check_state(mbs_data *d, int check_v, int check_tau)
+{
+    const mbs_model *m = d->model;
+    int i = first_nonfinite(d->q, m->nq);
+    if (i >= 0) return fail_nonfinite(d, "q", i, q_joint(m, i));
+    if (check_v && (i = first_nonfinite(d->v, m->nv)) >= 0)
+        return fail_nonfinite(d, "v", i, m->dof_joint[i]);
+    if (check_tau && (i = first_nonfinite(d->tau, m->nv)) >= 0)
+        return fail_nonfinite(d, "tau", i, m->dof_joint[i]);
+    return MBS_OK;
+}
+
+/* Tree-only calls: the loop solver (cut joints) takes over when ncon > 0. */
+static int require_tree(mbs_data *d, const char *call)
+{
+    if (d->model->ncon == 0) return MBS_OK;
+    return MBS_DATA_FAIL(d, MBS_ERR_STATE,
+                         "%s: the model has %d cut-joint constraint rows; this build solves "
+                         "trees only",
+                         call, d->model->ncon);
+}
+
+/* Kinematics and forces at the current state; the element's status on failure. */
+static int prepare(mbs_data *d)
+{
+    mbs_kinematics(d);
+    return mbs_forces_accumulate(d);
+}
+
+/* qacc = ABA(q, v, tau + forces); qacc is kept as it was on any failure. */
+int mbs_forward_dynamics(mbs_data *d)
+{
+    if (!d) return MBS_ERR_ARG;
+    const int nv = d->model->nv;
+    int st = require_tree(d, "forward_dynamics");
+    if (st == MBS_OK) st = mbs_check_state(d, 1, 1);
+    if (st == MBS_OK) st = prepare(d);
+    if (st != MBS_OK) return st;
+    double *saved = d->work;
+    for (int i = 0; i < nv; ++i) saved[i] = d->qacc[i];
+    st = mbs_aba(d);
+    if (st != MBS_OK) return st; /* singular: qacc untouched */
+    const int bad = first_nonfinite(d->qacc, nv);
+    if (bad < 0) return MBS_OK;
+    for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
+    return fail_nonfinite(d, "qacc", bad, d->model->dof_joint[bad]);
+}
+
+/* tau_out = M qacc + c - gen_force - J^T f_ext (RNEA), so forward dynamics of tau_out
+   returns qacc. */
+int mbs_inverse_dynamics(mbs_data *d, const double *qacc, double *tau_out)
+{
+    if (!d) return MBS_ERR_ARG;
+    if (!qacc || !tau_out)
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "inverse_dynamics: NULL qacc or tau_out");
+    const int nv = d->model->nv;
+    int st = require_tree(d, "inverse_dynamics");
+    if (st == MBS_OK) st = mbs_check_state(d, 1, 0);
+    const int bad = first_nonfinite(qacc, nv);
+    if (st == MBS_OK && bad >= 0) st = fail_nonfinite(d, "qacc", bad, d->model->dof_joint[bad]);
+    if (st == MBS_OK) st = prepare(d);
+    if (st != MBS_OK) return st;
+    double *tau = d->work;
+    mbs_rnea(d, qacc, tau);
+    const int badt = first_nonfinite(tau, nv);
+    if (badt >= 0) return fail_nonfinite(d, "tau_out", badt, d->model->dof_joint[badt]);
+    for (int i = 0; i < nv; ++i) tau_out[i] = tau[i];
+    return MBS_OK;
+}
+
+/* M (nv x nv row-major) by CRBA. */
+int mbs_mass_matrix(mbs_data *d, double *M)
+{
+    if (!d) return MBS_ERR_ARG;
+    if (!M) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mass_matrix: NULL output");
+    const int nv = d->model->nv;
+    const int st = mbs_check_state(d, 0, 0);
+    if (st != MBS_OK) return st;
+    mbs_kinematics(d);
+    mbs_crba(d, d->M);
+    const int bad = first_nonfinite(d->M, nv * nv);
+    if (bad >= 0) return fail_nonfinite(d, "M", bad, d->model->dof_joint[bad / nv]);
+    for (int i = 0; i < nv * nv; ++i) M[i] = d->M[i];
+    return MBS_OK;
+}
+
+/* c = RNEA(qacc = 0): Coriolis, centrifugal, gravity and element forces, M qacc + c = tau. */
+int mbs_bias_forces(mbs_data *d, double *c)
+{
+    if (!d) return MBS_ERR_ARG;
+    if (!c) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "bias_forces: NULL output");
+    const int nv = d->model->nv;
+    int st = mbs_check_state(d, 1, 0);
+    if (st == MBS_OK) st = prepare(d);
+    if (st != MBS_OK) return st;
+    double *cw = d->work;
+    mbs_rnea(d, NULL, cw);
+    const int bad = first_nonfinite(cw, nv);
+    if (bad >= 0) return fail_nonfinite(d, "c", bad, d->model->dof_joint[bad]);
+    for (int i = 0; i < nv; ++i) c[i] = cw[i];
+    return MBS_OK;
+}
+
+/* Make the state consistent: on a tree, normalise the quaternions of q. */
+int mbs_assemble(mbs_data *d)
+{
+    if (!d) return MBS_ERR_ARG;
+    int st = require_tree(d, "assemble");
+    if (st == MBS_OK) st = mbs_check_state(d, 1, 0);
+    if (st != MBS_OK) return st;
+    return mbs_normalize_q(d->model, d->q);
+}
+
+/* Rank of the kept constraint rows and which rows are active; a tree has rank 0. */
+int mbs_constraint_info(mbs_data *d, int *rank, unsigned char *active)
+{
+    if (!d) return MBS_ERR_ARG;
+    if (!rank) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "constraint_info: NULL rank");
+    const int st = require_tree(d, "constraint_info");
+    if (st != MBS_OK) return st;
+    (void)active; /* (ncon x 1) = (0 x 1) on a tree */
+    *rank = 0;
+    return MBS_OK;
+}
+
+/* MBS_OK if body is a valid id (world allowed), else MBS_ERR_ARG with a message. */
+static int check_body(mbs_data *d, const char *call, int body)
+{
+    if (body >= 0 && body < d->model->nbody) return MBS_OK;
+    return MBS_DATA_FAIL(d, MBS_ERR_ARG, "%s: body id %d out of range 0..%d", call, body,
+                         d->model->nbody - 1);
+}
+
+/* World pose of a body: x_world = rot x_body + pos. */
+int mbs_body_pose(mbs_data *d, int body, double pos[3], double rot[9])
+{
+    if (!d) return MBS_ERR_ARG;
+    if (!pos || !rot) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "body_pose: NULL output");
+    int st = check_body(d, "body_pose", body);
+    if (st == MBS_OK) st = mbs_check_state(d, 0, 0);
+    if (st != MBS_OK) return st;
+    mbs_kinematics_pos(d);
+    const mbs_pose *X = &d->x_world[body];
+    for (int i = 0; i < 9; ++i) rot[i] = X->R[i];
+    v3_copy(pos, X->p);
+    return MBS_OK;
+}
+
+/* World-frame velocity of the body origin (lin) and angular velocity (ang). */
+int mbs_body_velocity(mbs_data *d, int body, double lin[3], double ang[3])
+{
+    if (!d) return MBS_ERR_ARG;
+    if (!lin || !ang) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "body_velocity: NULL output");
+    int st = check_body(d, "body_velocity", body);
+    if (st == MBS_OK) st = mbs_check_state(d, 1, 0);
+    if (st != MBS_OK) return st;
+    mbs_kinematics(d);
+    const double *R = d->x_world[body].R, *v = d->vel + 6 * body;
+    m3_mulv(ang, R, v);
+    m3_mulv(lin, R, v + 3);
+    return MBS_OK;
+}

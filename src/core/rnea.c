@@ -1,0 +1,57 @@
+/* Recursive Newton-Euler inverse dynamics (RBDA table 5.1) with external forces f_ext and
+ * generalized element forces; gravity enters through f_ext (no a0 = -g trick). */
+#include "core/internal.h"
+
+/* Forward pass: a_i = X_i a_p + S_i qdd_i + c_i and f_i = I_i a_i + v_i x* I_i v_i - fext_i. */
+static void rnea_forward(mbs_data *d, const double *qacc)
+{
+    const mbs_model *m = d->model;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = m->bodies[b].parent;
+        const mbs_rbi *I = &m->bodies[b].rbi;
+        double *a = d->acc + 6 * b, *f = d->f + 6 * b;
+        const double *v = d->vel + 6 * b, *fe = d->f_ext + 6 * b;
+        double Iv[6], vxIv[6];
+        xm_apply(a, &d->x_up[b], d->acc + 6 * p);
+        for (int i = 0; i < 6; ++i) a[i] += d->cvel[6 * b + i];
+        if (qacc)
+            for (int k = 0; k < jm->nv; ++k) {
+                const double *S = d->S + 6 * (jm->vadr + k);
+                const double qdd = qacc[jm->vadr + k];
+                for (int i = 0; i < 6; ++i) a[i] += S[i] * qdd;
+            }
+        rbi_mulv(f, I, a);
+        rbi_mulv(Iv, I, v);
+        mv_cross_f(vxIv, v, Iv);
+        for (int i = 0; i < 6; ++i) f[i] += vxIv[i] - fe[i];
+    }
+}
+
+/* Backward pass: tau_i = S_i^T f_i - gen_i, f_p += X_i^T f_i. */
+static void rnea_backward(mbs_data *d, double *tau_out)
+{
+    const mbs_model *m = d->model;
+    for (int t = m->ntree - 1; t >= 0; --t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = m->bodies[b].parent;
+        const double *f = d->f + 6 * b;
+        for (int k = 0; k < jm->nv; ++k) {
+            const int i = jm->vadr + k;
+            tau_out[i] = s6_dot(d->S + 6 * i, f) - d->gen_force[i];
+        }
+        if (p > 0) {
+            double fp[6];
+            xf_apply_transpose(fp, &d->x_up[b], f);
+            for (int i = 0; i < 6; ++i) d->f[6 * p + i] += fp[i];
+        }
+    }
+}
+
+/* tau = M qacc + c - (J^T f_ext + gen_force) at the current kinematics and forces; qacc
+   NULL means zero (bias forces). */
+void mbs_rnea(mbs_data *d, const double *qacc, double *tau_out)
+{
+    rnea_forward(d, qacc);
+    rnea_backward(d, tau_out);
+}

@@ -1,0 +1,12 @@
+/* Gravity fields of a model (uniform or point), applied through data->f_ext. */
+#ifndef MBS_FORCES_GRAVITY_H
+#define MBS_FORCES_GRAVITY_H
+
+#include "core/model.h"
+
+/* Add the gravity force of every body at its centre of mass to f_ext (needs x_world). */
+void mbs_gravity_apply(mbs_data *d);
+/* Potential energy of gravity: uniform -m g.c_world, point -mu m / |c_world - center|. */
+double mbs_gravity_potential(const mbs_data *d);
+
+#endif

@@ -1,0 +1,196 @@
+/* Real-time guarantee: after mbs_data_create (and mbs_stepper_create) the dynamics calls
+ * perform no heap allocation. The allocator of this executable is interposed: malloc,
+ * calloc, realloc, free and the aligned variants forward to glibc's __libc_* and count
+ * while `counting` is set. To cover a new call, add a row to the table in main's tests
+ * (a function `int call(mbs_data *d)`) or a test that uses count_calls(). */
+#include "common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+/* ---------------------------------------------------------------- counting allocator */
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t s);
+extern void *__libc_realloc(void *p, size_t n);
+extern void __libc_free(void *p);
+extern void *__libc_memalign(size_t align, size_t n);
+
+static volatile int counting;
+static volatile long nalloc, nfree;
+
+void *malloc(size_t n)
+{
+    if (counting) nalloc++;
+    return __libc_malloc(n);
+}
+void *calloc(size_t n, size_t s)
+{
+    if (counting) nalloc++;
+    return __libc_calloc(n, s);
+}
+void *realloc(void *p, size_t n)
+{
+    if (counting) nalloc++;
+    return __libc_realloc(p, n);
+}
+void free(void *p)
+{
+    if (counting && p) nfree++;
+    __libc_free(p);
+}
+void *aligned_alloc(size_t align, size_t n)
+{
+    if (counting) nalloc++;
+    return __libc_memalign(align, n);
+}
+int posix_memalign(void **out, size_t align, size_t n)
+{
+    if (counting) nalloc++;
+    void *p = __libc_memalign(align, n);
+    if (!p) return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+static void count_begin(void)
+{
+    nalloc = nfree = 0;
+    counting = 1;
+}
+static long count_end(void)
+{
+    counting = 0;
+    return nalloc + nfree;
+}
+
+/* ---------------------------------------------------------------- calls under test */
+typedef int (*data_call)(mbs_data *d);
+static double outbuf[1 << 15]; /* outputs (M up to 181 x 181), allocated before counting */
+
+static int call_forward(mbs_data *d) { return mbs_forward_dynamics(d); }
+static int call_inverse(mbs_data *d)
+{
+    return mbs_inverse_dynamics(d, mbs_data_qacc(d), outbuf);
+}
+static int call_mass(mbs_data *d) { return mbs_mass_matrix(d, outbuf); }
+static int call_bias(mbs_data *d) { return mbs_bias_forces(d, outbuf); }
+static int call_energy(mbs_data *d)
+{
+    double T, V;
+    return mbs_energy(d, &T, &V);
+}
+static int call_kinematics(mbs_data *d)
+{
+    mbs_kinematics(d);
+    mbs_kinematics_pos(d);
+    return MBS_OK;
+}
+static int call_pose_velocity(mbs_data *d)
+{
+    double p[3], R[9], w[3];
+    const int last = mbs_model_nbody(d->model) - 1;
+    int st = mbs_body_pose(d, last, p, R);
+    if (st == MBS_OK) st = mbs_body_velocity(d, last, p, w);
+    return st;
+}
+static int call_wrench(mbs_data *d)
+{
+    const double F[3] = {1, 2, 3}, T[3] = {0.1, 0.2, 0.3}, P[3] = {0.1, 0, 0};
+    return mbs_set_body_wrench(d, 1, F, T, P);
+}
+static int call_assemble(mbs_data *d)
+{
+    int rank;
+    const int st = mbs_assemble(d);
+    return st == MBS_OK ? mbs_constraint_info(d, &rank, NULL) : st;
+}
+
+static const struct {
+    const char *name;
+    data_call fn;
+} calls[] = {
+    {"set_body_wrench", call_wrench},   {"forward_dynamics", call_forward},
+    {"inverse_dynamics", call_inverse}, {"mass_matrix", call_mass},
+    {"bias_forces", call_bias},         {"energy", call_energy},
+    {"kinematics", call_kinematics},    {"body_pose/velocity", call_pose_velocity},
+    {"assemble", call_assemble},
+};
+
+/* The counter works: creating and destroying data allocates and frees. */
+static void test_counter_works(void **state)
+{
+    (void)state;
+    test_tree_opts o = test_default_tree_opts(4);
+    mbs_model *m = test_random_tree(1, &o);
+    count_begin();
+    mbs_data *d = mbs_data_create(m);
+    const long created = count_end();
+    assert_non_null(d);
+    assert_true(created > 0);
+    count_begin();
+    mbs_data_destroy(d);
+    assert_true(count_end() > 0);
+    count_begin();
+    void *p = malloc(16);
+    free(p);
+    assert_int_equal(count_end(), 2);
+    mbs_model_destroy(m);
+}
+
+/* Every call of the table on random trees (all joint kinds, both gravity fields). */
+static void test_dynamics_no_alloc(void **state)
+{
+    (void)state;
+    for (int seed = 1; seed <= 6; ++seed) {
+        test_tree_opts o = test_default_tree_opts(4 + 3 * seed);
+        o.gravity = seed % 3;
+        mbs_model *m = test_random_tree((uint64_t)seed, &o);
+        mbs_data *d = mbs_data_create(m);
+        assert_non_null(d);
+        test_rng r;
+        test_rng_seed(&r, (uint64_t)seed);
+        test_random_state(&r, d, 1, 1, 1);
+        for (size_t k = 0; k < sizeof calls / sizeof calls[0]; ++k) {
+            count_begin();
+            const int st = calls[k].fn(d);
+            const long n = count_end();
+            if (st != MBS_OK) fail_msg("%s: %s (%s)", calls[k].name, mbs_status_name(st), mbs_data_error(d));
+            if (n != 0) fail_msg("%s: %ld allocations/frees", calls[k].name, n);
+        }
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+}
+
+/* Failing calls do not allocate either (message formatting included). */
+static void test_errors_no_alloc(void **state)
+{
+    (void)state;
+    test_tree_opts o = test_default_tree_opts(5);
+    mbs_model *m = test_random_tree(3, &o);
+    mbs_data *d = mbs_data_create(m);
+    assert_non_null(d);
+    mbs_data_v(d)[0] = NAN;
+    count_begin();
+    const int st = mbs_forward_dynamics(d);
+    const int st2 = mbs_set_body_wrench(d, -1, NULL, NULL, NULL);
+    assert_int_equal(count_end(), 0);
+    assert_int_equal(st, MBS_ERR_NONFINITE);
+    assert_int_equal(st2, MBS_ERR_ARG);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_counter_works),
+        cmocka_unit_test(test_dynamics_no_alloc),
+        cmocka_unit_test(test_errors_no_alloc),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
