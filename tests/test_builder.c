@@ -73,6 +73,16 @@ static void arm(long k)
     g_fail_at = k;
 }
 static void disarm(void) { g_fail_at = -1; }
+/* 1 if the replacement malloc is in use (a tool such as valgrind may intercept malloc
+   before it: then allocation failures cannot be injected). */
+static int hook_active(void)
+{
+    arm(0);
+    mbs_builder *b = mbs_builder_create();
+    disarm();
+    mbs_builder_destroy(b);
+    return b == NULL;
+}
 #else
 #define HAVE_ALLOC_HOOK 0
 #endif
@@ -271,7 +281,7 @@ static void test_defaults(void **state)
     mbs_builder_destroy(b);
 }
 
-static void test_null_args(void **state)
+static void test_null_builder_args(void **state)
 {
     (void)state;
     mbs_body_def bd = mbs_default_body_def();
@@ -310,7 +320,12 @@ static void test_null_args(void **state)
     assert_int_equal(b->njoint, 0);
     assert_int_equal(b->nforce, 0);
     assert_int_equal(b->gravity_kind, MBS_GRAVITY_UNIFORM);
+    mbs_builder_destroy(b);
+}
 
+static void test_null_model_args(void **state)
+{
+    (void)state;
     /* model queries */
     assert_int_equal(mbs_model_nq(NULL), MBS_ERR_ARG);
     assert_int_equal(mbs_model_nv(NULL), MBS_ERR_ARG);
@@ -329,8 +344,9 @@ static void test_null_args(void **state)
     assert_null(mbs_model_joint_name(NULL, 0));
 
     /* q-manifold */
+    mbs_builder *b = mbs_builder_create();
     add_body(b, "a");
-    m = compile_ok(b);
+    mbs_model *m = compile_ok(b);
     double q[7], v[6], qo[7];
     assert_int_equal(mbs_neutral_q(m, q), MBS_OK);
     memset(v, 0, sizeof v);
@@ -665,9 +681,10 @@ static void check_tree_invariants(const mbs_model *m)
     assert_int_equal(mbs_model_nv(m), nv);
 }
 
-static void test_compile_mixed(void **state)
+/* Chain rev-pri-sph-fix from the world (bodies 1, 2, 3, 6) and a floater (4) carrying body
+   5 on a universal joint. */
+static mbs_builder *floater_builder(void)
 {
-    (void)state;
     mbs_builder *b = mbs_builder_create();
     int b1 = add_body(b, "b1"), b2 = add_body(b, "b2"), b3 = add_body(b, "b3");
     int fl = add_body(b, "floater"), b5 = add_body(b, NULL), b6 = add_body(b, "b6");
@@ -676,6 +693,13 @@ static void test_compile_mixed(void **state)
     assert_int_equal(add_joint(b, "sph", MBS_JOINT_SPHERICAL, b2, b3), 2);
     assert_int_equal(add_joint(b, "uni", MBS_JOINT_UNIVERSAL, fl, b5), 3);
     assert_int_equal(add_joint(b, "fix", MBS_JOINT_FIXED, b3, b6), 4);
+    return b;
+}
+
+static void test_compile_mixed(void **state)
+{
+    (void)state;
+    mbs_builder *b = floater_builder();
     mbs_model *m = compile_ok(b);
     assert_int_equal(mbs_model_nbody(m), 7);
     assert_int_equal(mbs_model_njoint(m), 6);
@@ -688,7 +712,7 @@ static void test_compile_mixed(void **state)
     assert_int_equal(m->joints[5].automatic, 1);
     assert_int_equal(m->joints[5].type, MBS_JOINT_FREE);
     assert_int_equal(m->joints[5].parent, MBS_WORLD);
-    assert_int_equal(m->joints[5].child, fl);
+    assert_int_equal(m->joints[5].child, 4);
     assert_ptr_equal(m->joints[5].ops, &mbs_joint_free_quat_ops);
     assert_int_equal(m->joints[0].automatic, 0);
     assert_int_equal(mbs_model_joint_nq(m, 5), 7);
@@ -704,10 +728,29 @@ static void test_compile_mixed(void **state)
         assert_int_equal(mbs_model_joint_is_cut(m, j), 0);
     }
     check_tree_invariants(m);
-    /* names and lookups */
+    /* bodies: world and tree links */
+    assert_int_equal(m->bodies[0].parent, -1);
+    assert_int_equal(m->bodies[0].joint, -1);
+    assert_true(m->bodies[0].mass == 0.0);
+    assert_int_equal(m->bodies[5].parent, 4);
+    assert_int_equal(m->bodies[5].joint, 3);
+    /* dof sparsity: pri's dof follows rev's; uni's follows the floater's last dof */
+    assert_int_equal(m->dof_parent[1], 0);
+    assert_int_equal(m->dof_parent[11], 10);
+    assert_int_equal(m->dof_parent[5], -1);
+    assert_int_equal(m->dof_joint[11], 3);
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+}
+
+static void test_model_queries(void **state)
+{
+    (void)state;
+    mbs_builder *b = floater_builder();
+    mbs_model *m = compile_ok(b);
     assert_int_equal(mbs_model_find_body(m, "world"), 0);
-    assert_int_equal(mbs_model_find_body(m, "b3"), b3);
-    assert_int_equal(mbs_model_find_body(m, "floater"), fl);
+    assert_int_equal(mbs_model_find_body(m, "b3"), 3);
+    assert_int_equal(mbs_model_find_body(m, "floater"), 4);
     assert_true(mbs_model_find_body(m, "nobody") < 0);
     assert_true(mbs_model_find_body(m, "") < 0);
     assert_true(mbs_model_find_body(m, NULL) < 0);
@@ -715,8 +758,8 @@ static void test_compile_mixed(void **state)
     assert_true(mbs_model_find_joint(m, "free_5") < 0);
     assert_true(mbs_model_find_joint(m, NULL) < 0);
     assert_string_equal(mbs_model_body_name(m, 0), "world");
-    assert_string_equal(mbs_model_body_name(m, b5), "");
-    assert_string_equal(mbs_model_body_name(m, b6), "b6");
+    assert_string_equal(mbs_model_body_name(m, 5), "");
+    assert_string_equal(mbs_model_body_name(m, 6), "b6");
     assert_null(mbs_model_body_name(m, 7));
     assert_null(mbs_model_body_name(m, -1));
     assert_string_equal(mbs_model_joint_name(m, 3), "uni");
@@ -729,17 +772,6 @@ static void test_compile_mixed(void **state)
     assert_int_equal(mbs_model_joint_nq(m, 6), MBS_ERR_ARG);
     assert_int_equal(mbs_model_joint_nv(m, 99), MBS_ERR_ARG);
     assert_int_equal(mbs_model_joint_is_cut(m, 6), MBS_ERR_ARG);
-    /* bodies: world and tree links */
-    assert_int_equal(m->bodies[0].parent, -1);
-    assert_int_equal(m->bodies[0].joint, -1);
-    assert_true(m->bodies[0].mass == 0.0);
-    assert_int_equal(m->bodies[b5].parent, fl);
-    assert_int_equal(m->bodies[b5].joint, 3);
-    /* dof sparsity: pri's dof follows rev's; uni's follows the floater's last dof */
-    assert_int_equal(m->dof_parent[1], 0);
-    assert_int_equal(m->dof_parent[11], 10);
-    assert_int_equal(m->dof_parent[5], -1);
-    assert_int_equal(m->dof_joint[11], 3);
     mbs_model_destroy(m);
     mbs_builder_destroy(b);
 }
@@ -922,11 +954,14 @@ static void test_loops_rejected(void **state)
     compile_fails(b, MBS_ERR_TOPOLOGY, "joint \"up\" (id 0) has the world as child",
                   "closes a kinematic loop");
     mbs_builder_destroy(b);
+}
 
+static void test_cuts_rejected(void **state)
+{
+    (void)state;
     /* cut-marked and distance joints */
-    b = mbs_builder_create();
-    A = add_body(b, "A");
-    B = add_body(b, "B");
+    mbs_builder *b = mbs_builder_create();
+    int A = add_body(b, "A"), B = add_body(b, "B");
     add_joint(b, "wA", MBS_JOINT_REVOLUTE, 0, A);
     add_joint(b, "wB", MBS_JOINT_REVOLUTE, 0, B);
     mbs_joint_def d = joint_def("c", MBS_JOINT_SPHERICAL, A, B);
@@ -1007,18 +1042,32 @@ static void test_fixed_cycles(void **state)
 
 /* ------------------------------------------------------------------ compile: forces */
 
-static void test_forces_compile(void **state)
+/* Planar (world-A), spherical (A-B) and revolute (B-C) joints. */
+static mbs_builder *force_builder(void)
 {
-    (void)state;
     mbs_builder *b = mbs_builder_create();
     int A = add_body(b, "A"), B = add_body(b, "B"), C = add_body(b, "C");
     add_joint(b, "pl", MBS_JOINT_PLANAR, 0, A);
     add_joint(b, "sp", MBS_JOINT_SPHERICAL, A, B);
     add_joint(b, "rv", MBS_JOINT_REVOLUTE, B, C);
+    return b;
+}
+
+/* Drop the last force element again (the test owns the builder internals). */
+static void pop_force(mbs_builder *b)
+{
+    b->nforce--;
+    free(b->forces[b->nforce].name);
+}
+
+static void test_forces_compile(void **state)
+{
+    (void)state;
+    mbs_builder *b = force_builder();
     mbs_spring_damper_def sd = mbs_default_spring_damper_def();
     sd.name = "spring";
-    sd.body_a = A;
-    sd.body_b = C;
+    sd.body_a = 1;
+    sd.body_b = 3;
     sd.stiffness = 10.0;
     assert_int_equal(mbs_add_spring_damper(b, &sd), 0);
     assert_int_equal(mbs_add_joint_spring_damper(b, 0, 2, 1.0, 0.1, 0.0), 1);
@@ -1036,46 +1085,44 @@ static void test_forces_compile(void **state)
     assert_true(m->forces[2].rest == 0.5);
     assert_int_equal(b->forces[1].qindex, -1); /* the builder is unchanged */
     mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+}
 
+static void test_forces_bad(void **state)
+{
+    (void)state;
+    mbs_builder *b = force_builder();
     /* dof out of range, spherical joint: named errors at compile */
-    assert_int_equal(mbs_add_joint_spring_damper(b, 2, 1, 1.0, 0.0, 0.0), 3);
-    compile_fails(b, MBS_ERR_ARG, "joint spring-damper #3: dof 1 out of range",
+    assert_int_equal(mbs_add_joint_spring_damper(b, 2, 1, 1.0, 0.0, 0.0), 0);
+    compile_fails(b, MBS_ERR_ARG, "joint spring-damper #0: dof 1 out of range",
                   "joint \"rv\" (id 2) has 1");
-    b->nforce--; /* drop it again (the test owns the builder internals) */
-    free(b->forces[3].name);
-    assert_int_equal(mbs_add_joint_spring_damper(b, 1, 0, 1.0, 0.0, 0.0), 3);
-    compile_fails(b, MBS_ERR_ARG, "joint spring-damper #3: joint \"sp\" (id 1) is spherical",
+    pop_force(b);
+    assert_int_equal(mbs_add_joint_spring_damper(b, 1, 0, 1.0, 0.0, 0.0), 0);
+    compile_fails(b, MBS_ERR_ARG, "joint spring-damper #0: joint \"sp\" (id 1) is spherical",
                   NULL);
-    b->nforce--;
-    free(b->forces[3].name);
-
+    pop_force(b);
     /* elements pushed directly with bad references are caught at compile */
     mbs_force_model f;
     memset(&f, 0, sizeof f);
     f.ops = &mbs_force_spring_damper_ops;
     f.name = mbs_strdup_name("wild");
-    f.body_a = 0;
     f.body_b = 9;
-    assert_int_equal(mbs_builder_push_force(b, &f), 3);
-    compile_fails(b, MBS_ERR_ARG, "spring-damper \"wild\" (id 3): body 0 or 9 does not exist",
+    assert_int_equal(mbs_builder_push_force(b, &f), 0);
+    compile_fails(b, MBS_ERR_ARG, "spring-damper \"wild\" (id 0): body 0 or 9 does not exist",
                   NULL);
-    b->nforce--;
-    free(b->forces[3].name);
+    pop_force(b);
     f.ops = &mbs_force_joint_spring_damper_ops;
     f.name = mbs_strdup_name(NULL);
     f.joint = 17;
-    assert_int_equal(mbs_builder_push_force(b, &f), 3);
-    compile_fails(b, MBS_ERR_ARG, "joint spring-damper #3: unknown joint 17", NULL);
-    b->nforce--;
-    free(b->forces[3].name);
-    m = compile_ok(b);
-    mbs_model_destroy(m);
+    assert_int_equal(mbs_builder_push_force(b, &f), 0);
+    compile_fails(b, MBS_ERR_ARG, "joint spring-damper #0: unknown joint 17", NULL);
+    pop_force(b);
+    mbs_model_destroy(compile_ok(b));
     mbs_builder_destroy(b);
 
     /* on a loop-closing joint: reported as a cut joint */
     b = mbs_builder_create();
-    A = add_body(b, "A");
-    B = add_body(b, "B");
+    int A = add_body(b, "A"), B = add_body(b, "B");
     add_joint(b, "wA", MBS_JOINT_REVOLUTE, 0, A);
     add_joint(b, "wB", MBS_JOINT_REVOLUTE, 0, B);
     add_joint(b, "AB", MBS_JOINT_REVOLUTE, A, B);
@@ -1216,7 +1263,7 @@ static void test_long_chain(void **state)
 
 /* ------------------------------------------------------------------ q-manifold */
 
-static void test_qmanifold(void **state)
+static void test_qmanifold_roundtrip(void **state)
 {
     (void)state;
     mbs_builder *b = mixed_builder();
@@ -1247,6 +1294,24 @@ static void test_qmanifold(void **state)
         test_assert_close(q0, q2, nq, 1e-12, "integrate(q1, difference(q1, q2), 1) == q2");
         memcpy(q0, q1, sizeof q0);
     }
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+}
+
+static void test_qmanifold_normalize(void **state)
+{
+    (void)state;
+    mbs_builder *b = mixed_builder();
+    mbs_model *m = compile_ok(b);
+    int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    double q0[32], q1[32], q2[32], v[32], v2[32];
+    int qs = mbs_model_joint_qadr(m, mbs_model_find_joint(m, "sph"));
+    int qf = mbs_model_joint_qadr(m, mbs_model_find_joint(m, "free_b9")) + 3;
+    test_rng r;
+    test_rng_seed(&r, 7);
+    for (int i = 0; i < nv; ++i) v[i] = test_rng_uniform(&r, -1.0, 1.0);
+    assert_int_equal(mbs_neutral_q(m, q0), MBS_OK);
+    assert_int_equal(mbs_integrate_q(m, q0, v, 0.5, q1), MBS_OK);
     /* scalar joints integrate linearly at their address; aliasing q_out == q works */
     int rev = mbs_model_find_joint(m, "rev"), pla = mbs_model_find_joint(m, "pla");
     memcpy(q2, q1, sizeof q2);
@@ -1291,6 +1356,7 @@ static void test_qmanifold(void **state)
 static void test_nomem_builder(void **state)
 {
     (void)state;
+    if (!hook_active()) skip();
     long live0 = g_live;
     arm(0);
     mbs_builder *b = mbs_builder_create();
@@ -1346,6 +1412,7 @@ static void test_nomem_builder(void **state)
 static void test_nomem_compile(void **state)
 {
     (void)state;
+    if (!hook_active()) skip();
     mbs_builder *b = mixed_builder();
     mbs_model *ref = compile_ok(b);
     long k = 0;
@@ -1411,22 +1478,27 @@ int main(void)
         cmocka_unit_test(test_status_names),
         cmocka_unit_test(test_errorf_finite_labels),
         cmocka_unit_test(test_defaults),
-        cmocka_unit_test(test_null_args),
+        cmocka_unit_test(test_null_builder_args),
+        cmocka_unit_test(test_null_model_args),
         cmocka_unit_test(test_gravity_setters),
         cmocka_unit_test(test_bad_bodies),
         cmocka_unit_test(test_bad_joints),
         cmocka_unit_test(test_joint_normalisation),
         cmocka_unit_test(test_compile_mixed),
+        cmocka_unit_test(test_model_queries),
         cmocka_unit_test(test_bfs_order),
         cmocka_unit_test(test_roots),
         cmocka_unit_test(test_joint_model_fields),
         cmocka_unit_test(test_body_inertia),
         cmocka_unit_test(test_loops_rejected),
+        cmocka_unit_test(test_cuts_rejected),
         cmocka_unit_test(test_fixed_cycles),
         cmocka_unit_test(test_forces_compile),
+        cmocka_unit_test(test_forces_bad),
         cmocka_unit_test(test_shared_and_reuse),
         cmocka_unit_test(test_long_chain),
-        cmocka_unit_test(test_qmanifold),
+        cmocka_unit_test(test_qmanifold_roundtrip),
+        cmocka_unit_test(test_qmanifold_normalize),
         cmocka_unit_test(test_nomem_builder),
         cmocka_unit_test(test_nomem_compile),
     };
