@@ -121,6 +121,8 @@ typedef struct mbs_joint_def {
 } mbs_joint_def;
 /* identity frames, axis (0,0,1), axis2 (1,0,0), quaternion, length 0, cut 0, priority 0 */
 mbs_joint_def mbs_default_joint_def(mbs_joint_type type);
+/* Axes are stored normalised; a planar axis2 is made orthogonal to axis (Gram-Schmidt) and
+   normalised; universal axes must not be parallel; a distance joint is always a cut joint. */
 int mbs_add_joint(mbs_builder *b, const mbs_joint_def *def); /* joint id >= 0 */
 
 /* ---------------------------------------------------------------- force elements */
