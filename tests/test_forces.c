@@ -715,6 +715,19 @@ static void test_apply_validation(void **state)
     assert_memory_equal(ref, mbs_data_qacc(d), sizeof(double) * (size_t)nv);
     /* after the callback returned, apply_* is rejected again */
     assert_int_equal(mbs_apply_generalized_force(d, 0, 1.0), MBS_ERR_STATE);
+
+    /* a wrench on the world is accepted and moves nothing: only the generalized force acts */
+    u.try_bad = 0;
+    u.body = MBS_WORLD;
+    assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+    mbs_model *mh = callback_model(0, NULL);
+    mbs_data *dh = mbs_data_create(mh);
+    assert_non_null(dh);
+    mbs_data_tau(dh)[u.gindex] = u.gforce;
+    assert_int_equal(mbs_forward_dynamics(dh), MBS_OK);
+    test_assert_close(mbs_data_qacc(d), mbs_data_qacc(dh), nv, 1e-15, "wrench on the world");
+    mbs_data_destroy(dh);
+    mbs_model_destroy(mh);
     mbs_data_destroy(d);
     mbs_model_destroy(m);
 }

@@ -51,6 +51,8 @@ static int check_in_callback(mbs_data *d, const char *fn)
 /* A NULL vector argument means zero; otherwise it must be finite. */
 static int vec_ok(const double *x) { return x == NULL || mbs_all_finite(x, 3); }
 
+/* World-frame force at a body point plus a torque, added to f_ext; NULL vectors are zero.
+   The world (body 0) is accepted and takes nothing (a reaction on the ground). */
 int mbs_apply_body_wrench(mbs_data *d, int body, const double force[3], const double torque[3],
                           const double point[3])
 {
@@ -70,6 +72,7 @@ int mbs_apply_body_wrench(mbs_data *d, int body, const double force[3], const do
     return MBS_OK;
 }
 
+/* gen_force[index] += f. */
 int mbs_apply_generalized_force(mbs_data *d, int index, double f)
 {
     int rc = check_in_callback(d, "mbs_apply_generalized_force");

@@ -28,6 +28,7 @@ static int push_element(mbs_builder *b, mbs_force_model *f, const char *name, co
     return id;
 }
 
+/* No name, both ends at the world origin, all coefficients 0. */
 mbs_spring_damper_def mbs_default_spring_damper_def(void)
 {
     mbs_spring_damper_def def = {0};
@@ -70,6 +71,7 @@ static int check_coefficient(mbs_builder *b, const char *kind, const char *label
     return MBS_OK;
 }
 
+/* Line spring-damper between two body points (spring_damper.c); returns its id. */
 int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def)
 {
     char label[LABEL_LEN];
@@ -97,6 +99,8 @@ int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def)
     return push_element(b, &f, def->name, "spring-damper", label);
 }
 
+/* Spring-damper on one dof of a joint (joint_spring_damper.c); compile checks the joint
+   type and the dof range and sets the q and v indices. Returns its id. */
 int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiffness,
                                 double damping, double rest_position)
 {
@@ -131,6 +135,7 @@ int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiff
     return push_element(b, &f, NULL, "joint spring-damper", label);
 }
 
+/* User force law (callback.c); name is copied and may be NULL. Returns its id. */
 int mbs_add_force_callback(mbs_builder *b, const char *name, mbs_force_callback fn, void *user)
 {
     char label[LABEL_LEN];
