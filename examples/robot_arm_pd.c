@@ -8,7 +8,7 @@
  * mass matrix at the start. Prints the tracking error every 0.5 s and the measured wall time
  * of one control period (controller + step). Nothing in the loop allocates.
  *
- * Build: cc robot_arm_pd.c $(pkg-config --cflags --libs mbs) */
+ * Build: cc robot_arm_pd.c $(pkg-config --cflags --libs mbs) -lm */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
