@@ -1,6 +1,6 @@
 /* CVODE kinds (SUNDIALS 6): Adams-Moulton with the fixed-point nonlinear solver (non-stiff)
- * and BDF with Newton, a dense linear solver and CVODE's difference-quotient Jacobian
- * (stiff). The ODE state is y = [q (nq); v (nv)] with
+ * and BDF with Newton, a dense linear solver and a difference-quotient Jacobian (ours,
+ * allocation-free; stiff). The ODE state is y = [q (nq); v (nv)] with
  *   qdot = G(q) v     (each joint's qdot op, e.g. 1/2 q (x) (0, w) for a quaternion)
  *   vdot = qacc(t, q, v)   (mbs_forward_dynamics)
  * evaluated at q with its quaternions normalised. Every SUNDIALS object is created in
@@ -10,6 +10,7 @@
  * wrench input since the last step, or when normalising the returned quaternions moved q. */
 #include "solvers/stepper.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ typedef struct cv_state {
     SUNLinearSolver LS;       /* BDF: dense LU */
     SUNNonlinearSolver NLS;   /* Adams: fixed point */
     int need_init;            /* 1: CVodeReInit from the data before the next step */
+    int priming;              /* 1 while create runs CVODE once on ydot = 0 (see cv_prime) */
     int rhs_status;           /* status of the last failed right-hand side in this step */
     int rhs_fatal;            /* 1 when that failure was fatal */
     double last_t;            /* the data's state and inputs after the last step */
@@ -94,6 +96,13 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
     const double *yy = N_VGetArrayPointer(y);
     double *yd = N_VGetArrayPointer(ydot);
     int recoverable = 1, st = MBS_ERR_NONFINITE;
+    if (cv->priming) {
+        N_VConst(0.0, ydot);
+        return 0;
+    }
+    /* A fatal failure stays fatal for the rest of this CVode call: SUNDIALS 6's fixed-point
+       solver turns any failed evaluation into a recoverable convergence failure and retries. */
+    if (cv->rhs_fatal) return -1;
     memcpy(d->q, yy, (size_t)s->nq * sizeof(double));
     memcpy(d->v, yy + s->nq, (size_t)s->nv * sizeof(double));
     d->time = t;
@@ -115,6 +124,36 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
         if (j->nq > 0) j->ops->qdot(j, d->q + j->qadr, d->v + j->vadr, yd + j->qadr);
     }
     memcpy(yd + s->nq, d->qacc, (size_t)s->nv * sizeof(double));
+    return 0;
+}
+
+/* Difference-quotient Jacobian J = df/dy column by column, with CVODE's increments
+   (srur |y_j| or the min increment over the error weight); written here because CVODE's own
+   dense DQ Jacobian allocates a vector on every evaluation. */
+static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *user,
+                  N_Vector tmp1, N_Vector tmp2, N_Vector tmp3)
+{
+    mbs_stepper *s = user;
+    cv_state *cv = s->impl;
+    const sunindextype n = (sunindextype)s->nq + (sunindextype)s->nv;
+    const double uround = DBL_EPSILON, srur = sqrt(DBL_EPSILON);
+    double h = 0.0, *yy = N_VGetArrayPointer(y), *ft = N_VGetArrayPointer(tmp1);
+    const double *ewt = N_VGetArrayPointer(tmp2), *f0 = N_VGetArrayPointer(fy);
+    (void)tmp3;
+    if (CVodeGetErrWeights(cv->mem, tmp2) != CV_SUCCESS ||
+        CVodeGetCurrentStep(cv->mem, &h) != CV_SUCCESS)
+        return -1;
+    double fnorm = N_VWrmsNorm(fy, tmp2);
+    double min_inc = fnorm != 0.0 ? 1000.0 * fabs(h) * uround * (double)n * fnorm : 1.0;
+    for (sunindextype j = 0; j < n; ++j) {
+        double saved = yy[j], inc = fmax(srur * fabs(saved), min_inc / ewt[j]);
+        yy[j] = saved + inc;
+        int ret = cv_rhs(t, y, tmp1, user);
+        yy[j] = saved;
+        if (ret != 0) return ret;
+        double *col = SUNDenseMatrix_Column(J, j);
+        for (sunindextype i = 0; i < n; ++i) col[i] = (ft[i] - f0[i]) / inc;
+    }
     return 0;
 }
 
@@ -156,11 +195,27 @@ static int cv_solvers(cv_state *cv, int lmm, sunindextype n)
         if (!cv->A) return CV_MEM_FAIL;
         cv->LS = SUNLinSol_Dense(cv->y, cv->A, cv->ctx);
         if (!cv->LS) return CV_MEM_FAIL;
-        return CVodeSetLinearSolver(cv->mem, cv->LS, cv->A);
+        int flag = CVodeSetLinearSolver(cv->mem, cv->LS, cv->A);
+        return flag == CV_SUCCESS ? CVodeSetJacFn(cv->mem, cv_jac) : flag;
     }
     cv->NLS = SUNNonlinSol_FixedPoint(cv->y, 0, cv->ctx);
     if (!cv->NLS) return CV_MEM_FAIL;
     return CVodeSetNonlinearSolver(cv->mem, cv->NLS);
+}
+
+/* CVODE allocates some memory (the linear solver's saved Jacobian) lazily in its first
+   CVode call. Take it now: one internal step on ydot = 0 (no dynamics, no user callback),
+   after which the first real step reinitialises from the data. */
+static int cv_prime(mbs_stepper *s, cv_state *cv)
+{
+    const double t0 = s->d->time, tend = t0 + fmax(1.0, fabs(t0));
+    double tret = t0;
+    cv->priming = 1;
+    int flag = CVodeSetStopTime(cv->mem, tend);
+    if (flag == CV_SUCCESS) flag = CVode(cv->mem, tend, cv->y, &tret, CV_ONE_STEP);
+    cv->priming = 0;
+    cv_load_y(s, cv->y);
+    return flag < 0 ? flag : CV_SUCCESS;
 }
 
 /* Build every SUNDIALS object for method lmm; CVODE starts from the data's state. */
@@ -177,6 +232,7 @@ static int cv_build(mbs_stepper *s, cv_state *cv, int lmm)
     if (flag == CV_SUCCESS) flag = CVodeInit(cv->mem, cv_rhs, s->d->time, cv->y);
     if (flag == CV_SUCCESS) flag = cv_options(s, cv);
     if (flag == CV_SUCCESS) flag = cv_solvers(cv, lmm, n);
+    if (flag == CV_SUCCESS) flag = cv_prime(s, cv);
     return flag;
 }
 
