@@ -218,7 +218,8 @@ static mbs_model *free_body_model(mbs_rotation rot, double mass, const double I[
 }
 
 /* ------------------------------------------------------------ tests */
-/* Default def and every bad input of create/step. */
+/* Default def; create with NULL data/def, bad kind, rtol, atol, max_step,
+   max_internal_steps: NULL with a message naming the field; NULL stepper. */
 static void test_bad_inputs(void **state)
 {
     (void)state;
@@ -252,7 +253,18 @@ static void test_bad_inputs(void **state)
 
     assert_int_equal(mbs_stepper_step(NULL, 0.1), MBS_ERR_ARG);
     mbs_stepper_destroy(NULL);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
 
+/* Bad dt (NaN, 0, < 0, inf), dt below the time resolution, too few internal steps
+   (CVODE: CV_TOO_MUCH_WORK; fixed step: too many substeps): status, message, data kept. */
+static void test_bad_step(void **state)
+{
+    (void)state;
+    mbs_model *m = pendulum_model(1.0, 1e-3);
+    mbs_data *d = mbs_data_create(m);
+    assert_non_null(d);
     mbs_data_q(d)[0] = 0.5;
     mbs_stepper_def tight = mbs_default_stepper_def(MBS_STEP_CVODE_ADAMS);
     tight.max_internal_steps = 3;
@@ -278,9 +290,78 @@ static void test_bad_inputs(void **state)
     mbs_data_set_time(d, 1e20);
     assert_int_equal(mbs_stepper_step(kinds[0], 1e-3), MBS_ERR_ARG);
     assert_true(mbs_data_time(d) == 1e20);
+    /* RK4 with max_step 1e-6 and at most 3 substeps cannot take dt = 1 */
+    mbs_stepper_def fixed = mbs_default_stepper_def(MBS_STEP_RK4);
+    fixed.max_step = 1e-6;
+    fixed.max_internal_steps = 3;
+    mbs_stepper *sub = mbs_stepper_create(d, &fixed);
+    assert_non_null(sub);
+    mbs_data_set_time(d, 2.0);
+    assert_int_equal(mbs_stepper_step(sub, 1.0), MBS_ERR_SOLVER);
+    assert_non_null(strstr(mbs_data_error(d), "max_internal_steps"));
+    assert_true(mbs_data_time(d) == 2.0 && mbs_data_q(d)[0] == q0);
+    mbs_stepper_destroy(sub);
     mbs_stepper_destroy(kinds[0]);
     mbs_stepper_destroy(kinds[1]);
     mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* CVODE honours max_step: at rtol 1e-3, 0.1 s of pendulum motion takes fewer than 50
+   internal steps, but not with steps of at most 1e-3 (MBS_ERR_SOLVER, data kept). */
+static void test_cvode_max_step(void **state)
+{
+    (void)state;
+    mbs_model *m = pendulum_model(1.0, 1e-3);
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_q(d)[0] = 0.5;
+    mbs_stepper_def lim = mbs_default_stepper_def(MBS_STEP_CVODE_ADAMS);
+    lim.rtol = 1e-3;
+    lim.max_internal_steps = 50;
+    mbs_stepper *free_run = mbs_stepper_create(d, &lim);
+    lim.max_step = 1e-3;
+    mbs_stepper *capped = mbs_stepper_create(d, &lim);
+    assert_non_null(free_run);
+    assert_non_null(capped);
+    assert_int_equal(mbs_stepper_step(capped, 0.1), MBS_ERR_SOLVER);
+    assert_true(mbs_data_time(d) == 0.0 && mbs_data_q(d)[0] == 0.5 && mbs_data_v(d)[0] == 0.0);
+    assert_int_equal(mbs_stepper_step(free_run, 0.1), MBS_OK);
+    mbs_stepper_destroy(free_run);
+    mbs_stepper_destroy(capped);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* Fixed-step kinds split a call into ceil(dt / max_step) equal steps: 10 RK4 calls of
+   0.04 with max_step 0.01 equal 40 calls of 0.01 bit for bit (autonomous system), and the
+   time is advanced by exactly dt per call. */
+static void test_substeps(void **state)
+{
+    (void)state;
+    const mbs_stepper_kind kinds[2] = {MBS_STEP_EULER, MBS_STEP_RK4};
+    mbs_model *m = chain_model(3, NULL);
+    for (int k = 0; k < 2; ++k) {
+        mbs_data *d1 = mbs_data_create(m), *d2 = mbs_data_create(m);
+        chain_init(d1);
+        chain_init(d2);
+        mbs_stepper_def def = mbs_default_stepper_def(kinds[k]);
+        def.max_step = 0.01;
+        mbs_stepper *s1 = mbs_stepper_create(d1, &def);
+        mbs_stepper *s2 = stepper_ok(d2, kinds[k], 1e-6, 1e-8);
+        assert_non_null(s1);
+        alloc_arm();
+        step_n(s1, d1, 10, 0.04);
+        step_n(s2, d2, 40, 0.01);
+        assert_int_equal(alloc_disarm(), 0);
+        assert_memory_equal(mbs_data_q(d1), mbs_data_q(d2), 3 * sizeof(double));
+        assert_memory_equal(mbs_data_v(d1), mbs_data_v(d2), 3 * sizeof(double));
+        assert_true(fabs(mbs_data_time(d1) - 0.4) < 1e-15);
+        assert_true(mbs_data_q(d1)[0] != 0.7); /* it moved */
+        mbs_stepper_destroy(s1);
+        mbs_stepper_destroy(s2);
+        mbs_data_destroy(d1);
+        mbs_data_destroy(d2);
+    }
     mbs_model_destroy(m);
 }
 
@@ -340,13 +421,14 @@ static void free_body_momentum(mbs_data *d, const double I[3], double L[3])
     for (int i = 0; i < 3; ++i) L[i] = R[3 * i] * Iw[0] + R[3 * i + 1] * Iw[1] + R[3 * i + 2] * Iw[2];
 }
 
-/* Energy conservation with CVODE (rtol 1e-11) over 10 s: triple pendulum, torque-free
-   tumbling body (also angular momentum), body hanging on a spring; <= 1e-8 relative. */
-static void test_energy_cvode(void **state)
+/* Energy conservation tolerance of the CVODE runs (rtol 1e-11, 10 s). */
+#define ENERGY_TOL 1e-8
+
+/* Triple pendulum, CVODE Adams: max |E - E0| / (|KE0| + |PE0|) <= 1e-8 over 10 s. */
+static void test_energy_chain(void **state)
 {
     (void)state;
-    const double tol = 1e-8;
-    /* triple pendulum, Adams */
+    const double tol = ENERGY_TOL;
     mbs_model *m = chain_model(3, NULL);
     mbs_data *d = mbs_data_create(m);
     chain_init(d);
@@ -357,18 +439,24 @@ static void test_energy_cvode(void **state)
     mbs_stepper_destroy(s);
     mbs_data_destroy(d);
     mbs_model_destroy(m);
+}
 
-    /* torque-free tumbling body, BDF */
+/* Torque-free tumbling body, CVODE BDF: energy and world angular momentum conserved to
+   1e-8 relative over 10 s. */
+static void test_energy_tumbling(void **state)
+{
+    (void)state;
+    const double tol = ENERGY_TOL;
     const double I[3] = {0.12, 0.2, 0.3};
-    m = free_body_model(MBS_ROT_QUATERNION, 2.0, I);
-    d = mbs_data_create(m);
+    mbs_model *m = free_body_model(MBS_ROT_QUATERNION, 2.0, I);
+    mbs_data *d = mbs_data_create(m);
     double *v = mbs_data_v(d) + mbs_model_joint_vadr(m, 0);
     const double v0[6] = {0.1, -0.2, 0.3, 1.0, 3.0, -0.5};
     memcpy(v, v0, sizeof v0);
     double L0[3], L[3];
     free_body_momentum(d, I, L0);
-    s = stepper_ok(d, MBS_STEP_CVODE_BDF, 1e-11, 1e-13);
-    e = energy_drift(s, d, 1000, 0.01);
+    mbs_stepper *s = stepper_ok(d, MBS_STEP_CVODE_BDF, 1e-11, 1e-13);
+    double e = energy_drift(s, d, 1000, 0.01);
     free_body_momentum(d, I, L);
     double dl = 0.0;
     for (int i = 0; i < 3; ++i) dl = fmax(dl, fabs(L[i] - L0[i]));
@@ -380,8 +468,14 @@ static void test_energy_cvode(void **state)
     mbs_stepper_destroy(s);
     mbs_data_destroy(d);
     mbs_model_destroy(m);
+}
 
-    /* body on a spring to the world origin under gravity, BDF */
+/* Free body on a spring to the world origin under gravity, CVODE BDF: energy (kinetic,
+   gravity, spring) conserved to 1e-8 relative over 10 s. */
+static void test_energy_spring(void **state)
+{
+    (void)state;
+    const double tol = ENERGY_TOL;
     mbs_builder *b = mbs_builder_create();
     mbs_body_def bd = mbs_default_body_def();
     assert_int_equal(mbs_add_body(b, &bd), 1);
@@ -391,18 +485,18 @@ static void test_energy_cvode(void **state)
     sd.stiffness = 50.0;
     sd.rest_length = 1.0;
     assert_true(mbs_add_spring_damper(b, &sd) >= 0);
-    m = compile_ok(b);
-    d = mbs_data_create(m);
+    mbs_model *m = compile_ok(b);
+    mbs_data *d = mbs_data_create(m);
     double *q = mbs_data_q(d) + mbs_model_joint_qadr(m, 0);
     q[0] = 0.8;
     q[2] = -1.2;
-    v = mbs_data_v(d) + mbs_model_joint_vadr(m, 0);
+    double *v = mbs_data_v(d) + mbs_model_joint_vadr(m, 0);
     v[1] = 1.0;
     v[2] = 0.3;
     v[3] = 0.5;
     v[5] = 0.2;
-    s = stepper_ok(d, MBS_STEP_CVODE_BDF, 1e-11, 1e-13);
-    e = energy_drift(s, d, 1000, 0.01);
+    mbs_stepper *s = stepper_ok(d, MBS_STEP_CVODE_BDF, 1e-11, 1e-13);
+    double e = energy_drift(s, d, 1000, 0.01);
     print_message("body on a spring, CVODE BDF, 10 s: max rel energy error %.2e\n", e);
     assert_true(e <= tol);
     mbs_stepper_destroy(s);
@@ -817,10 +911,9 @@ static void test_failed_step_cvode(void **state)
     mbs_model_destroy(m);
 }
 
-/* Host inputs changed between steps take effect, without allocation: tau on a prismatic
-   mass (piecewise constant acceleration: exact for RK4, 1e-12) and a body wrench on a
-   free body (force and torque about a principal axis); CVODE detects the change (1e-8). */
-static void test_inputs(void **state)
+/* tau changed between steps on a prismatic mass takes effect (piecewise constant
+   acceleration: RK4 exact to 1e-12, CVODE detects the change: 1e-8), RK4 without allocation. */
+static void test_input_tau(void **state)
 {
     (void)state;
     const mbs_stepper_kind kinds[3] = {MBS_STEP_RK4, MBS_STEP_CVODE_ADAMS, MBS_STEP_CVODE_BDF};
@@ -847,9 +940,18 @@ static void test_inputs(void **state)
         mbs_data_destroy(d);
     }
     mbs_model_destroy(m);
+}
 
+/* A host body wrench changed between steps on a free body (force, then torque about a
+   principal axis): position, velocity and rotation match the analytic motion (RK4 1e-12,
+   CVODE 1e-8), RK4 without allocation. */
+static void test_input_wrench(void **state)
+{
+    (void)state;
+    const mbs_stepper_kind kinds[3] = {MBS_STEP_RK4, MBS_STEP_CVODE_ADAMS, MBS_STEP_CVODE_BDF};
+    const double tols[3] = {1e-12, 1e-8, 1e-8};
     const double I[3] = {0.1, 0.2, 0.3};
-    m = free_body_model(MBS_ROT_QUATERNION, 2.0, I);
+    mbs_model *m = free_body_model(MBS_ROT_QUATERNION, 2.0, I);
     for (int k = 0; k < 3; ++k) {
         mbs_data *d = mbs_data_create(m);
         mbs_stepper *s = stepper_ok(d, kinds[k], 1e-12, 1e-14);
@@ -911,8 +1013,13 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_bad_step),
+        cmocka_unit_test(test_substeps),
+        cmocka_unit_test(test_cvode_max_step),
         cmocka_unit_test(test_pendulum_period),
-        cmocka_unit_test(test_energy_cvode),
+        cmocka_unit_test(test_energy_chain),
+        cmocka_unit_test(test_energy_tumbling),
+        cmocka_unit_test(test_energy_spring),
         cmocka_unit_test(test_rk4_order),
         cmocka_unit_test(test_euler),
         cmocka_unit_test(test_kepler),
@@ -920,7 +1027,8 @@ int main(void)
         cmocka_unit_test(test_noalloc_determinism),
         cmocka_unit_test(test_failed_step_fixed),
         cmocka_unit_test(test_failed_step_cvode),
-        cmocka_unit_test(test_inputs),
+        cmocka_unit_test(test_input_tau),
+        cmocka_unit_test(test_input_wrench),
         cmocka_unit_test(test_cvode_host_reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -76,14 +76,21 @@ static int collect_rebase(mbs_stepper *s)
     return MBS_OK;
 }
 
-/* Allocate the backup arrays and the re-base list. */
+/* Allocate an array of n doubles (at least one). */
+static double *alloc_doubles(int n) { return calloc((size_t)(n > 0 ? n : 1), sizeof(double)); }
+
+/* Allocate the start and backup arrays and the re-base list. */
 static int alloc_common(mbs_stepper *s)
 {
-    s->q0 = calloc((size_t)(s->nq > 0 ? s->nq : 1), sizeof(double));
-    s->v0 = calloc((size_t)(s->nv > 0 ? s->nv : 1), sizeof(double));
-    s->qacc0 = calloc((size_t)(s->nv > 0 ? s->nv : 1), sizeof(double));
-    if (s->naux > 0) s->aux0 = calloc((size_t)s->naux, sizeof(double));
-    if (!s->q0 || !s->v0 || !s->qacc0 || (s->naux > 0 && !s->aux0)) return MBS_ERR_NOMEM;
+    s->q0 = alloc_doubles(s->nq);
+    s->v0 = alloc_doubles(s->nv);
+    s->bak_q = alloc_doubles(s->nq);
+    s->bak_v = alloc_doubles(s->nv);
+    s->bak_qacc = alloc_doubles(s->nv);
+    if (s->naux > 0) s->bak_aux = alloc_doubles(s->naux);
+    if (!s->q0 || !s->v0 || !s->bak_q || !s->bak_v || !s->bak_qacc ||
+        (s->naux > 0 && !s->bak_aux))
+        return MBS_ERR_NOMEM;
     return collect_rebase(s);
 }
 
@@ -124,8 +131,10 @@ void mbs_stepper_destroy(mbs_stepper *s)
     free(s->rebase);
     free(s->q0);
     free(s->v0);
-    free(s->aux0);
-    free(s->qacc0);
+    free(s->bak_q);
+    free(s->bak_v);
+    free(s->bak_aux);
+    free(s->bak_qacc);
     free(s);
 }
 
@@ -160,22 +169,31 @@ static int check_start(mbs_data *d)
 static void backup(mbs_stepper *s)
 {
     const mbs_data *d = s->d;
-    s->t0 = d->time;
-    memcpy(s->q0, d->q, (size_t)s->nq * sizeof(double));
-    memcpy(s->v0, d->v, (size_t)s->nv * sizeof(double));
-    memcpy(s->qacc0, d->qacc, (size_t)s->nv * sizeof(double));
-    if (s->naux > 0) memcpy(s->aux0, d->aux, (size_t)s->naux * sizeof(double));
+    s->bak_t = d->time;
+    memcpy(s->bak_q, d->q, (size_t)s->nq * sizeof(double));
+    memcpy(s->bak_v, d->v, (size_t)s->nv * sizeof(double));
+    memcpy(s->bak_qacc, d->qacc, (size_t)s->nv * sizeof(double));
+    if (s->naux > 0) memcpy(s->bak_aux, d->aux, (size_t)s->naux * sizeof(double));
 }
 
 /* Put the backup back into the data (the message in d->error is kept). */
 static void restore(mbs_stepper *s)
 {
     mbs_data *d = s->d;
-    d->time = s->t0;
-    memcpy(d->q, s->q0, (size_t)s->nq * sizeof(double));
-    memcpy(d->v, s->v0, (size_t)s->nv * sizeof(double));
-    memcpy(d->qacc, s->qacc0, (size_t)s->nv * sizeof(double));
-    if (s->naux > 0) memcpy(d->aux, s->aux0, (size_t)s->naux * sizeof(double));
+    d->time = s->bak_t;
+    memcpy(d->q, s->bak_q, (size_t)s->nq * sizeof(double));
+    memcpy(d->v, s->bak_v, (size_t)s->nv * sizeof(double));
+    memcpy(d->qacc, s->bak_qacc, (size_t)s->nv * sizeof(double));
+    if (s->naux > 0) memcpy(d->aux, s->bak_aux, (size_t)s->naux * sizeof(double));
+}
+
+/* The start of the next (sub)step is the data's current state. */
+static void set_start(mbs_stepper *s)
+{
+    const mbs_data *d = s->d;
+    s->t0 = d->time;
+    memcpy(s->q0, d->q, (size_t)s->nq * sizeof(double));
+    memcpy(s->v0, d->v, (size_t)s->nv * sizeof(double));
 }
 
 /* After a step: normalise quaternions, check finiteness, re-base Cardan joints (event). */
@@ -200,10 +218,18 @@ static int finish_step(mbs_stepper *s, int *event)
     return MBS_OK;
 }
 
-/* Advance the data's time by dt; on failure time, q, v, aux and qacc are as before. */
-int mbs_stepper_step(mbs_stepper *s, double dt)
+/* Number of substeps of a call: ceil(dt / max_step) for fixed-step kinds with a max_step
+   (a relative 1e-9 slack keeps dt = n max_step at n), else 1; < 0: over the cap. */
+static long substep_count(const mbs_stepper *s, double dt)
 {
-    if (!s) return MBS_ERR_ARG;
+    if (!s->kind->substeps || s->def.max_step <= 0.0 || dt <= s->def.max_step) return 1;
+    double n = ceil(dt / s->def.max_step * (1.0 - 1e-9));
+    return n > (double)s->def.max_internal_steps ? -1 : (long)n;
+}
+
+/* Validate dt and the start state; MBS_OK or a status with the message set. */
+static int check_step(mbs_stepper *s, double dt, long *n)
+{
     mbs_data *d = s->d;
     if (!(dt > 0.0) || !isfinite(dt))
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_stepper_step: dt = %g must be positive and "
@@ -213,15 +239,34 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
     if (!(d->time + dt > d->time))
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_stepper_step: dt = %g is below the "
                              "resolution of t = %.17g", dt, d->time);
+    if ((*n = substep_count(s, dt)) < 0)
+        return MBS_DATA_FAIL(d, MBS_ERR_SOLVER, "mbs_stepper_step: %s: dt = %g needs more than "
+                             "max_internal_steps = %ld steps of max_step = %g", s->kind->name,
+                             dt, s->def.max_internal_steps, s->def.max_step);
+    return MBS_OK;
+}
+
+/* Advance the data's time by dt; on failure time, q, v, aux and qacc are as before. */
+int mbs_stepper_step(mbs_stepper *s, double dt)
+{
+    if (!s) return MBS_ERR_ARG;
+    long n = 1;
+    int st = check_step(s, dt, &n), event = 0;
+    if (st != MBS_OK) return st;
     backup(s);
-    int event = 0;
-    st = s->kind->step(s, dt);
-    if (st == MBS_OK) st = finish_step(s, &event);
+    for (long i = 0; i < n && st == MBS_OK; ++i) {
+        int ev = 0;
+        set_start(s);
+        st = s->kind->step(s, dt / (double)n);
+        if (st == MBS_OK) st = finish_step(s, &ev);
+        event |= ev;
+    }
     if (st != MBS_OK) {
         restore(s);
         s->kind->sync(s, 1);
         return st;
     }
+    s->d->time = s->bak_t + dt;
     s->kind->sync(s, event);
     return MBS_OK;
 }

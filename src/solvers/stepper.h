@@ -1,7 +1,8 @@
 /* The stepper object and the small internal vtable of its kinds (Euler, RK4, CVODE Adams,
  * CVODE BDF). stepper.c owns the lifecycle, the validation, the backup/restore that makes a
  * failed step leave the data untouched, and the post-step work (quaternion normalisation,
- * Cardan re-base events). A kind only advances the data from the backed-up start state. */
+ * Cardan re-base events), and the split of a call into substeps of at most max_step for
+ * fixed-step kinds. A kind only advances the data from the start state (t0, q0, v0). */
 #ifndef MBS_SOLVERS_STEPPER_H
 #define MBS_SOLVERS_STEPPER_H
 
@@ -14,12 +15,16 @@ struct mbs_stepper {
     mbs_stepper_def def;
     const mbs_stepper_vtable *kind;
     int nq, nv, naux;
-    /* state at the start of the current step (the backup restored on failure) */
+    /* state at the start of the current (sub)step, where a kind's step starts from */
     double t0;
     double *q0;     /* [nq] */
     double *v0;     /* [nv] */
-    double *aux0;   /* [naux] (NULL if naux == 0) */
-    double *qacc0;  /* [nv] */
+    /* the data before the mbs_stepper_step call: restored bit for bit on failure */
+    double bak_t;
+    double *bak_q;    /* [nq] */
+    double *bak_v;    /* [nv] */
+    double *bak_aux;  /* [naux] (NULL if naux == 0) */
+    double *bak_qacc; /* [nv] */
     int nrebase;
     int *rebase;    /* [nrebase] tree joints that have a rebase op (Cardan) */
     double *work;   /* kind scratch (fixed-step stages), sized by the kind at create */
@@ -28,6 +33,9 @@ struct mbs_stepper {
 
 struct mbs_stepper_vtable {
     const char *name;
+    /* 1: a call with dt > max_step > 0 takes ceil(dt / max_step) equal steps (fixed-step
+       kinds); 0: the kind honours max_step itself (CVODE) */
+    int substeps;
     /* Take every allocation the kind needs (s->work, s->impl); status + message in s->d. */
     int (*init)(mbs_stepper *s);
     /* Free what init took; s->impl may be partly built. */

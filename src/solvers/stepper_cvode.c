@@ -206,33 +206,33 @@ static int cv_solvers(cv_state *cv, int lmm, sunindextype n)
 /* CVODE allocates some memory (the linear solver's saved Jacobian) lazily in its first
    CVode call. Take it now: one internal step on ydot = 0 (no dynamics, no user callback),
    after which the first real step reinitialises from the data. */
-static int cv_prime(mbs_stepper *s, cv_state *cv)
+static int cv_prime(cv_state *cv)
 {
-    const double t0 = s->d->time, tend = t0 + fmax(1.0, fabs(t0));
-    double tret = t0;
+    double tret = 0.0;
     cv->priming = 1;
-    int flag = CVodeSetStopTime(cv->mem, tend);
-    if (flag == CV_SUCCESS) flag = CVode(cv->mem, tend, cv->y, &tret, CV_ONE_STEP);
+    int flag = CVodeSetStopTime(cv->mem, 1.0);
+    if (flag == CV_SUCCESS) flag = CVode(cv->mem, 1.0, cv->y, &tret, CV_ONE_STEP);
     cv->priming = 0;
-    cv_load_y(s, cv->y);
+    cv->need_init = 1;
     return flag < 0 ? flag : CV_SUCCESS;
 }
 
-/* Build every SUNDIALS object for method lmm; CVODE starts from the data's state. */
+/* Build every SUNDIALS object for method lmm (CVODE starts from the data at the first
+   step). */
 static int cv_build(mbs_stepper *s, cv_state *cv, int lmm)
 {
     sunindextype n = (sunindextype)s->nq + (sunindextype)s->nv;
     if (SUNContext_Create(NULL, &cv->ctx) != 0) return CV_MEM_FAIL;
     cv->y = N_VNew_Serial(n, cv->ctx);
     if (!cv->y) return CV_MEM_FAIL;
-    cv_load_y(s, cv->y);
+    N_VConst(0.0, cv->y); /* placeholder: the first step reinitialises from the data */
     cv->mem = CVodeCreate(lmm, cv->ctx);
     if (!cv->mem) return CV_MEM_FAIL;
     int flag = CVodeSetErrHandlerFn(cv->mem, cv_errh, cv);
-    if (flag == CV_SUCCESS) flag = CVodeInit(cv->mem, cv_rhs, s->d->time, cv->y);
+    if (flag == CV_SUCCESS) flag = CVodeInit(cv->mem, cv_rhs, 0.0, cv->y);
     if (flag == CV_SUCCESS) flag = cv_options(s, cv);
     if (flag == CV_SUCCESS) flag = cv_solvers(cv, lmm, n);
-    if (flag == CV_SUCCESS) flag = cv_prime(s, cv);
+    if (flag == CV_SUCCESS) flag = cv_prime(cv);
     return flag;
 }
 
@@ -369,6 +369,7 @@ static void cv_sync(mbs_stepper *s, int event)
 
 const mbs_stepper_vtable mbs_stepper_vt_cvode_adams = {
     .name = "CVODE Adams",
+    .substeps = 0,
     .init = cv_init_adams,
     .fini = cv_fini,
     .step = cv_step,
@@ -377,6 +378,7 @@ const mbs_stepper_vtable mbs_stepper_vt_cvode_adams = {
 
 const mbs_stepper_vtable mbs_stepper_vt_cvode_bdf = {
     .name = "CVODE BDF",
+    .substeps = 0,
     .init = cv_init_bdf,
     .fini = cv_fini,
     .step = cv_step,
