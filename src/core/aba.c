@@ -40,27 +40,35 @@ static int aba_singular(mbs_data *d, int b)
 
 /* One-dof joint: U = IA S, D = S^T U, u = tau - S^T pA; Ia = IA - U U^T / D (into Ia) and
    pa = pA + IA c + U (u - U^T c) / D (into pa). Returns 0 or MBS_ERR_SINGULAR. */
-static int aba_joint_1(mbs_data *d, int t, const mbs_joint_model *jm, double Ia[36],
-                       double pa[6])
+static int aba_joint_1(mbs_data *d, int t, const mbs_joint_model *jm, double *restrict Ia,
+                       double *restrict pa)
 {
     const int i = jm->vadr, b = jm->child;
-    const double *IA = d->IA + 36 * b, *pA = d->f + 6 * b, *S = d->S + 6 * i;
-    const double *c = d->cvel + 6 * b;
-    double *U = d->U + 6 * i, Ic[6];
-    m6_mulv(U, IA, S);
+    const double *restrict IA = d->IA + 36 * b;
+    const double *restrict pA = d->f + 6 * b;
+    double S[6], c[6], U[6], Ic[6];
+    for (int e = 0; e < 6; ++e) S[e] = d->S[6 * i + e], c[e] = d->cvel[6 * b + e];
+    for (int e = 0; e < 6; ++e) U[e] = Ic[e] = 0.0;
+    for (int k = 0; k < 6; ++k) { /* IA symmetric: U = IA S, Ic = IA c as column sweeps */
+        const double *col = IA + 6 * k, sk = S[k], ck = c[k];
+        for (int e = 0; e < 6; ++e) {
+            U[e] += col[e] * sk;
+            Ic[e] += col[e] * ck;
+        }
+    }
     const double D = s6_dot(S, U);
     if (!(D > ABA_SINGULAR_EPS * joint_scale(S, IA))) return aba_singular(d, b);
     const double dinv = 1.0 / D;
     const double u = d->tau[i] + d->gen_force[i] - s6_dot(S, pA);
-    d->Dinv[36 * t] = dinv;
-    d->u[i] = u;
-    m6_mulv(Ic, IA, c);
     const double g = dinv * (u - s6_dot(U, c));
     for (int r = 0; r < 6; ++r) {
         const double Ur = dinv * U[r];
         for (int k = 0; k < 6; ++k) Ia[6 * r + k] = IA[6 * r + k] - Ur * U[k];
-        pa[r] = pA[r] + Ic[r] + U[r] * g;
     }
+    for (int e = 0; e < 6; ++e) pa[e] = pA[e] + Ic[e] + U[e] * g;
+    for (int e = 0; e < 6; ++e) d->U[6 * i + e] = U[e];
+    d->Dinv[36 * t] = dinv;
+    d->u[i] = u;
     return MBS_OK;
 }
 

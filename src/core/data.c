@@ -45,7 +45,7 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     return MBS_OK;
 }
 
-/* q = neutral and aux = initial reference frames for every tree joint. */
+/* q = neutral, aux = initial reference frames, identity poses. */
 static void data_init_state(mbs_data *d)
 {
     const mbs_model *m = d->model;
