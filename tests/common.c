@@ -105,6 +105,7 @@ test_tree_opts test_default_tree_opts(int nbody)
     o.gravity = 1;
     o.fixed_joints = 1;
     o.roots = 1;
+    o.springs = 0;
     return o;
 }
 
@@ -161,6 +162,37 @@ static int add_random_joint(test_rng *r, mbs_builder *b, int parent, int child, 
     return mbs_add_joint(b, &jd);
 }
 
+/* A joint spring(-damper) on a random dof of joint j (the k-th kind) when its q and v
+   have the same meaning (revolute, prismatic, cylindrical, universal, planar). */
+static void add_joint_spring(test_rng *r, mbs_builder *b, int j, int k, int damped)
+{
+    mbs_joint_type type;
+    mbs_rotation rot;
+    joint_kind(k, &type, &rot);
+    int nv = 0;
+    if (type == MBS_JOINT_REVOLUTE || type == MBS_JOINT_PRISMATIC) nv = 1;
+    if (type == MBS_JOINT_CYLINDRICAL || type == MBS_JOINT_UNIVERSAL) nv = 2;
+    if (type == MBS_JOINT_PLANAR) nv = 3;
+    if (nv == 0) return;
+    const double stiff = test_rng_uniform(r, 1.0, 20.0), rest = test_rng_uniform(r, -0.5, 0.5);
+    const double damp = damped ? test_rng_uniform(r, 0.1, 2.0) : 0.0;
+    assert_true(mbs_add_joint_spring_damper(b, j, test_rng_int(r, 0, nv - 1), stiff, damp, rest) >= 0);
+}
+
+/* A line spring(-damper) between random points of two random different bodies. */
+static void add_line_spring(test_rng *r, mbs_builder *b, int n, int damped)
+{
+    mbs_spring_damper_def sd = mbs_default_spring_damper_def();
+    sd.body_a = test_rng_int(r, 0, n);
+    sd.body_b = (sd.body_a + test_rng_int(r, 1, n)) % (n + 1);
+    for (int k = 0; k < 3; ++k)
+        sd.point_a[k] = test_rng_uniform(r, -0.3, 0.3), sd.point_b[k] = test_rng_uniform(r, -0.3, 0.3);
+    sd.stiffness = test_rng_uniform(r, 1.0, 30.0);
+    sd.damping = damped ? test_rng_uniform(r, 0.1, 2.0) : 0.0;
+    sd.rest_length = test_rng_uniform(r, 0.0, 0.5);
+    assert_true(mbs_add_spring_damper(b, &sd) >= 0);
+}
+
 mbs_model *test_random_tree(uint64_t seed, const test_tree_opts *o)
 {
     test_rng r;
@@ -178,8 +210,11 @@ mbs_model *test_random_tree(uint64_t seed, const test_tree_opts *o)
     const int k0 = test_rng_int(&r, 0, 10);
     for (int i = 1; i <= n; ++i) {
         if (i == rootless) continue;
-        assert_true(add_random_joint(&r, b, parent[i], i, k0 + i, o->fixed_joints) >= 0);
+        const int j = add_random_joint(&r, b, parent[i], i, k0 + i, o->fixed_joints);
+        assert_true(j >= 0);
+        if (o->springs) add_joint_spring(&r, b, j, k0 + i, o->springs == 2);
     }
+    for (int k = 0; o->springs && k < 2; ++k) add_line_spring(&r, b, n, o->springs == 2);
     if (o->gravity == 1) {
         double g[3];
         rng_unit(&r, g);

@@ -36,6 +36,9 @@ typedef struct test_tree_opts {
     int gravity;        /* 0 none, 1 uniform (random direction), 2 point (random centre) */
     int fixed_joints;   /* 1: fixed joints may appear */
     int roots;          /* 1: one body may be left unjointed (compile adds a free root) */
+    int springs;        /* 0: none; 1: a joint spring on a dof of every revolute, prismatic,
+                           cylindrical, universal and planar joint and two line springs
+                           between random bodies (conservative); 2: the same, damped */
 } test_tree_opts;
 test_tree_opts test_default_tree_opts(int nbody);
 /* A compiled random tree: random parent of every body among the earlier ones, every joint

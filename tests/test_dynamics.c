@@ -73,6 +73,15 @@ static void quat_from_cardan(double q[4], const double a[3])
     quat_mul(q, t, qz);
 }
 
+/* Row-major rotation matrix of a unit quaternion (scalar first). */
+static void quat_to_mat(const double q[4], double R[9])
+{
+    const double w = q[0], x = q[1], y = q[2], z = q[3];
+    R[0] = 1 - 2 * (y * y + z * z), R[1] = 2 * (x * y - w * z), R[2] = 2 * (x * z + w * y);
+    R[3] = 2 * (x * y + w * z), R[4] = 1 - 2 * (x * x + z * z), R[5] = 2 * (y * z - w * x);
+    R[6] = 2 * (x * z - w * y), R[7] = 2 * (y * z + w * x), R[8] = 1 - 2 * (x * x + y * y);
+}
+
 /* Angular velocity in the child frame of R = Rx(a1) Ry(a2) Rz(a3) for rates ad:
    w = ad1 Rz^T Ry^T e1 + ad2 Rz^T e2 + ad3 e3. */
 static void cardan_omega(double w[3], const double a[3], const double ad[3])
@@ -195,6 +204,7 @@ static void check_consistency(uint64_t seed, int nbody, int gravity)
 {
     test_tree_opts o = test_default_tree_opts(nbody);
     o.gravity = gravity;
+    o.springs = (int)(seed % 4 == 0 ? 0 : seed % 2 + 1);
     mbs_model *m = test_random_tree(seed, &o);
     mbs_data *d = make_data(m);
     test_rng r;
@@ -250,14 +260,16 @@ static void test_random_trees(void **state)
         check_consistency(seed, 1 + (int)(seed * 7 % 14), (int)(seed % 3));
 }
 
-/* Power balance along the motion: d(T + V)/dt = tau . v + (input wrench power = 0 here)
-   by central differences along q(t) = q (+) t v, v(t) = v + t qacc. */
+/* Power balance along the motion: d(T + V)/dt = tau . v (gravity and undamped springs
+   are conservative, no input wrenches) by central differences along q(t) = q (+) t v,
+   v(t) = v + t qacc. */
 static void test_power_balance(void **state)
 {
     (void)state;
     for (uint64_t seed = 100; seed < 112; ++seed) {
         test_tree_opts o = test_default_tree_opts(2 + (int)(seed % 7));
         o.gravity = 1 + (int)(seed % 2);
+        o.springs = (int)(seed % 2);
         mbs_model *m = test_random_tree(seed, &o);
         mbs_data *d = make_data(m);
         test_rng r;
@@ -373,7 +385,8 @@ static mbs_model *compile_or_fail(mbs_builder *b)
     return m;
 }
 
-/* Simple pendulum: thdd = (tau - m g l sin th) / (Izz + m l^2). */
+/* Simple pendulum with a joint spring-damper:
+   thdd = (tau - m g l sin th - k (th - th0) - c thd) / (Izz + m l^2). */
 static void test_pendulum(void **state)
 {
     (void)state;
@@ -390,22 +403,25 @@ static void test_pendulum(void **state)
     jd.parent = MBS_WORLD;
     jd.child = 1;
     assert_int_equal(mbs_add_joint(b, &jd), 0);
+    const double k = 3.0, c = 0.4, th0 = 0.2;
+    assert_int_equal(mbs_add_joint_spring_damper(b, 0, 0, k, c, th0), 0);
     const double gv[3] = {0.0, -g, 0.0};
     assert_int_equal(mbs_builder_set_gravity(b, gv), MBS_OK);
     mbs_model *m = compile_or_fail(b);
     mbs_data *d = make_data(m);
     const double th[] = {0.3, -1.2, 2.5, 3.0};
-    for (int k = 0; k < 4; ++k) {
-        mbs_data_q(d)[0] = th[k];
-        mbs_data_v(d)[0] = 0.7 * k;
-        mbs_data_tau(d)[0] = 0.4 * k - 0.5;
+    for (int i = 0; i < 4; ++i) {
+        mbs_data_q(d)[0] = th[i];
+        mbs_data_v(d)[0] = 0.7 * i;
+        mbs_data_tau(d)[0] = 0.4 * i - 0.5;
         assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
-        const double ref = (mbs_data_tau(d)[0] - m_ * g * l * sin(th[k])) / (Izz + m_ * l * l);
+        const double ref = (mbs_data_tau(d)[0] - m_ * g * l * sin(th[i]) - k * (th[i] - th0) -
+                            c * mbs_data_v(d)[0]) / (Izz + m_ * l * l);
         test_assert_close(mbs_data_qacc(d), &ref, 1, TOL, "pendulum");
         double T, V;
         assert_int_equal(mbs_energy(d, &T, &V), MBS_OK);
         const double Tref = 0.5 * (Izz + m_ * l * l) * mbs_data_v(d)[0] * mbs_data_v(d)[0];
-        const double Vref = -m_ * g * l * cos(th[k]);
+        const double Vref = -m_ * g * l * cos(th[i]) + 0.5 * k * (th[i] - th0) * (th[i] - th0);
         test_assert_close(&T, &Tref, 1, TOL, "pendulum kinetic energy");
         test_assert_close(&V, &Vref, 1, TOL, "pendulum potential energy");
     }
@@ -696,7 +712,8 @@ static void test_fixed_merge(void **state)
 }
 
 /* The same physical state in quaternion and Cardan coordinates (free root + spherical +
-   revolute chain): same poses, velocities and spatial body accelerations. */
+   revolute chain; Cardan angles relative to a random reference frame Fix in aux, R = Fix
+   Rx Ry Rz): same poses, velocities and spatial body accelerations. */
 static mbs_model *quat_cardan_model(mbs_rotation rot, test_rng *r)
 {
     mbs_builder *b = new_builder();
@@ -744,9 +761,16 @@ static void test_quat_vs_cardan(void **state)
     /* free: q [p, rot], v [lin, ang]; spherical: q rot, v ang; revolute: 1 */
     for (int k = 0; k < 3; ++k) qq[k] = qc[k] = test_rng_uniform(&rs, -1, 1);
     for (int k = 0; k < 3; ++k) vq[k] = vc[k] = test_rng_uniform(&rs, -1, 1);
-    quat_from_cardan(qq + 3, ang[0]);
+    for (int s = 0; s < 2; ++s) { /* Fix_s in the Cardan joint's aux; q = fix (x) cardan */
+        double qf[4], qa[4];
+        for (int k = 0; k < 4; ++k) qf[k] = test_rng_uniform(&rs, -1, 1);
+        const double nf = quat_norm4(qf);
+        for (int k = 0; k < 4; ++k) qf[k] /= nf;
+        quat_to_mat(qf, dc->aux + mc->joints[s].auxadr);
+        quat_from_cardan(qa, ang[s]);
+        quat_mul(qq + 3 + 4 * s, qf, qa);
+    }
     memcpy(qc + 3, ang[0], sizeof ang[0]);
-    quat_from_cardan(qq + 7, ang[1]);
     memcpy(qc + 6, ang[1], sizeof ang[1]);
     qq[11] = qc[9] = 0.4;
     cardan_omega(vq + 3, ang[0], rate[0]);
@@ -865,6 +889,30 @@ static void test_nonfinite(void **state)
     free(orig);
     free(saved);
     free(tau);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* Finite inputs whose accelerations overflow: MBS_ERR_NONFINITE, qacc kept as it was. */
+static void test_nonfinite_result(void **state)
+{
+    (void)state;
+    mbs_builder *b = new_builder();
+    mbs_body_def bd = mbs_default_body_def(); /* inertia 1e-3 */
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    j.parent = 0, j.child = 1;
+    assert_true(mbs_add_joint(b, &j) >= 0);
+    mbs_model *m = compile_or_fail(b);
+    mbs_data *d = make_data(m);
+    mbs_data_tau(d)[0] = 1.0;
+    assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+    const double ok = mbs_data_qacc(d)[0];
+    assert_true(fabs(ok - 1000.0) < 1e-9);
+    mbs_data_tau(d)[0] = 1e308;
+    assert_int_equal(mbs_forward_dynamics(d), MBS_ERR_NONFINITE);
+    assert_non_null(strstr(mbs_data_error(d), "qacc[0]"));
+    assert_true(mbs_data_qacc(d)[0] == ok);
     mbs_data_destroy(d);
     mbs_model_destroy(m);
 }
@@ -1053,6 +1101,7 @@ int main(void)
         cmocka_unit_test(test_quat_vs_cardan),
         cmocka_unit_test(test_singular_end),
         cmocka_unit_test(test_nonfinite),
+        cmocka_unit_test(test_nonfinite_result),
         cmocka_unit_test(test_bad_args),
         cmocka_unit_test(test_assemble_tree),
     };
