@@ -120,6 +120,19 @@ static const struct {
     {"assemble", call_assemble},
 };
 
+/* Every call of the table succeeds on d without allocating or freeing. */
+static void run_table(mbs_data *d)
+{
+    for (size_t k = 0; k < sizeof calls / sizeof calls[0]; ++k) {
+        count_begin();
+        const int st = calls[k].fn(d);
+        const long n = count_end();
+        if (st != MBS_OK)
+            fail_msg("%s: %s (%s)", calls[k].name, mbs_status_name(st), mbs_data_error(d));
+        if (n != 0) fail_msg("%s: %ld allocations/frees", calls[k].name, n);
+    }
+}
+
 /* The counter works: creating and destroying data allocates and frees. */
 static void test_counter_works(void **state)
 {
@@ -148,22 +161,52 @@ static void test_dynamics_no_alloc(void **state)
     for (int seed = 1; seed <= 6; ++seed) {
         test_tree_opts o = test_default_tree_opts(4 + 3 * seed);
         o.gravity = seed % 3;
+        o.springs = (seed + 1) % 3; /* none, undamped, damped force elements */
         mbs_model *m = test_random_tree((uint64_t)seed, &o);
         mbs_data *d = mbs_data_create(m);
         assert_non_null(d);
         test_rng r;
         test_rng_seed(&r, (uint64_t)seed);
         test_random_state(&r, d, 1, 1, 1);
-        for (size_t k = 0; k < sizeof calls / sizeof calls[0]; ++k) {
-            count_begin();
-            const int st = calls[k].fn(d);
-            const long n = count_end();
-            if (st != MBS_OK) fail_msg("%s: %s (%s)", calls[k].name, mbs_status_name(st), mbs_data_error(d));
-            if (n != 0) fail_msg("%s: %ld allocations/frees", calls[k].name, n);
-        }
+        run_table(d);
         mbs_data_destroy(d);
         mbs_model_destroy(m);
     }
+}
+
+/* A user force law that pushes body 1 and drives dof 0. */
+static int push(mbs_data *d, void *user)
+{
+    const double F[3] = {0.0, 1.0, 0.0}, P[3] = {0.1, 0.0, 0.0};
+    (void)user;
+    const int st = mbs_apply_body_wrench(d, 1, F, NULL, P);
+    return st == MBS_OK ? mbs_apply_generalized_force(d, 0, 0.5) : st;
+}
+
+/* The table on a chain with a force callback (apply_* inside the callback). */
+static void test_callback_no_alloc(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    assert_non_null(b);
+    for (int i = 1; i <= 3; ++i) {
+        mbs_body_def bd = mbs_default_body_def();
+        bd.com[0] = 0.2;
+        assert_int_equal(mbs_add_body(b, &bd), i);
+        mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+        j.parent = i - 1, j.child = i;
+        j.frame_parent.pos[0] = 0.4;
+        assert_true(mbs_add_joint(b, &j) >= 0);
+    }
+    assert_true(mbs_add_force_callback(b, "push", push, NULL) >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    mbs_data *d = mbs_data_create(m);
+    assert_non_null(d);
+    run_table(d);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
 }
 
 /* Failing calls do not allocate either (message formatting included). */
@@ -190,6 +233,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counter_works),
         cmocka_unit_test(test_dynamics_no_alloc),
+        cmocka_unit_test(test_callback_no_alloc),
         cmocka_unit_test(test_errors_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
