@@ -1,0 +1,677 @@
+/* mbs-sim: the built-in mechanisms (each runs and passes its own sanity check, the pendulum
+ * matches the MSL reference, an orbit closes after one Kepler period), the option parser,
+ * and the installed program itself (run from $MBS_SIM): exit statuses and one-line messages
+ * of bad command lines, a failed simulation, and CSV and SVG files parsed back. */
+#define _POSIX_C_SOURCE 200809L
+#include "common.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+extern char **environ;
+
+#define PI 3.14159265358979323846
+
+static char g_dir[64]; /* scratch folder of the CLI tests */
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Path of a file in the scratch folder (static buffer per slot). */
+static const char *scratch(int slot, const char *name)
+{
+    static char buf[4][128];
+    snprintf(buf[slot], sizeof buf[slot], "%s/%s", g_dir, name);
+    return buf[slot];
+}
+
+/* Whole file as a NUL-terminated string (fails the test when missing). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    const long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    assert_non_null(s);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+/* Run $MBS_SIM with args (NULL-terminated); stdout and stderr go to files that are read
+   back into *out and *err (caller frees). Returns the exit status. */
+static int run_cli(const char *const *args, char **out, char **err)
+{
+    const char *exe = getenv("MBS_SIM");
+    assert_non_null(exe);
+    char *argv[32];
+    int n = 0;
+    argv[n++] = (char *)exe;
+    while (args[n - 1] && n < 31) {
+        argv[n] = (char *)args[n - 1];
+        ++n;
+    }
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, scratch(0, "stdout.txt"), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_addopen(&fa, 2, scratch(1, "stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    *out = slurp(scratch(0, "stdout.txt"));
+    *err = slurp(scratch(1, "stderr.txt"));
+    return WEXITSTATUS(status);
+}
+
+/* Skip the CLI tests when the program's path was not given. */
+static void need_cli(void)
+{
+    if (!getenv("MBS_SIM")) {
+        print_message("MBS_SIM not set: skipping the mbs-sim program tests\n");
+        skip();
+    }
+}
+
+/* Count of lines (newline-terminated) in s. */
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; ++s) n += *s == '\n';
+    return n;
+}
+
+/* A run of m in-process with its defaults, t_end replaced when t_end > 0. */
+static int run_mech(const mech *m, double t_end, sim_io *io, sim_result *r, sim_settings *s)
+{
+    sim_options o;
+    memset(&o, 0, sizeof o);
+    o.stepper = -1;
+    o.t_end = t_end;
+    char err[SIM_MSG];
+    assert_int_equal(sim_resolve(m, &o, s, err, sizeof err), 0);
+    const int st = sim_run(m, s, io, r, err, sizeof err);
+    if (st != MBS_OK) print_error("%s: %s\n", m->name, err);
+    return st;
+}
+
+/* The last kept row's value of column name. */
+static double last_value(const sim_result *r, const char *name)
+{
+    const int col = sim_table_find(&r->table, name);
+    assert_true(col >= 0);
+    return r->table.rows[(r->table.nrow - 1) * r->table.ncol + col];
+}
+
+/* ---------------------------------------------------------------- registry, runs */
+
+/* Names are unique, well-formed and found; every entry is complete. */
+static void test_registry(void **state)
+{
+    (void)state;
+    size_t count;
+    const mech *const *all = mech_all(&count);
+    assert_true(count >= 6);
+    for (size_t i = 0; i < count; ++i) {
+        const mech *m = all[i];
+        for (const char *c = m->name; *c; ++c)
+            assert_true(islower((unsigned char)*c) || isdigit((unsigned char)*c) || *c == '_');
+        assert_ptr_equal(mech_find(m->name), m);
+        for (size_t j = 0; j < i; ++j) assert_string_not_equal(all[j]->name, m->name);
+        assert_non_null(m->build);
+        assert_true(m->title && m->title[0] && m->source && m->source[0]);
+        assert_true(m->t_end > 0.0 && m->dt > 0.0 && m->dt <= m->t_end);
+        assert_true(m->rtol > 0.0 && m->atol > 0.0);
+        assert_true(m->energy == MECH_DRIVEN || m->energy_tol > 0.0);
+    }
+    assert_null(mech_find("no_such_mechanism"));
+    assert_null(mech_find(NULL));
+}
+
+/* Each mechanism runs for (at most) a second and passes its own sanity check. */
+static void test_each_mechanism_sanity(void **state)
+{
+    (void)state;
+    size_t count;
+    const mech *const *all = mech_all(&count);
+    for (size_t i = 0; i < count; ++i) {
+        const mech *m = all[i];
+        sim_io io = {.plot = 1, .progress = 0};
+        sim_result r;
+        sim_settings s;
+        assert_int_equal(run_mech(m, fmin(m->t_end, 1.0), &io, &r, &s), MBS_OK);
+        if (!r.check_ok) print_error("%s: %s\n", m->name, r.check_msg);
+        assert_true(r.check_ok);
+        assert_true(fabs(r.t_reached - s.t_end) <= 1e-12 * s.t_end);
+        assert_int_equal(r.steps, (long)ceil(s.t_end / s.dt - 1e-9));
+        assert_true(r.dof > 0 && r.dof <= r.nv && r.nv <= r.nq);
+        assert_int_equal(r.dof, r.nv - r.rank);
+        assert_int_equal(r.dropped, r.ncon - r.rank);
+        if (r.ncon == 0) {
+            assert_int_equal(r.nloops, 0);
+            assert_true(r.residual == 0.0);
+        } else {
+            assert_true(r.nloops > 0 && r.residual <= m->closure_tol);
+        }
+        assert_true(isfinite(r.e0) && isfinite(r.e_end) && r.e_scale > 0.0);
+        assert_string_equal(r.table.names[0], "t");
+        assert_int_equal(r.table.seen, r.steps + 1);
+        assert_true(io.ncols >= 1 && r.table.nrow >= 2 && r.table.nrow <= SIM_PLOT_ROWS + 2);
+        assert_true(last_value(&r, "t") == r.t_reached);
+        sim_result_free(&r);
+    }
+}
+
+/* The pendulum of seed 000 §2 ends where the MSL reference does (phi, w at 5 s). */
+static void test_pendulum_matches_msl(void **state)
+{
+    (void)state;
+    sim_io io = {.progress = 0};
+    sim_result r;
+    sim_settings s;
+    assert_int_equal(run_mech(mech_find("pendulum"), 0.0, &io, &r, &s), MBS_OK);
+    assert_true(s.t_end == 5.0);
+    assert_true(fabs(last_value(&r, "q.rev") - (-1.6796346)) < 1e-4);
+    assert_true(fabs(last_value(&r, "v.rev") - (-2.3181470)) < 1e-4);
+    /* the bob is 0.5 m from the pivot */
+    const double x = last_value(&r, "x.bob"), y = last_value(&r, "y.bob");
+    assert_true(fabs(hypot(x, y) - 0.5) < 1e-12);
+    assert_true(r.e_end < r.e0); /* the damper took energy out */
+    sim_result_free(&r);
+}
+
+/* body1 of point_gravity is back at its start after one Kepler period. */
+static void test_point_gravity_orbit_closes(void **state)
+{
+    (void)state;
+    const double a = 1.0 / (2.0 / 0.6 - 1.0 * 1.0); /* vis-viva, mu = 1, v = 1, r = 0.6 */
+    const double period = 2.0 * PI * sqrt(a * a * a);
+    sim_io io = {.progress = 0};
+    sim_result r;
+    sim_settings s;
+    assert_int_equal(run_mech(mech_find("point_gravity"), period, &io, &r, &s), MBS_OK);
+    assert_true(fabs(last_value(&r, "x.body1")) < 1e-6);
+    assert_true(fabs(last_value(&r, "y.body1") - 0.6) < 1e-6);
+    assert_true(fabs(last_value(&r, "v.free_body1.vx") - 1.0) < 1e-6);
+    assert_true(r.check_ok);
+    sim_result_free(&r);
+}
+
+/* ---------------------------------------------------------------- options */
+
+/* Parse a space-separated command line (after `run`); returns the parser's result. */
+static int parse(const char *line, sim_options *o, char *err)
+{
+    static char buf[256];
+    char *argv[32];
+    int argc = 0;
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
+        assert_true(argc < 32);
+        argv[argc++] = tok;
+    }
+    return sim_parse_run(argc, argv, o, err, SIM_MSG);
+}
+
+/* Good command lines fill the options; bad ones give the right message. */
+static void test_options(void **state)
+{
+    (void)state;
+    sim_options o;
+    char err[SIM_MSG];
+    assert_int_equal(parse("pendulum --t-end 2 --stepper=bdf --dt 0.01 --rtol 1e-9 --atol=1e-11 "
+                           "--out a.csv --plot b.svg --signals q.rev --check --no-progress",
+                           &o, err),
+                     0);
+    assert_string_equal(o.mechanism, "pendulum");
+    assert_true(o.t_end == 2.0 && o.dt == 0.01 && o.rtol == 1e-9 && o.atol == 1e-11);
+    assert_int_equal(o.stepper, MBS_STEP_CVODE_BDF);
+    assert_string_equal(o.csv_path, "a.csv");
+    assert_string_equal(o.svg_path, "b.svg");
+    assert_string_equal(o.signals, "q.rev");
+    assert_true(o.check == 1 && o.progress == 0);
+    assert_int_equal(parse("pendulum --help", &o, err), 1);
+    static const char *const bad[][2] = {
+        {"pendulum --dt 0", "--dt: expected a positive number, got '0'"},
+        {"pendulum --t-end nan", "--t-end: expected a positive number, got 'nan'"},
+        {"pendulum --rtol 1e-3x", "--rtol: expected a positive number, got '1e-3x'"},
+        {"pendulum --stepper rk5", "--stepper: unknown stepper 'rk5' (euler, rk4, adams or bdf)"},
+        {"pendulum --frob", "unknown option '--frob' (try 'mbs-sim --help')"},
+        {"pendulum --out", "--out: missing value"},
+        {"pendulum --plot=", "--plot: empty file name"},
+        {"pendulum robot_r3", "unexpected argument 'robot_r3' (one mechanism per run)"},
+        {"--check", "run: missing mechanism name (see 'mbs-sim list')"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        assert_int_equal(parse(bad[i][0], &o, err), -1);
+        assert_string_equal(err, bad[i][1]);
+    }
+}
+
+/* Defaults come from the mechanism; inconsistent settings are refused. */
+static void test_resolve(void **state)
+{
+    (void)state;
+    const mech *pg = mech_find("point_gravity"), *p = mech_find("pendulum");
+    sim_options o;
+    sim_settings s;
+    char err[SIM_MSG];
+    memset(&o, 0, sizeof o);
+    o.stepper = -1;
+    assert_int_equal(sim_resolve(pg, &o, &s, err, sizeof err), 0);
+    assert_true(s.stepper == MBS_STEP_CVODE_ADAMS && s.dt == pg->dt && s.rtol == pg->rtol);
+    o.stepper = MBS_STEP_RK4; /* a CVODE output interval is not an RK4 step */
+    assert_int_equal(sim_resolve(pg, &o, &s, err, sizeof err), 0);
+    assert_true(s.dt == 1e-3);
+    o.rtol = 1e-6;
+    assert_int_equal(sim_resolve(p, &o, &s, err, sizeof err), -1);
+    assert_string_equal(err, "--rtol/--atol apply to the adams and bdf steppers only, not rk4");
+    o.stepper = MBS_STEP_CVODE_BDF;
+    o.rtol = 2.0;
+    assert_int_equal(sim_resolve(p, &o, &s, err, sizeof err), -1);
+    o.rtol = 0.0;
+    o.t_end = 1e6;
+    o.dt = 1e-6;
+    assert_int_equal(sim_resolve(p, &o, &s, err, sizeof err), -1);
+    assert_non_null(strstr(err, "steps (at most 100000000)"));
+}
+
+/* ---------------------------------------------------------------- CSV and SVG checkers */
+
+typedef struct csv_data {
+    int ncol, nrow;
+    char names[64][48];
+    double *v; /* (nrow x ncol) */
+} csv_data;
+
+/* The next comma-separated field of *p (NULL at the end); cuts the string in place. */
+static char *next_field(char **p)
+{
+    char *field = *p;
+    if (!field) return NULL;
+    char *comma = strchr(field, ',');
+    if (comma) *comma = '\0';
+    *p = comma ? comma + 1 : NULL;
+    return field;
+}
+
+/* Parse a CSV file: a header of names, then rows of finite numbers, all of one width. */
+static void parse_csv(const char *path, csv_data *c)
+{
+    char *text = slurp(path), *save = NULL;
+    memset(c, 0, sizeof *c);
+    const int lines = count_lines(text);
+    char *line = strtok_r(text, "\n", &save);
+    assert_non_null(line);
+    for (char *p = line, *tok; (tok = next_field(&p)) != NULL;) {
+        assert_true(c->ncol < 64 && tok[0] != '\0');
+        snprintf(c->names[c->ncol++], sizeof c->names[0], "%s", tok);
+    }
+    c->v = malloc(sizeof(double) * (size_t)c->ncol * (size_t)lines);
+    assert_non_null(c->v);
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+        int k = 0;
+        for (char *p = line, *tok; (tok = next_field(&p)) != NULL; ++k) {
+            char *end;
+            assert_true(k < c->ncol);
+            c->v[c->nrow * c->ncol + k] = strtod(tok, &end);
+            assert_true(end != tok && *end == '\0' && isfinite(c->v[c->nrow * c->ncol + k]));
+        }
+        assert_int_equal(k, c->ncol);
+        ++c->nrow;
+    }
+    free(text);
+}
+
+typedef struct svg_info {
+    int elements, polylines, points[16], texts;
+    char root[32];
+    char text[4096]; /* all text content, '|' separated */
+} svg_info;
+
+/* Attributes of a start tag up to '>' or '/>': name="value" pairs; points of a polyline are
+   counted (pairs "x,y" inside the view box). Returns the position after the tag. */
+static const char *svg_attrs(const char *p, const char *tag, svg_info *info, int *empty)
+{
+    for (;;) {
+        while (isspace((unsigned char)*p)) ++p;
+        if (p[0] == '/' && p[1] == '>') {
+            *empty = 1;
+            return p + 2;
+        }
+        if (*p == '>') {
+            *empty = 0;
+            return p + 1;
+        }
+        const char *name = p;
+        while (isalnum((unsigned char)*p) || *p == '-' || *p == ':' || *p == '_') ++p;
+        assert_true(p > name && *p == '=' && (p[1] == '"' || p[1] == '\''));
+        const char quote = p[1], *val = p + 2, *end = strchr(val, quote);
+        assert_non_null(end);
+        for (const char *c = val; c < end; ++c) assert_true(*c != '<');
+        if (!strcmp(tag, "polyline") && !strncmp(name, "points=", 7)) {
+            int npts = 0;
+            for (const char *c = val; c < end;) {
+                char *e1, *e2;
+                const double x = strtod(c, &e1);
+                assert_true(e1 > c && *e1 == ',');
+                const double y = strtod(e1 + 1, &e2);
+                assert_true(e2 > e1 + 1 && x >= 0 && x <= 880 && y >= 0 && y <= 500);
+                ++npts;
+                c = e2;
+                while (c < end && *c == ' ') ++c;
+            }
+            assert_true(info->polylines < 16);
+            info->points[info->polylines] = npts;
+        }
+        p = end + 1;
+    }
+}
+
+/* Well-formedness of the SVG: one <svg> root, every tag closed in order, quoted attributes,
+   no stray '<' or '&' in text; counts elements, polylines and their points, texts. */
+static void check_svg(const char *path, svg_info *info)
+{
+    char *text = slurp(path), stack[64][32];
+    int depth = 0, roots = 0;
+    memset(info, 0, sizeof *info);
+    const char *p = text;
+    if (!strncmp(p, "<?xml", 5)) p = strstr(p, "?>") + 2;
+    while (*p) {
+        if (*p != '<') {
+            assert_true(depth > 0 || isspace((unsigned char)*p));
+            if (*p == '&')
+                assert_true(!strncmp(p, "&amp;", 5) || !strncmp(p, "&lt;", 4) ||
+                            !strncmp(p, "&gt;", 4) || !strncmp(p, "&quot;", 6));
+            if (depth > 0 && !strcmp(stack[depth - 1], "text") &&
+                strlen(info->text) + 2 < sizeof info->text)
+                strncat(info->text, p, 1);
+            ++p;
+            continue;
+        }
+        if (p[1] == '/') {
+            const size_t len = strcspn(p + 2, ">");
+            assert_true(depth > 0 && strlen(stack[depth - 1]) == len &&
+                        !strncmp(p + 2, stack[depth - 1], len));
+            if (!strcmp(stack[--depth], "text")) strcat(info->text, "|");
+            p += 3 + len;
+            continue;
+        }
+        char tag[32];
+        const size_t len = strcspn(p + 1, " \t\n/>");
+        assert_true(len > 0 && len < sizeof tag);
+        snprintf(tag, sizeof tag, "%.*s", (int)len, p + 1);
+        if (depth == 0) {
+            ++roots;
+            snprintf(info->root, sizeof info->root, "%s", tag);
+        }
+        int empty;
+        p = svg_attrs(p + 1 + len, tag, info, &empty);
+        ++info->elements;
+        info->polylines += !strcmp(tag, "polyline");
+        info->texts += !strcmp(tag, "text");
+        if (!empty) {
+            assert_true(depth < 64);
+            snprintf(stack[depth++], 32, "%s", tag);
+        }
+    }
+    assert_int_equal(depth, 0);
+    assert_int_equal(roots, 1);
+    free(text);
+}
+
+/* The SVG writer on its own: a flat signal, a NaN gap, and escaped names. */
+static void test_svg_writer(void **state)
+{
+    (void)state;
+    char *names[3] = {"t", "flat & <odd>", "gap"};
+    double rows[5 * 3];
+    for (int i = 0; i < 5; ++i) {
+        rows[3 * i] = 0.1 * i;
+        rows[3 * i + 1] = 2.0;
+        rows[3 * i + 2] = i == 2 ? NAN : (double)i;
+    }
+    sim_table t = {.ncol = 3, .names = names, .rows = rows, .nrow = 5, .cap = 5, .stride = 1};
+    const int cols[2] = {1, 2};
+    char err[SIM_MSG];
+    assert_int_equal(
+        sim_svg_write(scratch(2, "w.svg"), "a \"title\"", &t, cols, 2, err, sizeof err), 0);
+    svg_info info;
+    check_svg(scratch(2, "w.svg"), &info);
+    assert_string_equal(info.root, "svg");
+    assert_int_equal(info.polylines, 3); /* flat: 1, gap: 2 pieces */
+    assert_int_equal(info.points[0], 5);
+    assert_int_equal(info.points[1] + info.points[2], 4);
+    assert_non_null(strstr(info.text, "flat &amp; &lt;odd&gt;"));
+    assert_int_equal(sim_svg_write("/nonexistent/dir/w.svg", "x", &t, cols, 2, err, sizeof err),
+                     -1);
+    assert_non_null(strstr(err, "cannot write '/nonexistent/dir/w.svg'"));
+}
+
+/* ---------------------------------------------------------------- the program */
+
+/* `list` names every mechanism; no arguments runs the demo table, all "ok". */
+static void test_cli_list_and_demo(void **state)
+{
+    (void)state;
+    need_cli();
+    char *out, *err;
+    const char *list[] = {"list", NULL}, *none[] = {NULL}, *version[] = {"--version", NULL};
+    assert_int_equal(run_cli(list, &out, &err), 0);
+    size_t count;
+    const mech *const *all = mech_all(&count);
+    for (size_t i = 0; i < count; ++i) assert_non_null(strstr(out, all[i]->name));
+    assert_string_equal(err, "");
+    free(out);
+    free(err);
+    assert_int_equal(run_cli(none, &out, &err), 0);
+    for (size_t i = 0; i < count; ++i) {
+        const char *row = strstr(out, all[i]->name);
+        assert_non_null(row);
+        const char *eol = strchr(row, '\n');
+        assert_true(eol && eol - row > 3 && !strncmp(eol - 2, "ok", 2));
+    }
+    assert_string_equal(err, "");
+    free(out);
+    free(err);
+    assert_int_equal(run_cli(version, &out, &err), 0);
+    assert_true(!strncmp(out, "mbs-sim ", 8));
+    free(out);
+    free(err);
+}
+
+/* Bad command lines: exit status 2 and exactly one line "mbs-sim: <message>". */
+static void test_cli_bad_command_lines(void **state)
+{
+    (void)state;
+    need_cli();
+    static const struct {
+        const char *args[6];
+        const char *msg;
+    } cases[] = {
+        {{"frob", NULL}, "mbs-sim: unknown command 'frob' (try 'mbs-sim --help')\n"},
+        {{"run", "nope", NULL}, "mbs-sim: unknown mechanism 'nope' (built-in: pendulum,"},
+        {{"run", NULL}, "mbs-sim: run: missing mechanism name (see 'mbs-sim list')\n"},
+        {{"run", "pendulum", "--dt", "-1", NULL},
+         "mbs-sim: --dt: expected a positive number, got '-1'\n"},
+        {{"run", "pendulum", "--bogus", NULL},
+         "mbs-sim: unknown option '--bogus' (try 'mbs-sim --help')\n"},
+        {{"run", "pendulum", "--stepper", NULL}, "mbs-sim: --stepper: missing value\n"},
+        {{"run", "pendulum", "--rtol", "1e-6", NULL},
+         "mbs-sim: --rtol/--atol apply to the adams and bdf steppers only, not rk4\n"},
+        {{"run", "pendulum", "--signals", "q.rev", NULL},
+         "mbs-sim: --signals needs --plot FILE.svg\n"},
+        {{"run", "pendulum", "--plot", "x.svg", "--signals=q.rev,foo", NULL},
+         "mbs-sim: pendulum: --signals: no signal 'foo' (signals: q.rev, v.rev,"},
+        {{"list", "extra", NULL}, "mbs-sim: list: takes no arguments\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char *out, *err;
+        assert_int_equal(run_cli(cases[i].args, &out, &err), SIM_EXIT_USAGE);
+        if (strncmp(err, cases[i].msg, strlen(cases[i].msg)) != 0) fail_msg("got: %s", err);
+        assert_int_equal(count_lines(err), 1);
+        assert_string_equal(out, "");
+        free(out);
+        free(err);
+    }
+}
+
+/* A simulation that blows up (explicit Euler, far too large a step): status 1 and the
+   library's message; a file that cannot be written: status 1; a failed check: status 3. */
+static void test_cli_failures(void **state)
+{
+    (void)state;
+    need_cli();
+    char *out, *err;
+    const char *diverge[] = {"run", "robot_r3", "--stepper", "euler", "--dt",
+                             "0.1", "--t-end",  "200",       NULL};
+    assert_int_equal(run_cli(diverge, &out, &err), SIM_EXIT_FAIL);
+    assert_true(!strncmp(err, "mbs-sim: robot_r3: diverged at t = ", 35));
+    assert_non_null(strstr(err, "MBS_ERR_NONFINITE"));
+    assert_int_equal(count_lines(err), 1);
+    free(out);
+    free(err);
+    const char *nofile[] = {"run", "pendulum", "--out", "/nonexistent/dir/x.csv", NULL};
+    assert_int_equal(run_cli(nofile, &out, &err), SIM_EXIT_FAIL);
+    assert_string_equal(
+        err,
+        "mbs-sim: pendulum: cannot write '/nonexistent/dir/x.csv': No such file or directory\n");
+    free(out);
+    free(err);
+    /* symplectic Euler at 10 ms keeps the triple pendulum bounded but not its energy */
+    const char *check[] = {"run",  "triple_pendulum", "--stepper", "euler", "--dt",
+                           "0.01", "--check",         NULL};
+    assert_int_equal(run_cli(check, &out, &err), SIM_EXIT_CHECK);
+    assert_non_null(strstr(out, "check           FAILED: conservative"));
+    free(out);
+    free(err);
+}
+
+/* A run writing CSV and SVG: the summary has every field, the CSV parses back with one row
+   per step and consistent values, the SVG is well-formed with one polyline per signal. */
+static void test_cli_csv_and_svg(void **state)
+{
+    (void)state;
+    need_cli();
+    char *out, *err;
+    const char *csv = scratch(2, "p.csv"), *svg = scratch(3, "p.svg");
+    const char *args[] = {"run",   "pendulum", "--t-end", "0.25", "--dt", "0.001",
+                          "--out", csv,        "--plot",  svg,    NULL};
+    assert_int_equal(run_cli(args, &out, &err), 0);
+    assert_string_equal(err, ""); /* no progress line: stderr is not a terminal */
+    static const char *const fields[] = {
+        "1 degree of freedom", "loops",        "redundant rows dropped",
+        "steps           250", "wall time",    "real-time factor",
+        "energy drift",        "max residual", "check           ok"};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i)
+        if (!strstr(out, fields[i])) fail_msg("summary lacks '%s':\n%s", fields[i], out);
+    free(out);
+    free(err);
+    csv_data c;
+    parse_csv(csv, &c);
+    static const char *const header[] = {"t",     "q.rev",   "v.rev",     "x.bob", "y.bob",
+                                         "z.bob", "kinetic", "potential", "energy"};
+    assert_int_equal(c.ncol, 9);
+    for (int i = 0; i < 9; ++i) assert_string_equal(c.names[i], header[i]);
+    assert_int_equal(c.nrow, 251);
+    for (int i = 0; i < c.nrow; ++i) {
+        const double *row = c.v + i * c.ncol;
+        assert_true(fabs(row[0] - 0.001 * i) < 1e-9);
+        assert_true(fabs(row[3] - 0.5 * cos(row[1])) < 1e-9 &&
+                    fabs(row[4] - 0.5 * sin(row[1])) < 1e-9);
+        assert_true(fabs(row[6] + row[7] - row[8]) < 1e-9);
+    }
+    free(c.v);
+    svg_info info;
+    check_svg(svg, &info);
+    assert_string_equal(info.root, "svg");
+    assert_int_equal(info.polylines, 2);
+    assert_int_equal(info.points[0], 251);
+    assert_int_equal(info.points[1], 251);
+    assert_non_null(strstr(info.text, "|q.rev|"));
+    assert_non_null(strstr(info.text, "|v.rev|"));
+    assert_non_null(strstr(info.text, "time t [s]"));
+}
+
+/* A long run keeps at most SIM_PLOT_ROWS + 1 plot points; a partial last step ends at t_end;
+   chosen signals of a free body. */
+static void test_cli_plot_decimation(void **state)
+{
+    (void)state;
+    need_cli();
+    char *out, *err;
+    const char *csv = scratch(2, "f.csv"), *svg = scratch(3, "f.svg");
+    const char *args[] = {"run",       "free_body_springs",
+                          "--t-end",   "10.0005",
+                          "--out",     csv,
+                          "--plot",    svg,
+                          "--signals", "q.free_bar.qw,v.free_bar.wz,energy",
+                          NULL};
+    assert_int_equal(run_cli(args, &out, &err), 0);
+    free(out);
+    free(err);
+    csv_data c;
+    parse_csv(csv, &c);
+    assert_int_equal(c.nrow, 10002);
+    assert_true(c.v[(c.nrow - 1) * c.ncol] == 10.0005);
+    assert_string_equal(c.names[4], "q.free_bar.qw");
+    assert_string_equal(c.names[c.ncol - 1], "energy");
+    free(c.v);
+    svg_info info;
+    check_svg(svg, &info);
+    assert_int_equal(info.polylines, 3);
+    for (int i = 0; i < 3; ++i)
+        assert_true(info.points[i] >= 2000 && info.points[i] <= SIM_PLOT_ROWS + 1);
+    assert_non_null(strstr(info.text, "|energy|"));
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "/tmp/mbs_test_sim_XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"stdout.txt", "stderr.txt", "w.svg", "p.csv",
+                                        "p.svg",      "f.csv",      "f.svg"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) remove(scratch(0, files[i]));
+    return rmdir(g_dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_each_mechanism_sanity),
+        cmocka_unit_test(test_pendulum_matches_msl),
+        cmocka_unit_test(test_point_gravity_orbit_closes),
+        cmocka_unit_test(test_options),
+        cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_svg_writer),
+        cmocka_unit_test(test_cli_list_and_demo),
+        cmocka_unit_test(test_cli_bad_command_lines),
+        cmocka_unit_test(test_cli_failures),
+        cmocka_unit_test(test_cli_csv_and_svg),
+        cmocka_unit_test(test_cli_plot_decimation),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,195 @@
+/* mbs-sim: simulate the built-in mechanisms of mbs from the command line.
+ *
+ *   mbs-sim                 demo: every built-in mechanism at its defaults, one line each
+ *   mbs-sim list            the built-in mechanisms
+ *   mbs-sim run NAME [...]  simulate one and print a summary (see usage())
+ *
+ * Errors are one line on stderr, "mbs-sim: ...", with exit status 1 (a failed simulation
+ * or file), 2 (a bad command line) or 3 (--check and the sanity check failed). */
+#include <stdio.h>
+#include <string.h>
+
+#include "sim.h"
+
+#ifndef MBS_SIM_VERSION
+#define MBS_SIM_VERSION "unknown"
+#endif
+
+/* The help text. */
+static void usage(FILE *f)
+{
+    fputs("usage: mbs-sim                  run every built-in mechanism briefly (demo)\n"
+          "       mbs-sim list             list the built-in mechanisms\n"
+          "       mbs-sim run NAME [options]\n"
+          "options of run:\n"
+          "  --t-end T          simulated time [s] (default: the mechanism's)\n"
+          "  --stepper S        euler | rk4 | adams | bdf\n"
+          "  --dt H             step of euler and rk4, output interval of adams and bdf [s]\n"
+          "  --rtol R, --atol A tolerances of adams and bdf\n"
+          "  --out FILE.csv     write t, q, v, tracked body positions and energies\n"
+          "  --plot FILE.svg    plot signals against time\n"
+          "  --signals A,B,...  the plotted signals: CSV column names (default: the\n"
+          "                     mechanism's; at most 10)\n"
+          "  --check            exit with status 3 when the sanity check fails\n"
+          "  --progress, --no-progress\n"
+          "                     progress line on stderr (default: when it is a terminal)\n"
+          "exit status: 0 ok, 1 simulation or file failure, 2 bad command line,\n"
+          "             3 sanity check failed (with --check)\n",
+          f);
+}
+
+/* One-line error on stderr; returns the exit status. */
+static int fail(int status, const char *msg)
+{
+    fprintf(stderr, "mbs-sim: %s\n", msg);
+    return status;
+}
+
+/* `mbs-sim list`: name, title and source of every mechanism. */
+static int cmd_list(void)
+{
+    size_t count;
+    const mech *const *all = mech_all(&count);
+    for (size_t i = 0; i < count; ++i)
+        printf("%-20s %s\n%-20s   [%s]\n", all[i]->name, all[i]->title, "", all[i]->source);
+    return SIM_EXIT_OK;
+}
+
+/* "unknown mechanism 'x' (built-in: a, b, ...)" */
+static void unknown_mechanism(const char *name, char *err, size_t n)
+{
+    size_t count, len = (size_t)snprintf(err, n, "unknown mechanism '%s' (built-in:", name);
+    const mech *const *all = mech_all(&count);
+    for (size_t i = 0; i < count && len < n; ++i)
+        len +=
+            (size_t)snprintf(err + len, n - len, " %s%s", all[i]->name, i + 1 < count ? "," : ")");
+}
+
+/* Write the plot of a finished run. */
+static int write_plot(const char *path, const mech *m, const sim_settings *s, const sim_result *r,
+                      const sim_io *io, char *err, size_t n)
+{
+    char title[160];
+    snprintf(title, sizeof title, "%s: %s, %s %g s", m->name, sim_stepper_name(s->stepper),
+             s->stepper == MBS_STEP_EULER || s->stepper == MBS_STEP_RK4 ? "step" : "output", s->dt);
+    return sim_svg_write(path, title, &r->table, io->cols, io->ncols, err, n);
+}
+
+/* Files line(s) after the summary. */
+static void print_files(const sim_options *o, const sim_result *r, const sim_io *io)
+{
+    if (o->csv_path)
+        printf("  csv             %s (%ld rows x %d columns)\n", o->csv_path, r->csv_rows,
+               r->table.ncol);
+    if (o->svg_path)
+        printf("  plot            %s (%d %s)\n", o->svg_path, io->ncols,
+               io->ncols == 1 ? "signal" : "signals");
+}
+
+/* `mbs-sim run NAME [options]`. */
+static int cmd_run(int argc, char **argv)
+{
+    char err[SIM_MSG];
+    sim_options o;
+    const int parsed = sim_parse_run(argc, argv, &o, err, sizeof err);
+    if (parsed == 1) {
+        usage(stdout);
+        return SIM_EXIT_OK;
+    }
+    if (parsed < 0) return fail(SIM_EXIT_USAGE, err);
+    const mech *m = mech_find(o.mechanism);
+    if (!m) {
+        unknown_mechanism(o.mechanism, err, sizeof err);
+        return fail(SIM_EXIT_USAGE, err);
+    }
+    sim_settings s;
+    if (sim_resolve(m, &o, &s, err, sizeof err) < 0) return fail(SIM_EXIT_USAGE, err);
+    if (o.signals && !o.svg_path) return fail(SIM_EXIT_USAGE, "--signals needs --plot FILE.svg");
+    sim_io io = {.csv_path = o.csv_path,
+                 .plot = o.svg_path != NULL,
+                 .signals = o.signals,
+                 .progress = o.progress};
+    sim_result r;
+    const int st = sim_run(m, &s, &io, &r, err, sizeof err);
+    int code = st == SIM_ERR_USAGE ? SIM_EXIT_USAGE : st != MBS_OK ? SIM_EXIT_FAIL : SIM_EXIT_OK;
+    if (code == SIM_EXIT_OK && o.svg_path &&
+        write_plot(o.svg_path, m, &s, &r, &io, err, sizeof err) < 0)
+        code = SIM_EXIT_FAIL;
+    if (code != SIM_EXIT_OK) {
+        char line[SIM_MSG + 64];
+        snprintf(line, sizeof line, "%s: %s", m->name, err);
+        sim_result_free(&r);
+        return fail(code, line);
+    }
+    sim_print_summary(stdout, m, &s, &r);
+    print_files(&o, &r, &io);
+    if (o.check && !r.check_ok) code = SIM_EXIT_CHECK;
+    sim_result_free(&r);
+    return code;
+}
+
+/* One demo table row: run m at its defaults. */
+static int demo_row(const mech *m)
+{
+    const sim_options o = {.stepper = -1};
+    sim_settings s;
+    sim_result r;
+    memset(&r, 0, sizeof r);
+    sim_io io = {.progress = 0};
+    char err[SIM_MSG];
+    int st = sim_resolve(m, &o, &s, err, sizeof err);
+    if (st == 0) st = sim_run(m, &s, &io, &r, err, sizeof err);
+    if (st != 0) {
+        printf("%-18s failed: %s\n", m->name, err);
+        sim_result_free(&r);
+        return 0;
+    }
+    const double scale = r.e_scale > 0.0 ? r.e_scale : 1.0;
+    printf("%-18s %3d %5d %3d  %-5s %5g %7ld %9.3f %9.3g %10.2e %9.1e  %s\n", m->name, r.dof,
+           r.nloops, r.dropped, sim_stepper_name(s.stepper), s.t_end, r.steps, 1e3 * r.wall,
+           r.wall > 0.0 ? r.t_reached / r.wall : 0.0, (r.e_end - r.e0) / scale, r.residual,
+           r.check_ok ? "ok" : "FAILED");
+    const int ok = r.check_ok;
+    sim_result_free(&r);
+    return ok;
+}
+
+/* `mbs-sim` alone: every mechanism at its defaults, one table row each. */
+static int cmd_demo(void)
+{
+    size_t count, ok = 0;
+    const mech *const *all = mech_all(&count);
+    printf("mbs-sim %s: every built-in mechanism at its default settings\n\n", MBS_SIM_VERSION);
+    printf("%-18s %3s %5s %3s  %-5s %5s %7s %9s %9s %10s %9s  %s\n", "mechanism", "dof", "loops",
+           "red", "step", "t_end", "steps", "wall[ms]", "realtime", "dE/E", "residual", "check");
+    for (size_t i = 0; i < count; ++i) ok += (size_t)demo_row(all[i]);
+    printf("\ndof: degrees of freedom; red: redundant constraint rows dropped; realtime:\n"
+           "simulated time / wall time in the stepper; dE/E: energy change over the run\n"
+           "relative to its scale (negative: dampers at work).\n"
+           "Next: 'mbs-sim list', 'mbs-sim run robot_r3 --plot r3.svg --out r3.csv', "
+           "'mbs-sim --help'.\n");
+    return ok == count ? SIM_EXIT_OK : SIM_EXIT_FAIL;
+}
+
+/* Dispatch on the command word. */
+int main(int argc, char **argv)
+{
+    if (argc < 2) return cmd_demo();
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "list")) {
+        if (argc > 2) return fail(SIM_EXIT_USAGE, "list: takes no arguments");
+        return cmd_list();
+    }
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        usage(stdout);
+        return SIM_EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("mbs-sim %s\n", MBS_SIM_VERSION);
+        return SIM_EXIT_OK;
+    }
+    char err[SIM_MSG];
+    snprintf(err, sizeof err, "unknown command '%s' (try 'mbs-sim --help')", cmd);
+    return fail(SIM_EXIT_USAGE, err);
+}

@@ -1,0 +1,124 @@
+/* mbs-sim internals: command-line options, one simulation run with its summary, the CSV
+ * and SVG writers and the progress line. Used by mbs-sim.c and tests/test_sim.c. */
+#ifndef MBS_SIM_H
+#define MBS_SIM_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <mbs/mbs.h>
+
+#include "mechanisms/mechanisms.h"
+
+#define SIM_MSG 512 /* size of every message buffer */
+#define SIM_MAX_STEPS 100000000L
+#define SIM_PLOT_ROWS 4000 /* at most this many rows are kept for the plot */
+
+#define SIM_MAX_SIGNALS 10   /* signals in one plot */
+#define SIM_ERR_IO (-100)    /* sim_run: a file could not be written */
+#define SIM_ERR_USAGE (-101) /* sim_run: a bad --signals list */
+
+/* Exit statuses of mbs-sim. */
+enum { SIM_EXIT_OK = 0, SIM_EXIT_FAIL = 1, SIM_EXIT_USAGE = 2, SIM_EXIT_CHECK = 3 };
+
+/* `mbs-sim run` options; a zero field means "the mechanism's default". */
+typedef struct sim_options {
+    const char *mechanism;
+    double t_end, dt, rtol, atol;
+    int stepper; /* mbs_stepper_kind, or -1 for the mechanism's default */
+    const char *csv_path, *svg_path;
+    const char *signals; /* comma-separated CSV column names for the plot; NULL: default */
+    int check;           /* nonzero: a failed sanity check is exit status 3 */
+    int progress;        /* -1 auto (stderr is a terminal), 0 never, 1 always */
+} sim_options;
+
+/* Parse the arguments after `run`; MBS_OK or -1 with a one-line message in err. */
+int sim_parse_run(int argc, char **argv, sim_options *o, char *err, size_t n);
+/* Settings after the mechanism defaults are applied (validated: finite, positive). */
+typedef struct sim_settings {
+    double t_end, dt, rtol, atol;
+    mbs_stepper_kind stepper;
+} sim_settings;
+/* Mechanism defaults overridden by the options; -1 with a message if inconsistent. */
+int sim_resolve(const mech *m, const sim_options *o, sim_settings *s, char *err, size_t n);
+/* "euler", "rk4", "adams", "bdf" */
+const char *sim_stepper_name(mbs_stepper_kind k);
+/* Kind for a name, or -1. */
+int sim_stepper_parse(const char *name);
+
+/* ---- recorded signals: the CSV columns */
+typedef struct sim_table {
+    int ncol;
+    char **names; /* (ncol) "t", "q.<joint>[.k]", "v.<joint>[.k]", "x|y|z.<body>", energies */
+    double *rows; /* (cap x ncol) kept rows, every stride-th sample plus the last */
+    long nrow, cap, stride, seen;
+} sim_table;
+void sim_table_free(sim_table *t);
+/* Index of a column, or -1. */
+int sim_table_find(const sim_table *t, const char *name);
+/* Parse a comma-separated signal list into column indices (at most max); count or -1 with
+   a message naming the unknown signal. */
+int sim_table_select(const sim_table *t, const char *list, int *idx, int max, char *err, size_t n);
+
+/* ---- one run */
+/* Files and plot signals of a run. */
+typedef struct sim_io {
+    const char *csv_path; /* CSV written while running; NULL: none */
+    int plot;             /* nonzero: resolve plot columns (before stepping) */
+    const char *signals;  /* comma-separated plot signals; NULL: the mechanism's default */
+    int progress;         /* -1 auto (stderr is a terminal), 0 never, 1 always */
+    int cols[SIM_MAX_SIGNALS], ncols; /* out: the plot columns */
+} sim_io;
+
+typedef struct sim_result {
+    int nq, nv, nbody, njoint, nforce, ncon, nloops, rank, dropped, dof;
+    long steps;           /* mbs_stepper_step calls */
+    long csv_rows;        /* rows written to the CSV file */
+    double t_reached;     /* simulated time at the end */
+    double wall;          /* wall time inside mbs_stepper_step [s] */
+    double e0, e_end;     /* total energy at the start and the end [J] */
+    double e_dev, e_rise; /* max |E - E0| and max (E - E0) over the samples [J] */
+    double e_scale;       /* max(|E0|, max kinetic energy) [J]: the scale of relative drift */
+    double residual;      /* max closure residual over the samples (0 for a tree) */
+    int check_ok;         /* the mechanism's sanity check passed */
+    char check_msg[SIM_MSG];
+    sim_table table; /* kept rows for the plot */
+} sim_result;
+
+/* Simulate mechanism m with settings s; writes the CSV while running, keeps rows for the
+   plot, shows progress when asked. Returns MBS_OK, a negative mbs status (err holds
+   "<what failed>: <STATUS>: <library message>"), SIM_ERR_IO or SIM_ERR_USAGE. */
+int sim_run(const mech *m, const sim_settings *s, sim_io *io, sim_result *r, char *err, size_t n);
+void sim_result_free(sim_result *r);
+/* The multi-line summary of a finished run. */
+void sim_print_summary(FILE *f, const mech *m, const sim_settings *s, const sim_result *r);
+/* Evaluate the mechanism's sanity check on a finished run (fills check_ok, check_msg). */
+void sim_check(const mech *m, sim_result *r);
+
+/* ---- output files */
+/* CSV writer: header line, then rows of %.12g; errors carry the path and strerror. */
+typedef struct sim_csv {
+    FILE *f;
+    const char *path;
+} sim_csv;
+int sim_csv_open(sim_csv *c, const char *path, const sim_table *t, char *err, size_t n);
+int sim_csv_row(sim_csv *c, const double *row, int ncol, char *err, size_t n);
+int sim_csv_close(sim_csv *c, char *err, size_t n);
+/* Write an SVG line plot of the selected columns of t against time (column 0). */
+int sim_svg_write(const char *path, const char *title, const sim_table *t, const int *cols,
+                  int ncols, char *err, size_t n);
+
+/* ---- progress line on stderr */
+typedef struct sim_progress {
+    int enabled;
+    double start, last; /* wall clock [s] */
+    const char *label;
+} sim_progress;
+/* enabled: -1 auto (stderr is a terminal), 0, 1. */
+void sim_progress_begin(sim_progress *p, int enabled, const char *label);
+void sim_progress_update(sim_progress *p, double t, double t_end);
+void sim_progress_end(sim_progress *p);
+/* Monotonic wall clock [s]. */
+double sim_now(void);
+
+#endif
