@@ -479,6 +479,15 @@ static void test_free_body(void **state)
         for (int i = 0; i < 3; ++i) wxIw[i] = -wxIw[i];
         solve3(bd.inertia, wxIw, ang);
         test_assert_close(a + 3, ang, 3, TOL, "Euler's equations");
+        if (kind == 1) { /* at the centre of the field: no force, no NaN */
+            double T, V;
+            const double zero[3] = {0, 0, 0};
+            memcpy(q, center, 3 * sizeof(double));
+            assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+            test_assert_close(mbs_data_qacc(d), zero, 3, TOL, "point gravity at the centre");
+            assert_int_equal(mbs_energy(d, &T, &V), MBS_OK);
+            assert_true(V == 0.0);
+        }
         mbs_data_destroy(d);
         mbs_model_destroy(m);
     }
