@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The main job: build mbs and run the demo simulation (a triple pendulum printed as a table).
+# The main job: build mbs and run the mbs-sim demo (every built-in mechanism simulated with
+# its default settings, one summary line each). Arguments go to mbs-sim, e.g.
+#   ./scripts/demo.sh run robot_r3 --plot r3.svg
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-exec ./build/examples/triple_pendulum "$@"
+exec ./build/tools/mbs-sim "$@"

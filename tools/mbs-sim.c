@@ -145,7 +145,7 @@ static int demo_row(const mech *m)
         return 0;
     }
     const double scale = r.e_scale > 0.0 ? r.e_scale : 1.0;
-    printf("%-18s %3d %5d %3d  %-5s %5g %7ld %9.3f %9.3g %10.2e %9.1e  %s\n", m->name, r.dof,
+    printf("%-18s %3d %5d %3d  %-5s %5g %7ld %9.3f %9.0f %10.2e %9.1e  %s\n", m->name, r.dof,
            r.nloops, r.dropped, sim_stepper_name(s.stepper), s.t_end, r.steps, 1e3 * r.wall,
            r.wall > 0.0 ? r.t_reached / r.wall : 0.0, (r.e_end - r.e0) / scale, r.residual,
            r.check_ok ? "ok" : "FAILED");
