@@ -641,6 +641,7 @@ static void test_cli_plot_decimation(void **state)
     assert_non_null(strstr(info.text, "|energy|"));
 }
 
+/* The scratch folder of the CLI tests. */
 static int setup(void **state)
 {
     (void)state;
@@ -648,6 +649,7 @@ static int setup(void **state)
     return mkdtemp(g_dir) ? 0 : -1;
 }
 
+/* Remove the scratch files and folder. */
 static int teardown(void **state)
 {
     (void)state;

@@ -73,11 +73,12 @@ static void tick_label(char *buf, size_t n, double v, double step)
     snprintf(buf, n, "%.*f", dec, v);
 }
 
-/* Pixel coordinates. */
+/* Pixel x of time t. */
 static double px(const axis *a, double t)
 {
     return LEFT + (RIGHT - LEFT) * (t - a->lo) / (a->hi - a->lo);
 }
+/* Pixel y of value y. */
 static double py(const axis *a, double y)
 {
     return BOTTOM - (BOTTOM - TOP) * (y - a->lo) / (a->hi - a->lo);
