@@ -40,6 +40,11 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden symbols; what this header declares is its exported API. */
+#if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
+#pragma GCC visibility push(default)
+#endif
+
 /* ---------------------------------------------------------------- status codes */
 #define MBS_OK 0
 #define MBS_ERR_ARG (-1)          /* bad argument: NULL, out of range, non-finite, non-physical */
@@ -232,6 +237,10 @@ void mbs_stepper_destroy(mbs_stepper *s);
 /* Advance the data's time by dt (one step for fixed-step kinds, integrate to t+dt for
    CVODE); errors are reported through mbs_data_error of the data. */
 int mbs_stepper_step(mbs_stepper *s, double dt);
+
+#if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
