@@ -1,8 +1,9 @@
 /* Builder, compile, model queries and the q-manifold over a model: every bad input returns
  * its own status and a message naming the element, a failed call leaves the builder as it
  * was, valid graphs compile to the expected layout (spanning tree breadth-first from the
- * world, automatic free roots, topological q/v order), loops and fixed-joint cycles are
- * rejected naming the joints, out-of-memory at every allocation is MBS_ERR_NOMEM without
+ * world, automatic free roots, topological q/v order), loop-closing and cut-marked joints
+ * become cut joints with constraint rows, fixed-joint cycles are rejected naming the
+ * joints, out-of-memory at every allocation is MBS_ERR_NOMEM without
  * leaks, and integrate/difference/neutral/normalize agree on a mixed model. */
 #include "common.h"
 
@@ -923,43 +924,71 @@ static void test_body_inertia(void **state)
 
 /* ------------------------------------------------------------------ compile: topology */
 
-static void test_loops_rejected(void **state)
+/* Cut joint j: no coordinates, the given number of constraint rows. */
+static void assert_cut(const mbs_model *m, int j, int rows)
+{
+    assert_int_equal(mbs_model_joint_is_cut(m, j), 1);
+    assert_int_equal(mbs_model_joint_qadr(m, j), -1);
+    assert_int_equal(mbs_model_joint_vadr(m, j), -1);
+    assert_int_equal(mbs_model_joint_nq(m, j), 0);
+    assert_int_equal(mbs_model_joint_nv(m, j), 0);
+    assert_int_equal(m->joints[j].ncon, rows);
+}
+
+static void test_loops_accepted(void **state)
 {
     (void)state;
-    /* BFS reaches A and B from the world first; A->B closes the loop */
+    /* BFS reaches A and B from the world first; A->B closes the loop and becomes a cut */
     mbs_builder *b = mbs_builder_create();
     int A = add_body(b, "A"), B = add_body(b, "B");
     add_joint(b, "wA", MBS_JOINT_REVOLUTE, 0, A);
     add_joint(b, "AB", MBS_JOINT_REVOLUTE, A, B);
     add_joint(b, "wB", MBS_JOINT_SPHERICAL, 0, B);
-    compile_fails(b, MBS_ERR_TOPOLOGY, "joint \"AB\" (id 1) closes a kinematic loop",
-                  "cut joints need the loop solver");
-    /* builder usable afterwards: a new body and a compile of a fresh tree still work */
+    mbs_model *m = compile_ok(b);
+    assert_cut(m, 1, 5);
+    assert_int_equal(mbs_model_joint_is_cut(m, 0), 0);
+    assert_int_equal(mbs_model_joint_is_cut(m, 2), 0);
+    assert_int_equal(mbs_model_ncon(m), 5);
+    assert_int_equal(mbs_model_nv(m), 4);
+    assert_int_equal(mbs_model_njoint(m), 3);
+    mbs_model_destroy(m);
+    /* builder usable afterwards */
     assert_int_equal(add_body(b, "C"), 3);
     mbs_builder_destroy(b);
 
-    /* a closed loop among bodies the world does not reach */
+    /* a closed loop among bodies the world does not reach: A gets a free root, the joint
+       back into A is the cut */
     b = mbs_builder_create();
     A = add_body(b, "A");
     B = add_body(b, "B");
     add_joint(b, NULL, MBS_JOINT_REVOLUTE, A, B);
     add_joint(b, NULL, MBS_JOINT_PRISMATIC, B, A);
-    compile_fails(b, MBS_ERR_TOPOLOGY, "joint #1 closes a kinematic loop", NULL);
+    m = compile_ok(b);
+    assert_cut(m, 1, 5);
+    assert_int_equal(mbs_model_njoint(m), 3);
+    assert_true(m->joints[2].automatic);
+    assert_int_equal(m->joints[2].child, A);
+    assert_int_equal(mbs_model_ncon(m), 5);
+    mbs_model_destroy(m);
     mbs_builder_destroy(b);
 
-    /* the world as child */
+    /* the world as child: A gets a free root, the joint into the world is a cut */
     b = mbs_builder_create();
     A = add_body(b, "A");
     add_joint(b, "up", MBS_JOINT_REVOLUTE, A, 0);
-    compile_fails(b, MBS_ERR_TOPOLOGY, "joint \"up\" (id 0) has the world as child",
-                  "closes a kinematic loop");
+    m = compile_ok(b);
+    assert_cut(m, 0, 5);
+    assert_int_equal(m->joints[0].child, MBS_WORLD);
+    assert_true(m->joints[1].automatic);
+    assert_int_equal(mbs_model_nv(m), 6);
+    mbs_model_destroy(m);
     mbs_builder_destroy(b);
 }
 
-static void test_cuts_rejected(void **state)
+static void test_cuts_accepted(void **state)
 {
     (void)state;
-    /* cut-marked and distance joints */
+    /* cut-marked and distance joints: constraint rows, no coordinates */
     mbs_builder *b = mbs_builder_create();
     int A = add_body(b, "A"), B = add_body(b, "B");
     add_joint(b, "wA", MBS_JOINT_REVOLUTE, 0, A);
@@ -967,8 +996,11 @@ static void test_cuts_rejected(void **state)
     mbs_joint_def d = joint_def("c", MBS_JOINT_SPHERICAL, A, B);
     d.cut = 1;
     assert_int_equal(mbs_add_joint(b, &d), 2);
-    compile_fails(b, MBS_ERR_TOPOLOGY, "joint \"c\" (id 2) is marked as a cut joint",
-                  "cut joints need the loop solver");
+    mbs_model *m = compile_ok(b);
+    assert_cut(m, 2, 3);
+    assert_int_equal(mbs_model_ncon(m), 3);
+    assert_int_equal(mbs_model_nv(m), 2);
+    mbs_model_destroy(m);
     mbs_builder_destroy(b);
     b = mbs_builder_create();
     A = add_body(b, "A");
@@ -976,17 +1008,22 @@ static void test_cuts_rejected(void **state)
     d = joint_def("rod", MBS_JOINT_DISTANCE, 0, A);
     d.length = 1.0;
     assert_int_equal(mbs_add_joint(b, &d), 1);
-    compile_fails(b, MBS_ERR_TOPOLOGY, "joint \"rod\" (id 1): distance joints are cut joints",
-                  NULL);
+    m = compile_ok(b);
+    assert_cut(m, 1, 1);
+    assert_true(m->joints[1].length == 1.0);
+    mbs_model_destroy(m);
     mbs_builder_destroy(b);
-    /* a joint marked cut never becomes a tree edge: B then gets a free root, and the cut is
-       still reported */
+    /* a joint marked cut never becomes a tree edge: A then gets a free root, the cut stays */
     b = mbs_builder_create();
     A = add_body(b, "A");
     d = joint_def("onlycut", MBS_JOINT_REVOLUTE, 0, A);
     d.cut = 1;
     mbs_add_joint(b, &d);
-    compile_fails(b, MBS_ERR_TOPOLOGY, "joint \"onlycut\" (id 0) is marked as a cut joint", NULL);
+    m = compile_ok(b);
+    assert_cut(m, 0, 5);
+    assert_true(m->joints[1].automatic);
+    assert_int_equal(mbs_model_ncon(m), 5);
+    mbs_model_destroy(m);
     mbs_builder_destroy(b);
 }
 
@@ -1029,14 +1066,17 @@ static void test_fixed_cycles(void **state)
                   NULL);
     mbs_builder_destroy(b);
 
-    /* a cycle with one revolute is an ordinary loop, not a rigid one */
+    /* a cycle with one revolute is an ordinary loop, not a rigid one: f1 becomes a cut */
     b = mbs_builder_create();
     A = add_body(b, "A");
     B = add_body(b, "B");
     add_joint(b, "f0", MBS_JOINT_FIXED, 0, A);
     add_joint(b, "f1", MBS_JOINT_FIXED, A, B);
     add_joint(b, "r2", MBS_JOINT_REVOLUTE, 0, B);
-    compile_fails(b, MBS_ERR_TOPOLOGY, "joint \"f1\" (id 1) closes a kinematic loop", NULL);
+    mbs_model *m = compile_ok(b);
+    assert_cut(m, 1, 6);
+    assert_int_equal(mbs_model_ncon(m), 6);
+    mbs_model_destroy(m);
     mbs_builder_destroy(b);
 }
 
@@ -1490,8 +1530,8 @@ int main(void)
         cmocka_unit_test(test_roots),
         cmocka_unit_test(test_joint_model_fields),
         cmocka_unit_test(test_body_inertia),
-        cmocka_unit_test(test_loops_rejected),
-        cmocka_unit_test(test_cuts_rejected),
+        cmocka_unit_test(test_loops_accepted),
+        cmocka_unit_test(test_cuts_accepted),
         cmocka_unit_test(test_fixed_cycles),
         cmocka_unit_test(test_forces_compile),
         cmocka_unit_test(test_forces_bad),

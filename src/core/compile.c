@@ -261,29 +261,6 @@ static int check_forces(const mbs_builder *b, const topo *t, char *err)
     return MBS_OK;
 }
 
-/* Cut joints need the loop solver: reject every user joint that is not a tree edge. */
-static int reject_cuts(const mbs_builder *b, const topo *t, char *err)
-{
-    char jl[96];
-    for (int j = 0; j < t->nuj; ++j) {
-        const mbs_joint_def *d = &b->joints[j];
-        if (is_tree(b, t, j)) continue;
-        label(d->name, j, jl, sizeof jl);
-        if (d->type == MBS_JOINT_DISTANCE)
-            return mbs_errorf(err, MBS_ERR_TOPOLOGY, "joint %s: distance joints are cut joints "
-                              "(cut joints need the loop solver)", jl);
-        if (d->cut)
-            return mbs_errorf(err, MBS_ERR_TOPOLOGY, "joint %s is marked as a cut joint "
-                              "(cut joints need the loop solver)", jl);
-        if (d->child == MBS_WORLD)
-            return mbs_errorf(err, MBS_ERR_TOPOLOGY, "joint %s has the world as child and closes "
-                              "a kinematic loop (cut joints need the loop solver)", jl);
-        return mbs_errorf(err, MBS_ERR_TOPOLOGY, "joint %s closes a kinematic loop "
-                          "(cut joints need the loop solver)", jl);
-    }
-    return MBS_OK;
-}
-
 /* Pose (R, p) of a frame: x_body = rot x_frame + pos. */
 static void frame_pose(mbs_pose *X, const mbs_frame *f)
 {
@@ -314,10 +291,13 @@ static void fill_joint(mbs_joint_model *jm, const mbs_joint_def *d, char *name, 
     jm->cut = tree ? 0 : 1;
     jm->automatic = 0;
     jm->state_priority = d->state_priority;
-    jm->ops = mbs_joint_ops_for(d->type, d->rotation);
+    jm->ops = mbs_joint_ops_any(d->type, d->rotation);
     jm->nq = tree && jm->ops ? jm->ops->nq : 0;
     jm->nv = tree && jm->ops ? jm->ops->nv : 0;
     jm->qadr = jm->vadr = jm->auxadr = -1;
+    jm->conadr = -1;
+    jm->ncon = 0;
+    jm->con_length = 0.0;
 }
 
 /* "free_<body name or id>" for the automatic root joint of a body; NULL if out of memory. */
@@ -435,6 +415,57 @@ static int fill_forces(const mbs_builder *b, mbs_model *m)
     return MBS_OK;
 }
 
+/* Sum of the joint-frame offsets on the tree path from body b up to (not including) the
+   ancestor anc: a length scale of that side of a loop. */
+static double path_length(const mbs_model *m, int b, int anc)
+{
+    double L = 0.0;
+    for (; b != anc && b > 0; b = m->bodies[b].parent) {
+        const mbs_joint_model *t = &m->joints[m->bodies[b].joint];
+        L += v3_norm(t->frame_parent.p) + v3_norm(t->frame_child.p);
+    }
+    return L;
+}
+
+/* Nearest common ancestor of bodies a and b in the tree (the world at worst). */
+static int common_ancestor(const mbs_model *m, int a, int b)
+{
+    for (int x = a; x >= 0; x = m->bodies[x].parent)
+        for (int y = b; y >= 0; y = m->bodies[y].parent)
+            if (x == y) return x;
+    return MBS_WORLD;
+}
+
+/* The rows of cut joint jm in body coordinates (e, d_p on the parent, d_c on the child),
+   its first row and the loop's length scale (POINT and DISTANCE rows are divided by it
+   when the solver compares residuals and conditions). */
+static void fill_cut(mbs_model *m, mbs_joint_model *jm)
+{
+    mbs_cut_row rows[MBS_CUT_MAX_ROWS];
+    const int n = jm->ops->cut_rows(jm, rows);
+    for (int k = 0; k < n; ++k) {
+        mbs_cut_row *r = &jm->rows[k];
+        *r = rows[k];
+        m3_mulv(r->e, jm->frame_parent.R, rows[k].e);
+        m3_mulv(r->f, jm->frame_child.R, rows[k].f);
+    }
+    jm->conadr = m->ncon;
+    jm->ncon = n;
+    m->ncon += n;
+    const int anc = common_ancestor(m, jm->parent, jm->child);
+    double L = v3_norm(jm->frame_parent.p) + v3_norm(jm->frame_child.p) + jm->length +
+               path_length(m, jm->parent, anc) + path_length(m, jm->child, anc);
+    jm->con_length = L > 1e-9 ? L : 1.0;
+}
+
+/* Constraint rows of every cut joint, in joint-id order. */
+static void fill_cuts(mbs_model *m)
+{
+    m->ncon = 0;
+    for (int j = 0; j < m->njoint; ++j)
+        if (m->joints[j].cut) fill_cut(m, &m->joints[j]);
+}
+
 /* Allocate and fill the model from the validated builder and its spanning tree. */
 static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
 {
@@ -457,7 +488,7 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
         mbs_model_destroy(m);
         return st;
     }
-    m->ncon = 0; /* every cut joint was rejected above */
+    fill_cuts(m);
     m->gravity_kind = b->gravity_kind;
     v3_copy(m->gravity, b->gravity);
     v3_copy(m->gravity_center, b->gravity_center);
@@ -480,7 +511,6 @@ int mbs_compile(const mbs_builder *b, mbs_model **out)
     if (st != MBS_OK) return st;
     span(b, &t);
     st = check_forces(b, &t, err);
-    if (st == MBS_OK) st = reject_cuts(b, &t, err);
     mbs_model *m = NULL;
     if (st == MBS_OK) {
         st = build_model(b, &t, &m);

@@ -4,6 +4,7 @@
 
 #include "core/internal.h"
 #include "core/linalg.h"
+#include "solvers/loops.h"
 
 /* calloc of n elements of size sz, at least one element so that 0 is not mistaken for
    failure. */
@@ -13,7 +14,7 @@ static void *alloc0(size_t n, size_t sz) { return calloc(n > 0 ? n : 1, sz); }
 static int data_alloc(mbs_data *d, const mbs_model *m)
 {
     const size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
-    const size_t nwork = (nv * 6 > 36 ? nv * 6 : 36) + nv;
+    const size_t nwork = (nv * 6 > 36 ? nv * 6 : 36) + nv + (size_t)m->ncon + (size_t)m->nq;
     d->q = alloc0((size_t)m->nq, sizeof(double));
     d->v = alloc0(nv, sizeof(double));
     d->tau = alloc0(nv, sizeof(double));
@@ -42,7 +43,7 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
         !d->wrench_in || !d->acc || !d->f || !d->IA || !d->U || !d->Dinv || !d->u || !d->Ic ||
         !d->M || !d->work)
         return MBS_ERR_NOMEM;
-    return MBS_OK;
+    return mbs_loops_create(d); /* loop workspace (nothing for a tree) */
 }
 
 /* q = neutral, aux = initial reference frames, identity poses. */
@@ -104,6 +105,7 @@ void mbs_data_destroy(mbs_data *d)
     free(d->Ic);
     free(d->M);
     free(d->work);
+    mbs_loops_destroy(d);
     free(d);
 }
 

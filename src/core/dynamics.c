@@ -1,6 +1,7 @@
 /* Public dynamics entry points: validation, kinematics, forces, then one recursive pass.
  * A failed call leaves q, v, time and the previous outputs (qacc) as they were. */
 #include "core/internal.h"
+#include "solvers/loops.h"
 
 /* Tree joint that owns q index i (-1 if none). */
 static int q_joint(const mbs_model *m, int i)
@@ -17,6 +18,16 @@ static int first_nonfinite(const double *x, int n)
 {
     for (int i = 0; i < n; ++i)
         if (!isfinite(x[i])) return i;
+    return -1;
+}
+
+/* Cut joint that owns constraint row r (-1 if none). */
+static int cut_of_row(const mbs_model *m, int r)
+{
+    for (int j = 0; j < m->njoint; ++j) {
+        const mbs_joint_model *jm = &m->joints[j];
+        if (jm->cut && r >= jm->conadr && r < jm->conadr + jm->ncon) return j;
+    }
     return -1;
 }
 
@@ -41,16 +52,6 @@ int mbs_check_state(mbs_data *d, int check_v, int check_tau)
     return MBS_OK;
 }
 
-/* Tree-only calls: the loop solver (cut joints) takes over when ncon > 0. */
-static int require_tree(mbs_data *d, const char *call)
-{
-    if (d->model->ncon == 0) return MBS_OK;
-    return MBS_DATA_FAIL(d, MBS_ERR_STATE,
-                         "%s: the model has %d cut-joint constraint rows; this build solves "
-                         "trees only",
-                         call, d->model->ncon);
-}
-
 /* Kinematics and forces at the current state; the element's status on failure. */
 static int prepare(mbs_data *d)
 {
@@ -58,41 +59,51 @@ static int prepare(mbs_data *d)
     return mbs_forces_accumulate(d);
 }
 
-/* qacc = ABA(q, v, tau + forces); qacc is kept as it was on any failure. */
+/* qacc = ABA(q, v, tau + forces), with cut joints the multipliers too (loops.c); qacc and
+   lambda are kept as they were on any failure. */
 int mbs_forward_dynamics(mbs_data *d)
 {
     if (!d) return MBS_ERR_ARG;
-    const int nv = d->model->nv;
-    int st = require_tree(d, "forward_dynamics");
-    if (st == MBS_OK) st = mbs_check_state(d, 1, 1);
+    const mbs_model *m = d->model;
+    const int nv = m->nv;
+    int st = mbs_check_state(d, 1, 1);
     if (st == MBS_OK) st = prepare(d);
     if (st != MBS_OK) return st;
-    double *saved = d->work;
+    double *saved = d->work, *saved_l = d->work + nv;
     for (int i = 0; i < nv; ++i) saved[i] = d->qacc[i];
-    st = mbs_aba(d);
+    for (int i = 0; i < m->ncon; ++i) saved_l[i] = d->lambda[i];
+    st = m->ncon > 0 ? mbs_loops_forward(d) : mbs_aba(d);
     if (st != MBS_OK) return st; /* singular: qacc untouched */
-    const int bad = first_nonfinite(d->qacc, nv);
-    if (bad < 0) return MBS_OK;
+    int bad = first_nonfinite(d->qacc, nv);
+    const int badl = first_nonfinite(d->lambda, m->ncon);
+    if (bad < 0 && badl < 0) return MBS_OK;
     for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
-    return fail_nonfinite(d, "qacc", bad, d->model->dof_joint[bad]);
+    for (int i = 0; i < m->ncon; ++i) d->lambda[i] = saved_l[i];
+    if (bad >= 0) return fail_nonfinite(d, "qacc", bad, m->dof_joint[bad]);
+    char buf[96];
+    return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "lambda[%d] (cut joint %s) is not finite", badl,
+                         mbs_joint_label(m, cut_of_row(m, badl), buf, (int)sizeof buf));
 }
 
 /* tau_out = M qacc + c - gen_force - J^T f_ext (RNEA), so forward dynamics of tau_out
-   returns qacc. */
+   returns qacc; with cut joints the minimum-norm such tau (loops.h). */
 int mbs_inverse_dynamics(mbs_data *d, const double *qacc, double *tau_out)
 {
     if (!d) return MBS_ERR_ARG;
     if (!qacc || !tau_out)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "inverse_dynamics: NULL qacc or tau_out");
     const int nv = d->model->nv;
-    int st = require_tree(d, "inverse_dynamics");
-    if (st == MBS_OK) st = mbs_check_state(d, 1, 0);
+    int st = mbs_check_state(d, 1, 0);
     const int bad = first_nonfinite(qacc, nv);
     if (st == MBS_OK && bad >= 0) st = fail_nonfinite(d, "qacc", bad, d->model->dof_joint[bad]);
     if (st == MBS_OK) st = prepare(d);
     if (st != MBS_OK) return st;
     double *tau = d->work;
-    mbs_rnea(d, qacc, tau);
+    if (d->model->ncon > 0)
+        st = mbs_loops_inverse(d, qacc, tau);
+    else
+        mbs_rnea(d, qacc, tau);
+    if (st != MBS_OK) return st;
     const int badt = first_nonfinite(tau, nv);
     if (badt >= 0) return fail_nonfinite(d, "tau_out", badt, d->model->dof_joint[badt]);
     for (int i = 0; i < nv; ++i) tau_out[i] = tau[i];
@@ -132,26 +143,34 @@ int mbs_bias_forces(mbs_data *d, double *c)
     return MBS_OK;
 }
 
-/* Make the state consistent: on a tree, normalise the quaternions of q. */
+/* Make the state consistent: normalise the quaternions of q, then with cut joints close the
+   loops and project v (loops.h); q and v are as they were on failure. */
 int mbs_assemble(mbs_data *d)
 {
     if (!d) return MBS_ERR_ARG;
-    int st = require_tree(d, "assemble");
-    if (st == MBS_OK) st = mbs_check_state(d, 1, 0);
+    int st = mbs_check_state(d, 1, 0);
     if (st != MBS_OK) return st;
-    return mbs_normalize_q(d->model, d->q);
+    const int nq = d->model->nq;
+    double *q0 = d->work;
+    for (int i = 0; i < nq && d->model->ncon > 0; ++i) q0[i] = d->q[i];
+    mbs_normalize_q(d->model, d->q);
+    if (d->model->ncon == 0) return MBS_OK;
+    st = mbs_loops_assemble(d);
+    if (st != MBS_OK)
+        for (int i = 0; i < nq; ++i) d->q[i] = q0[i];
+    return st;
 }
 
-/* Rank of the kept constraint rows and which rows are active; a tree has rank 0. */
+/* Rank of the kept constraint rows and which rows are active (ncon x 1, nullable); the
+   selection is made at the current q when there is none yet. A tree has rank 0. */
 int mbs_constraint_info(mbs_data *d, int *rank, unsigned char *active)
 {
     if (!d) return MBS_ERR_ARG;
     if (!rank) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "constraint_info: NULL rank");
-    const int st = require_tree(d, "constraint_info");
-    if (st != MBS_OK) return st;
-    (void)active; /* (ncon x 1) = (0 x 1) on a tree */
     *rank = 0;
-    return MBS_OK;
+    if (d->model->ncon == 0) return MBS_OK;
+    const int st = mbs_check_state(d, 1, 0);
+    return st != MBS_OK ? st : mbs_loops_info(d, rank, active);
 }
 
 /* MBS_OK if body is a valid id (world allowed), else MBS_ERR_ARG with a message. */

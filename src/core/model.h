@@ -86,6 +86,10 @@ struct mbs_data {
     double *work;         /* [max(6 nv, 36) + nv] general scratch */
     int callback_status;  /* return value of the force callback that failed last (> 0
                              recoverable, < 0 fatal); 0 after a callback that succeeded */
+
+    /* closed loops (src/solvers/loops.c): selection, partition and their workspace; NULL
+       when the model has no cut-joint rows */
+    struct mbs_loops *loops;
 };
 
 #endif

@@ -67,6 +67,14 @@ static void cylindrical_normalize(const mbs_joint_model *j, double *q)
     (void)q;
 }
 
+/* Cut rows: the force perpendicular to the axis (POINT along u1, u2) and the torques about
+   u1, u2 (ANGLE rows keeping the axes parallel). */
+static int cylindrical_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
+{
+    int n = mbs_cut_points_perp(rows, j->axis);
+    return n + mbs_cut_keep_axis(rows + n, j->axis, NULL, NULL);
+}
+
 const mbs_joint_ops mbs_joint_cylindrical_ops = {
     .name = "cylindrical",
     .nq = 2,
@@ -81,4 +89,5 @@ const mbs_joint_ops mbs_joint_cylindrical_ops = {
     .normalize = cylindrical_normalize,
     .aux_init = NULL,
     .rebase = NULL,
+    .cut_rows = cylindrical_cut_rows,
 };

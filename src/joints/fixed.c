@@ -66,6 +66,14 @@ static void fixed_normalize(const mbs_joint_model *j, double *q)
     (void)q;
 }
 
+/* Cut rows: the cut force in Fp (3 POINT rows) and the torque in Fp (3 ANGLE rows). */
+static int fixed_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
+{
+    (void)j;
+    int n = mbs_cut_points3(rows);
+    return n + mbs_cut_lock_rotation(rows + n);
+}
+
 const mbs_joint_ops mbs_joint_fixed_ops = {
     .name = "fixed",
     .nq = 0,
@@ -80,4 +88,5 @@ const mbs_joint_ops mbs_joint_fixed_ops = {
     .normalize = fixed_normalize,
     .aux_init = NULL,
     .rebase = NULL,
+    .cut_rows = fixed_cut_rows,
 };

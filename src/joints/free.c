@@ -96,6 +96,14 @@ static void freeq_normalize(const mbs_joint_model *j, double *q)
     mbs_quat_normalize(q + 3);
 }
 
+/* Cut rows: none (a free joint constrains nothing). */
+static int free_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
+{
+    (void)j;
+    (void)rows;
+    return 0;
+}
+
 const mbs_joint_ops mbs_joint_free_quat_ops = {
     .name = "free",
     .nq = 7,
@@ -110,6 +118,7 @@ const mbs_joint_ops mbs_joint_free_quat_ops = {
     .normalize = freeq_normalize,
     .aux_init = NULL,
     .rebase = NULL,
+    .cut_rows = free_cut_rows,
 };
 
 /* ---------------------------------------------------------------- Cardan */
@@ -235,4 +244,5 @@ const mbs_joint_ops mbs_joint_free_cardan_ops = {
     .aux_init = freec_aux_init,
     .rebase = freec_rebase,
     .motion_aux = freec_motion_aux,
+    .cut_rows = free_cut_rows,
 };

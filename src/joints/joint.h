@@ -8,6 +8,27 @@
 
 typedef struct mbs_joint_ops mbs_joint_ops;
 
+/* ---- cut joints (loop closure, DESIGN.md §5): every cut-joint type is a short list of
+ * scalar constraint rows built from three geometric primitives. With x_p, x_c the origins
+ * of Fp (on the parent) and Fc (on the child) and d = x_c - x_p (world):
+ *   POINT     h = e . d                         e fixed in Fp (unit)
+ *   ANGLE     h = scale (d_p . d_c - target)    d_p fixed in Fp, d_c fixed in Fc (unit)
+ *   DISTANCE  h = |d| - target                  (target = length > 0)
+ * Each row is the power pairing of a world wrench W acting on the child (and -W on the
+ * parent) with the relative motion: POINT W = force e at x_c, ANGLE W = torque
+ * scale (d_c x d_p), DISTANCE W = force d/|d| at x_c; its multiplier is the magnitude of
+ * that wrench (the cut force along e, the cut torque about scale (d_c x d_p), the push of a
+ * rod along d). */
+#define MBS_CUT_MAX_ROWS 6
+typedef enum mbs_cut_kind { MBS_CUT_POINT, MBS_CUT_ANGLE, MBS_CUT_DISTANCE } mbs_cut_kind;
+typedef struct mbs_cut_row {
+    mbs_cut_kind kind;
+    double e[3];    /* POINT: e; ANGLE: d_p (joint rows: Fp coordinates; model: parent body) */
+    double f[3];    /* ANGLE: d_c (joint rows: Fc coordinates; model: child body) */
+    double target;  /* ANGLE: d_p . d_c when the joint is closed; DISTANCE: the length */
+    double scale;   /* ANGLE: sign and scale of the row; POINT, DISTANCE: 1 */
+} mbs_cut_row;
+
 /* One joint of a compiled model (immutable). */
 typedef struct mbs_joint_model {
     const mbs_joint_ops *ops;
@@ -28,6 +49,11 @@ typedef struct mbs_joint_model {
     int nq, nv;              /* 0, 0 for a cut joint */
     int qadr, vadr;          /* first index in q / v; -1 for a cut joint */
     int auxadr;              /* first index in data aux (ops->naux values); -1 if none */
+    /* cut joints only (compile fills them from ops->cut_rows): */
+    int conadr;              /* first constraint row in the model's rows; -1 for a tree joint */
+    int ncon;                /* number of constraint rows (0 for a tree joint) */
+    mbs_cut_row rows[MBS_CUT_MAX_ROWS]; /* e in parent body, f in child body coordinates */
+    double con_length;       /* characteristic length of the loop (scales POINT/DISTANCE rows) */
 } mbs_joint_model;
 
 struct mbs_joint_ops {
@@ -62,6 +88,10 @@ struct mbs_joint_ops {
        exact for every aux. Call mbs_joint_motion() below, which picks the right one. */
     void (*motion_aux)(const mbs_joint_model *j, const double *aux, const double *q,
                        const double *v, double *S, double cJ[6]);
+    /* The constraint rows of this type used as a cut joint, in joint-frame coordinates
+       (e, d_p in Fp; d_c in Fc; see mbs_cut_row); returns their number (<=
+       MBS_CUT_MAX_ROWS). Called once per cut joint at compile. */
+    int (*cut_rows)(const mbs_joint_model *j, mbs_cut_row *rows);
 };
 
 /* S and c_J of joint j (see motion above); aux = the data's aux + j->auxadr, or NULL when
@@ -78,6 +108,29 @@ static inline void mbs_joint_motion(const mbs_joint_model *j, const double *aux,
 /* The ops of a joint type with its rotation option; NULL for a type that has no tree
    coordinates (distance). */
 const mbs_joint_ops *mbs_joint_ops_for(mbs_joint_type type, mbs_rotation rotation);
+/* Like mbs_joint_ops_for, but also the constraint-only types (distance: cut_rows only). */
+const mbs_joint_ops *mbs_joint_ops_any(mbs_joint_type type, mbs_rotation rotation);
+
+/* Row builders for the cut_rows ops (src/joints/cut_rows.c); each returns rows written. */
+/* Unit u1, u2 perpendicular to the unit axis a with (u1, u2, a) right-handed: u1 from the
+   coordinate axis least aligned with a (e_x, e_y for a = e_z). */
+void mbs_cut_perp(const double a[3], double u1[3], double u2[3]);
+/* One POINT row along e. */
+int mbs_cut_point(mbs_cut_row *row, const double e[3]);
+/* Three POINT rows along the Fp axes e_x, e_y, e_z: the cut force in Fp. */
+int mbs_cut_points3(mbs_cut_row *rows);
+/* Two POINT rows along u1, u2 of mbs_cut_perp(a): the force perpendicular to a. */
+int mbs_cut_points_perp(mbs_cut_row *rows, const double a[3]);
+/* ANGLE row keeping the angle of d_p (Fp) and d_c (Fc) at its neutral value; the row's
+   multiplier is the torque about scale (d_c x d_p). */
+int mbs_cut_angle(mbs_cut_row *row, const double dp[3], const double dc[3], double scale);
+/* Two ANGLE rows keeping axis a of Fc parallel to a of Fp; multipliers: torques about u1,
+   u2 of mbs_cut_perp(a), or about b1, b2 when given (unit, a = b1 x b2). */
+int mbs_cut_keep_axis(mbs_cut_row *rows, const double a[3], const double *b1,
+                      const double *b2);
+/* Three ANGLE rows locking the relative rotation; multipliers: torques about e_x, e_y, e_z
+   of Fp. */
+int mbs_cut_lock_rotation(mbs_cut_row *rows);
 
 extern const mbs_joint_ops mbs_joint_revolute_ops;
 extern const mbs_joint_ops mbs_joint_prismatic_ops;
@@ -89,5 +142,6 @@ extern const mbs_joint_ops mbs_joint_planar_ops;
 extern const mbs_joint_ops mbs_joint_free_quat_ops;
 extern const mbs_joint_ops mbs_joint_free_cardan_ops;
 extern const mbs_joint_ops mbs_joint_fixed_ops;
+extern const mbs_joint_ops mbs_joint_distance_ops;
 
 #endif

@@ -22,3 +22,11 @@ const mbs_joint_ops *mbs_joint_ops_for(mbs_joint_type type, mbs_rotation rotatio
     if (t < 0 || t >= ntype || r < 0 || r > 1) return NULL;
     return joint_ops_table[t][r];
 }
+
+/* Every type, constraint-only ones included (distance: cut rows only). */
+const mbs_joint_ops *mbs_joint_ops_any(mbs_joint_type type, mbs_rotation rotation)
+{
+    if (type == MBS_JOINT_DISTANCE && (rotation == MBS_ROT_QUATERNION || rotation == MBS_ROT_CARDAN))
+        return &mbs_joint_distance_ops;
+    return mbs_joint_ops_for(type, rotation);
+}

@@ -75,6 +75,14 @@ static void planar_normalize(const mbs_joint_model *j, double *q)
     (void)q;
 }
 
+/* Cut rows: the force along the plane normal (1 POINT row) and the torques about the
+   in-plane axes axis2, axis3 (2 ANGLE rows keeping the normals parallel). */
+static int planar_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
+{
+    int n = mbs_cut_point(rows, j->axis);
+    return n + mbs_cut_keep_axis(rows + n, j->axis, j->axis2, j->axis3);
+}
+
 const mbs_joint_ops mbs_joint_planar_ops = {
     .name = "planar",
     .nq = 3,
@@ -89,4 +97,5 @@ const mbs_joint_ops mbs_joint_planar_ops = {
     .normalize = planar_normalize,
     .aux_init = NULL,
     .rebase = NULL,
+    .cut_rows = planar_cut_rows,
 };

@@ -62,6 +62,14 @@ static void prismatic_normalize(const mbs_joint_model *j, double *q)
     (void)q;
 }
 
+/* Cut rows: the force perpendicular to the axis (2 POINT rows along u1, u2) and the torque
+   in Fp (3 ANGLE rows locking the rotation). */
+static int prismatic_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
+{
+    int n = mbs_cut_points_perp(rows, j->axis);
+    return n + mbs_cut_lock_rotation(rows + n);
+}
+
 const mbs_joint_ops mbs_joint_prismatic_ops = {
     .name = "prismatic",
     .nq = 1,
@@ -76,4 +84,5 @@ const mbs_joint_ops mbs_joint_prismatic_ops = {
     .normalize = prismatic_normalize,
     .aux_init = NULL,
     .rebase = NULL,
+    .cut_rows = prismatic_cut_rows,
 };

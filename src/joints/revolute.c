@@ -62,6 +62,14 @@ static void revolute_normalize(const mbs_joint_model *j, double *q)
     (void)q;
 }
 
+/* Cut rows: the cut force in Fp (3 POINT rows) and the torques about u1, u2 perpendicular
+   to the axis (2 ANGLE rows keeping the child's axis on the parent's). */
+static int revolute_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
+{
+    int n = mbs_cut_points3(rows);
+    return n + mbs_cut_keep_axis(rows + n, j->axis, NULL, NULL);
+}
+
 const mbs_joint_ops mbs_joint_revolute_ops = {
     .name = "revolute",
     .nq = 1,
@@ -76,4 +84,5 @@ const mbs_joint_ops mbs_joint_revolute_ops = {
     .normalize = revolute_normalize,
     .aux_init = NULL,
     .rebase = NULL,
+    .cut_rows = revolute_cut_rows,
 };

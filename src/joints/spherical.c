@@ -75,6 +75,13 @@ static void sphq_normalize(const mbs_joint_model *j, double *q)
     mbs_quat_normalize(q);
 }
 
+/* Cut rows: the cut force in Fp (3 POINT rows); a ball joint transmits no torque. */
+static int spherical_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
+{
+    (void)j;
+    return mbs_cut_points3(rows);
+}
+
 const mbs_joint_ops mbs_joint_spherical_quat_ops = {
     .name = "spherical",
     .nq = 4,
@@ -89,6 +96,7 @@ const mbs_joint_ops mbs_joint_spherical_quat_ops = {
     .normalize = sphq_normalize,
     .aux_init = NULL,
     .rebase = NULL,
+    .cut_rows = spherical_cut_rows,
 };
 
 /* ---------------------------------------------------------------- Cardan */
@@ -197,4 +205,5 @@ const mbs_joint_ops mbs_joint_spherical_cardan_ops = {
     .normalize = sphc_normalize,
     .aux_init = sphc_aux_init,
     .rebase = sphc_rebase,
+    .cut_rows = spherical_cut_rows,
 };

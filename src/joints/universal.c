@@ -73,6 +73,17 @@ static void universal_normalize(const mbs_joint_model *j, double *q)
     (void)q;
 }
 
+/* Cut rows: the cut force in Fp (3 POINT rows) and one ANGLE row keeping the angle between
+   axis (on the parent) and axis2 (on the child); its multiplier is the torque about the
+   unit normal axis x axis2 / |axis x axis2| of the cross (scale -1 / |axis x axis2|). */
+static int universal_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
+{
+    double n[3];
+    v3_cross(n, j->axis, j->axis2);
+    int k = mbs_cut_points3(rows);
+    return k + mbs_cut_angle(rows + k, j->axis, j->axis2, -1.0 / v3_norm(n));
+}
+
 const mbs_joint_ops mbs_joint_universal_ops = {
     .name = "universal",
     .nq = 2,
@@ -87,4 +98,5 @@ const mbs_joint_ops mbs_joint_universal_ops = {
     .normalize = universal_normalize,
     .aux_init = NULL,
     .rebase = NULL,
+    .cut_rows = universal_cut_rows,
 };

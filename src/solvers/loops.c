@@ -1,0 +1,615 @@
+/* Closed kinematic loops: selection, partition, closure, projection and the dynamics with
+ * multipliers (see loops.h). Matrices handed to LAPACK are column-major; the Jacobian rows
+ * of constraints.c are row-major (n x nv), which is J^T in column-major with lda = nv. */
+#include "solvers/loops.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/linalg.h"
+#include "solvers/constraints.h"
+
+#define RANK_FLOOR 1e-3        /* |R_11| below this counts as this for the rank test */
+#define PRIORITY_WEIGHT 1e-2   /* column weight per state_priority level */
+#define HALVINGS 10            /* step halvings of one Newton step at most */
+#define COND_REFIT 1e8         /* J_v this ill-conditioned after assembly: select again */
+
+struct mbs_loops {
+    mbs_con_topo t;
+    int m, nv, nq, nb, mn;   /* rows, velocities, positions, bodies, min(m, nv) */
+    int selected;            /* 1: rank, rows and partition below are valid */
+    long nevents;            /* selections and repartitions made */
+    int rank;
+    unsigned char *active;   /* [m] */
+    int *arow, *drow;        /* [m] active (rank) and dropped (m - rank) rows, ascending */
+    int *dep, *ind;          /* [nv] dependent (rank) and independent dofs, ascending */
+    int *dep_bak, *ind_bak;  /* [nv] partition before a repartition attempt */
+    double *weight;          /* [nv] partition column weights (state_priority) */
+    double cond;             /* condition estimate of the last J_v factorisation */
+    double cond_retry;       /* a repartition is tried when cond exceeds this */
+    double *Sw;              /* [6 nv] world motion subspace */
+    double *a0, *Vw, *Aw;    /* [6 nb] */
+    double *h, *gam;         /* [m] */
+    double *J;               /* [m nv] row-major Jacobian rows (all rows, or active rows) */
+    double *qr, *qtau, *qwork; /* [m nv], [max(m, nv)], [lqwork] */
+    int *jpvt;               /* [max(m, nv)] */
+    int lqwork;
+    double *LU;              /* [mn mn] LU of J_v, column-major */
+    int *ipiv;               /* [mn] */
+    double *K;               /* [mn mn] J_a M^-1 J_a^T or J_a J_a^T (Cholesky) */
+    double *Y;               /* [nv mn] M^-1 J_a^T, column-major */
+    double *x, *y, *dv;      /* [max(m, nv)] scratch, [nv] Newton step */
+    double *qbak, *vbak, *qprev; /* [nq], [nv], [nq] */
+    double *qacc_bak, *lam_bak;  /* [nv], [m] */
+    double *qcl, *vcl;       /* [nq], [nv] state of the last successful closure */
+    int closed_valid;
+};
+
+/* ------------------------------------------------------------------ workspace */
+
+/* Largest of two ints. */
+static int imax(int a, int b) { return a > b ? a : b; }
+
+/* Column weight of dof k from its joint's state_priority (loops.h). */
+static double priority_weight(const mbs_model *m, int k)
+{
+    int p = m->joints[m->dof_joint[k]].state_priority;
+    if (p > 4) p = 4;
+    if (p < -4) p = -4;
+    return pow(PRIORITY_WEIGHT, (double)p);
+}
+
+/* Allocate every array of L (sizes in the struct comment); MBS_OK or MBS_ERR_NOMEM. */
+static int ws_alloc(mbs_loops *L, const mbs_model *m)
+{
+    const size_t m1 = (size_t)L->m + 1, nv1 = (size_t)L->nv + 1, nq1 = (size_t)L->nq + 1;
+    const size_t mx = (size_t)imax(L->m, L->nv) + 1, mn1 = (size_t)L->mn + 1;
+    L->lqwork = imax(mbs_linalg_qrp_lwork(L->nv, L->m), mbs_linalg_qrp_lwork(L->mn, L->nv));
+    L->active = calloc(m1, 1);
+    double **dp[] = {&L->Sw, &L->a0, &L->Vw, &L->Aw, &L->h, &L->gam, &L->J, &L->qr, &L->qtau,
+                     &L->qwork, &L->LU, &L->K, &L->Y, &L->x, &L->y, &L->dv, &L->qbak, &L->vbak,
+                     &L->qprev, &L->qacc_bak, &L->lam_bak, &L->qcl, &L->vcl, &L->weight};
+    const size_t dn[] = {6 * nv1, 6 * (size_t)L->nb, 6 * (size_t)L->nb, 6 * (size_t)L->nb, m1,
+                         m1, m1 * nv1, m1 * nv1, mx, (size_t)L->lqwork + 1, mn1 * mn1,
+                         mn1 * mn1, nv1 * mn1, mx, mx, nv1, nq1, nv1, nq1, nv1, m1, nq1, nv1,
+                         nv1};
+    int **ip[] = {&L->arow, &L->drow, &L->dep, &L->ind, &L->dep_bak, &L->ind_bak, &L->jpvt,
+                  &L->ipiv};
+    const size_t in[] = {m1, m1, nv1, nv1, nv1, nv1, mx, mn1};
+    int ok = L->active != NULL;
+    for (size_t i = 0; i < sizeof dp / sizeof dp[0]; ++i)
+        ok &= (*dp[i] = calloc(dn[i], sizeof(double))) != NULL;
+    for (size_t i = 0; i < sizeof ip / sizeof ip[0]; ++i)
+        ok &= (*ip[i] = calloc(in[i], sizeof(int))) != NULL;
+    if (!ok) return MBS_ERR_NOMEM;
+    for (int k = 0; k < L->nv; ++k) L->weight[k] = priority_weight(m, k);
+    return mbs_con_topo_init(m, &L->t);
+}
+
+/* See loops.h. */
+int mbs_loops_create(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    d->loops = NULL;
+    if (m->ncon == 0) return MBS_OK;
+    mbs_loops *L = calloc(1, sizeof *L);
+    if (!L) return MBS_ERR_NOMEM;
+    d->loops = L;
+    L->m = m->ncon;
+    L->nv = m->nv;
+    L->nq = m->nq;
+    L->nb = m->nbody;
+    L->mn = L->m < L->nv ? L->m : L->nv;
+    return ws_alloc(L, m);
+}
+
+/* See loops.h. */
+void mbs_loops_destroy(mbs_data *d)
+{
+    mbs_loops *L = d ? d->loops : NULL;
+    if (!L) return;
+    void *p[] = {L->active, L->Sw, L->a0, L->Vw, L->Aw, L->h, L->gam, L->J, L->qr, L->qtau,
+                 L->qwork, L->LU, L->K, L->Y, L->x, L->y, L->dv, L->qbak, L->vbak, L->qprev,
+                 L->qacc_bak, L->lam_bak, L->qcl, L->vcl, L->weight, L->arow, L->drow,
+                 L->dep, L->ind, L->dep_bak, L->ind_bak, L->jpvt, L->ipiv};
+    for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
+    mbs_con_topo_free(&L->t);
+    free(L);
+    d->loops = NULL;
+}
+
+/* ------------------------------------------------------------------ messages */
+
+/* Label of the cut joint that owns row r. */
+static const char *row_label(const mbs_data *d, const mbs_loops *L, int r, char *buf, int len)
+{
+    return mbs_joint_label(d->model, L->t.cut[L->t.row_cut[r]], buf, len);
+}
+
+/* Index i of the largest |x[i]| (0 when n == 0). */
+static int argmax_abs(const double *x, int n)
+{
+    int k = 0;
+    for (int i = 1; i < n; ++i)
+        if (fabs(x[i]) > fabs(x[k]) || (isnan(x[i]) && !isnan(x[k]))) k = i;
+    return k;
+}
+
+/* ------------------------------------------------------------------ selection */
+
+/* Sw and the scaled Jacobian rows `rows` (NULL: all) into L->J at the current kinematics. */
+static void eval_jacobian(mbs_data *d, mbs_loops *L, const int *rows, int n)
+{
+    mbs_con_world_motion(d, L->Sw);
+    mbs_con_jacobian(d, &L->t, L->Sw, rows, n, L->J);
+}
+
+/* Sort n ints ascending (insertion sort: n is small and the order must be deterministic). */
+static void sort_ints(int *a, int n)
+{
+    for (int i = 1; i < n; ++i) {
+        int v = a[i], k = i - 1;
+        for (; k >= 0 && a[k] > v; --k) a[k + 1] = a[k];
+        a[k + 1] = v;
+    }
+}
+
+/* Rank-revealing QR of the scaled J^T (nv x m, dgeqp3): rank and active/dropped rows
+   (seed 004 §6). Needs L->J of all rows. */
+static int select_rows(mbs_data *d, mbs_loops *L)
+{
+    const int m = L->m, nv = L->nv;
+    int rank = 0;
+    if (nv > 0) {
+        memcpy(L->qr, L->J, (size_t)m * (size_t)nv * sizeof(double));
+        for (int i = 0; i < m; ++i) L->jpvt[i] = 0;
+        if (mbs_linalg_qrp(nv, m, L->qr, nv, L->jpvt, L->qtau, L->qwork, L->lqwork) != 0)
+            return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: QR of the constraint rows failed");
+        const double r11 = fabs(L->qr[0]);
+        const double thr = MBS_LOOP_RANK_TOL * (r11 > RANK_FLOOR ? r11 : RANK_FLOOR);
+        while (rank < L->mn && fabs(L->qr[rank + (size_t)rank * (size_t)nv]) > thr) ++rank;
+    }
+    memset(L->active, 0, (size_t)m);
+    for (int k = 0; k < rank; ++k) L->active[L->jpvt[k] - 1] = 1;
+    int na = 0, nd = 0;
+    for (int i = 0; i < m; ++i) {
+        if (L->active[i])
+            L->arow[na++] = i;
+        else
+            L->drow[nd++] = i;
+    }
+    L->rank = rank;
+    return MBS_OK;
+}
+
+/* Pivoted QR of the weighted active rows J_a (rank x nv): the first rank pivots are the
+   dependent coordinates (seed 001 eq. 10). Needs L->J of the active rows. */
+static int partition(mbs_data *d, mbs_loops *L)
+{
+    const int r = L->rank, nv = L->nv;
+    for (int j = 0; j < nv; ++j) {
+        for (int i = 0; i < r; ++i)
+            L->qr[i + (size_t)j * (size_t)r] = L->J[(size_t)i * (size_t)nv + (size_t)j] * L->weight[j];
+        L->jpvt[j] = 0;
+    }
+    if (r > 0) {
+        if (mbs_linalg_qrp(r, nv, L->qr, r, L->jpvt, L->qtau, L->qwork, L->lqwork) != 0)
+            return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: QR of the active rows failed");
+        const double rrr = fabs(L->qr[(r - 1) + (size_t)(r - 1) * (size_t)r]);
+        if (!(rrr > MBS_LOOP_RANK_TOL * fabs(L->qr[0]))) {
+            char buf[96];
+            return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: no valid partition: the rows of "
+                                 "cut joint %s are dependent at this configuration",
+                                 row_label(d, L, L->arow[r - 1], buf, (int)sizeof buf));
+        }
+    }
+    for (int k = 0; k < nv; ++k) L->dep[k] = L->jpvt[k] - 1;
+    sort_ints(L->dep, r);
+    sort_ints(L->dep + r, nv - r);
+    for (int k = 0; k < nv - r; ++k) L->ind[k] = L->dep[r + k];
+    return MBS_OK;
+}
+
+/* A fresh selection at the data's q: kinematics, all rows, RRQR, partition (an event). */
+static int select_all(mbs_data *d, mbs_loops *L)
+{
+    mbs_kinematics(d);
+    eval_jacobian(d, L, NULL, L->m);
+    L->selected = 0;
+    int st = select_rows(d, L);
+    if (st != MBS_OK) return st;
+    eval_jacobian(d, L, L->arow, L->rank);
+    st = partition(d, L);
+    if (st != MBS_OK) return st;
+    L->selected = 1;
+    L->cond_retry = MBS_LOOP_REPARTITION_COND;
+    L->nevents++;
+    return MBS_OK;
+}
+
+/* ------------------------------------------------------------------ closure */
+
+/* LU of J_v (active rows x dependent columns of L->J) and its condition estimate
+   max |U_ii| / min |U_ii|; MBS_ERR_SINGULAR on a zero pivot. */
+static int factor_jv(mbs_data *d, mbs_loops *L)
+{
+    const int r = L->rank, nv = L->nv;
+    L->cond = 1.0;
+    if (r == 0) return MBS_OK;
+    for (int k = 0; k < r; ++k)
+        for (int i = 0; i < r; ++i)
+            L->LU[i + (size_t)k * (size_t)r] = L->J[(size_t)i * (size_t)nv + (size_t)L->dep[k]];
+    const int info = mbs_linalg_lu(r, r, L->LU, r, L->ipiv);
+    double umax = 0.0, umin = INFINITY;
+    for (int i = 0; i < r; ++i) {
+        const double u = fabs(L->LU[i + (size_t)i * (size_t)r]);
+        umax = u > umax ? u : umax;
+        umin = u < umin ? u : umin;
+    }
+    if (info != 0 || !(umin > 0.0) || !isfinite(umax)) {
+        char buf[96];
+        L->cond = INFINITY;
+        return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: singular configuration: J_v of the "
+                             "partition is singular (cut joint %s)",
+                             row_label(d, L, L->arow[info > 0 ? info - 1 : 0], buf, (int)sizeof buf));
+    }
+    L->cond = umax / umin;
+    return MBS_OK;
+}
+
+/* Kinematics, active Jacobian rows and the LU of J_v at the data's q. */
+static int jac_factor(mbs_data *d, mbs_loops *L)
+{
+    mbs_kinematics(d);
+    eval_jacobian(d, L, L->arow, L->rank);
+    return factor_jv(d, L);
+}
+
+/* x = J_v^-1 b in place (r values). */
+static void jv_solve(mbs_loops *L, int trans, double *x)
+{
+    if (L->rank > 0) mbs_linalg_lu_solve(trans, L->rank, 1, L->LU, L->rank, L->ipiv, x, L->rank);
+}
+
+/* q = integrate(q_from, alpha dv) with quaternions normalised. */
+static void newton_move(mbs_data *d, mbs_loops *L, double alpha)
+{
+    mbs_integrate_q(d->model, L->qprev, L->dv, alpha, d->q);
+    mbs_normalize_q(d->model, d->q);
+}
+
+/* Newton step direction dv (nv): -J_v^-1 h_a on the dependent dofs, 0 on the others. */
+static void newton_direction(mbs_loops *L)
+{
+    for (int i = 0; i < L->rank; ++i) L->x[i] = -L->h[i];
+    jv_solve(L, 0, L->x);
+    for (int k = 0; k < L->nv; ++k) L->dv[k] = 0.0;
+    for (int i = 0; i < L->rank; ++i) L->dv[L->dep[i]] = L->x[i];
+}
+
+/* MBS_ERR_CONVERGENCE naming the cut joint of the largest residual. */
+static int newton_fail(mbs_data *d, mbs_loops *L, int it, double res)
+{
+    char buf[96];
+    const int k = argmax_abs(L->h, L->rank);
+    return MBS_DATA_FAIL(d, MBS_ERR_CONVERGENCE, "loops: closure of cut joint %s did not "
+                         "converge in %d Newton iterations (scaled residual %.3g)",
+                         row_label(d, L, L->arow[k], buf, (int)sizeof buf), it, res);
+}
+
+/* Residual of the active rows at the data's q (poses only); its max norm. */
+static double active_residual(mbs_data *d, mbs_loops *L)
+{
+    mbs_kinematics_pos(d);
+    mbs_con_residual(d, &L->t, L->arow, L->rank, L->h);
+    return L->rank > 0 ? fabs(L->h[argmax_abs(L->h, L->rank)]) : 0.0;
+}
+
+/* Newton-Raphson on the dependent coordinates with u fixed (seed 001 eq. 13), halving a
+   step that makes the residual grow. On success the kinematics, J_a and the LU of J_v are
+   those of the closed q. */
+static int newton(mbs_data *d, mbs_loops *L)
+{
+    double prev = INFINITY, alpha = 1.0;
+    for (int it = 0; it <= MBS_LOOP_NEWTON_MAXIT; ++it) {
+        const double res = active_residual(d, L);
+        if (!(res <= prev) && alpha > 0x1p-10 && isfinite(prev)) {
+            alpha *= 0.5; /* the residual grew (or is not finite): shorter step */
+            newton_move(d, L, alpha);
+            continue;
+        }
+        const int stalled = res > 0.5 * prev && res <= 100.0 * MBS_LOOP_NEWTON_TOL;
+        if (res <= MBS_LOOP_NEWTON_TOL || stalled) return jac_factor(d, L);
+        if (it == MBS_LOOP_NEWTON_MAXIT || !isfinite(res)) return newton_fail(d, L, it, res);
+        const int st = jac_factor(d, L);
+        if (st != MBS_OK) return st;
+        newton_direction(L);
+        memcpy(L->qprev, d->q, (size_t)L->nq * sizeof(double));
+        prev = res;
+        alpha = 1.0;
+        newton_move(d, L, 1.0);
+    }
+    return newton_fail(d, L, MBS_LOOP_NEWTON_MAXIT, prev);
+}
+
+/* Velocity projection v_v = -J_v^-1 J_u v_u (seed 001 eq. 14) with the LU at q: one
+   correction of v_v by -J_v^-1 (J_a v). */
+static void project(mbs_data *d, mbs_loops *L)
+{
+    if (L->rank == 0) return;
+    mbs_con_jmul(&L->t, L->arow, L->rank, L->J, d->v, L->x);
+    for (int i = 0; i < L->rank; ++i) L->x[i] = -L->x[i];
+    jv_solve(L, 0, L->x);
+    for (int i = 0; i < L->rank; ++i) d->v[L->dep[i]] += L->x[i];
+}
+
+/* MBS_ERR_INCONSISTENT when a dropped row is violated at the (closed) q. */
+static int check_dropped(mbs_data *d, mbs_loops *L)
+{
+    const int nd = L->m - L->rank;
+    if (nd == 0) return MBS_OK;
+    mbs_kinematics_pos(d);
+    mbs_con_residual(d, &L->t, L->drow, nd, L->h);
+    const int k = argmax_abs(L->h, nd);
+    if (fabs(L->h[k]) <= MBS_LOOP_INCONSISTENT_TOL) return MBS_OK;
+    char buf[96];
+    const int r = L->drow[k];
+    const mbs_joint_model *j = &d->model->joints[L->t.cut[L->t.row_cut[r]]];
+    return MBS_DATA_FAIL(d, MBS_ERR_INCONSISTENT, "loops: the constraints of cut joint %s are "
+                         "inconsistent: its row %d is redundant but violated by %.3g (scaled) "
+                         "once the independent rows hold",
+                         row_label(d, L, r, buf, (int)sizeof buf), r - j->conadr, L->h[k]);
+}
+
+/* A new partition at q when J_v got ill-conditioned: kept if it is at least twice better
+   (an event); else the old one stays and the next try waits for a 10x worse J_v. */
+static int try_repartition(mbs_data *d, mbs_loops *L)
+{
+    const double old = L->cond;
+    memcpy(L->dep_bak, L->dep, (size_t)L->nv * sizeof(int));
+    memcpy(L->ind_bak, L->ind, (size_t)L->nv * sizeof(int));
+    int st = partition(d, L);
+    if (st == MBS_OK) st = factor_jv(d, L);
+    if (st == MBS_OK && L->cond < 0.5 * old) {
+        L->nevents++;
+        L->cond_retry = fmax(MBS_LOOP_REPARTITION_COND, 10.0 * L->cond);
+        return MBS_OK;
+    }
+    memcpy(L->dep, L->dep_bak, (size_t)L->nv * sizeof(int));
+    memcpy(L->ind, L->ind_bak, (size_t)L->nv * sizeof(int));
+    L->cond_retry = 10.0 * old;
+    return factor_jv(d, L);
+}
+
+/* Newton (a new partition first when J_v is singular at q and flags allow), dropped-row
+   check, repartition when ill-conditioned, velocity projection. */
+static int close_once(mbs_data *d, mbs_loops *L, int flags)
+{
+    int st = newton(d, L);
+    if (st == MBS_ERR_SINGULAR && (flags & MBS_CLOSE_REPARTITION)) {
+        memcpy(d->q, L->qbak, (size_t)L->nq * sizeof(double));
+        mbs_kinematics(d);
+        eval_jacobian(d, L, L->arow, L->rank);
+        st = partition(d, L);
+        if (st == MBS_OK) L->nevents++, st = newton(d, L);
+    }
+    if (st == MBS_OK && (flags & MBS_CLOSE_CHECK)) st = check_dropped(d, L);
+    if (st == MBS_OK && (flags & MBS_CLOSE_REPARTITION) && L->cond > L->cond_retry)
+        st = try_repartition(d, L);
+    if (st == MBS_OK) project(d, L);
+    return st;
+}
+
+/* Back up q and v; restore them. */
+static void save_state(const mbs_data *d, mbs_loops *L)
+{
+    memcpy(L->qbak, d->q, (size_t)L->nq * sizeof(double));
+    memcpy(L->vbak, d->v, (size_t)L->nv * sizeof(double));
+}
+static void restore_state(mbs_data *d, const mbs_loops *L)
+{
+    memcpy(d->q, L->qbak, (size_t)L->nq * sizeof(double));
+    memcpy(d->v, L->vbak, (size_t)L->nv * sizeof(double));
+}
+
+/* Remember the closed state (mbs_loops_is_closed). */
+static void mark_closed(const mbs_data *d, mbs_loops *L)
+{
+    memcpy(L->qcl, d->q, (size_t)L->nq * sizeof(double));
+    memcpy(L->vcl, d->v, (size_t)L->nv * sizeof(double));
+    L->closed_valid = 1;
+}
+
+/* See loops.h: an inconsistency found with the current selection gets one fresh selection
+   at the closed q before it is reported. */
+int mbs_loops_close(mbs_data *d, int flags)
+{
+    mbs_loops *L = d->loops;
+    save_state(d, L);
+    int st = L->selected ? MBS_OK : select_all(d, L);
+    if (st == MBS_OK) st = close_once(d, L, flags);
+    if (st == MBS_ERR_INCONSISTENT || (st != MBS_OK && (flags & MBS_CLOSE_REPARTITION))) {
+        if (st != MBS_ERR_INCONSISTENT) memcpy(d->q, L->qbak, (size_t)L->nq * sizeof(double));
+        st = select_all(d, L);
+        if (st == MBS_OK) st = close_once(d, L, flags);
+    }
+    if (st != MBS_OK) {
+        restore_state(d, L);
+        return st;
+    }
+    mark_closed(d, L);
+    return MBS_OK;
+}
+
+/* See loops.h. */
+int mbs_loops_assemble(mbs_data *d)
+{
+    mbs_loops *L = d->loops;
+    save_state(d, L);
+    int st = select_all(d, L);
+    if (st == MBS_OK) st = close_once(d, L, MBS_CLOSE_REPARTITION);
+    int refit = st == MBS_ERR_CONVERGENCE || st == MBS_ERR_SINGULAR;
+    if (st == MBS_OK) refit = L->cond > COND_REFIT || check_dropped(d, L) != MBS_OK;
+    if (refit) { /* the selection made away from the loops' manifold does not fit it */
+        st = select_all(d, L);
+        if (st == MBS_OK) st = close_once(d, L, MBS_CLOSE_REPARTITION);
+    }
+    if (st == MBS_OK) st = check_dropped(d, L);
+    if (st != MBS_OK) {
+        restore_state(d, L);
+        return st;
+    }
+    mark_closed(d, L);
+    return MBS_OK;
+}
+
+/* See loops.h. */
+int mbs_loops_is_closed(const mbs_data *d)
+{
+    const mbs_loops *L = d->loops;
+    if (!L) return 1;
+    return L->closed_valid && memcmp(L->qcl, d->q, (size_t)L->nq * sizeof(double)) == 0 &&
+           memcmp(L->vcl, d->v, (size_t)L->nv * sizeof(double)) == 0;
+}
+
+/* See loops.h. */
+long mbs_loops_events(const mbs_data *d) { return d->loops ? d->loops->nevents : 0; }
+
+/* See loops.h. */
+int mbs_loops_info(mbs_data *d, int *rank, unsigned char *active)
+{
+    mbs_loops *L = d->loops;
+    if (!L->selected) {
+        const int st = select_all(d, L);
+        if (st != MBS_OK) return st;
+    }
+    *rank = L->rank;
+    if (active) memcpy(active, L->active, (size_t)L->m);
+    return MBS_OK;
+}
+
+/* ------------------------------------------------------------------ dynamics */
+
+/* Active rows J_a and gam_a = (J̇q̇)_a at the prepared kinematics. */
+static void eval_rows_bias(mbs_data *d, mbs_loops *L)
+{
+    eval_jacobian(d, L, L->arow, L->rank);
+    mbs_con_world_accel(d, L->a0, L->Vw, L->Aw);
+    mbs_con_bias(d, &L->t, L->Vw, L->Aw, L->arow, L->rank, L->gam);
+}
+
+/* Y = M^-1 J_a^T column by column with the tree-sparse L^T D L of M (RBDA §6.5). */
+static int inverse_mass_rows(mbs_data *d, mbs_loops *L)
+{
+    const mbs_model *m = d->model;
+    const size_t nv = (size_t)L->nv;
+    mbs_crba(d, d->M);
+    if (mbs_mass_factor(m, d->M) != MBS_OK)
+        return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: the tree mass matrix is singular "
+                             "(a massless body at the end of a chain?)");
+    for (int k = 0; k < L->rank; ++k) {
+        double *y = L->Y + nv * (size_t)k;
+        memcpy(y, L->J + nv * (size_t)k, nv * sizeof(double));
+        mbs_mass_solve(m, d->M, y);
+    }
+    return MBS_OK;
+}
+
+/* K = J_a B for B (nv x rank, column-major), with the path sparsity of J_a; then its
+   Cholesky factor. MBS_ERR_SINGULAR naming a cut joint when K is not positive definite. */
+static int gram_factor(mbs_data *d, mbs_loops *L, const double *B)
+{
+    const int r = L->rank;
+    for (int k = 0; k < r; ++k)
+        mbs_con_jmul(&L->t, L->arow, r, L->J, B + (size_t)L->nv * (size_t)k,
+                     L->K + (size_t)r * (size_t)k);
+    const int info = mbs_linalg_cholesky(r, L->K, r);
+    if (info == 0) return MBS_OK;
+    char buf[96];
+    return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: singular configuration: the active "
+                         "constraint rows are dependent (cut joint %s)",
+                         row_label(d, L, L->arow[info > 0 ? info - 1 : 0], buf, (int)sizeof buf));
+}
+
+/* qacc = qacc0 + Y lambda with lambda = -K^-1 (J_a qacc0 + gam_a) (seed 001 eq. 6);
+   physical multipliers into d->lambda, 0 for dropped rows. */
+static int constrained_accel(mbs_data *d, mbs_loops *L)
+{
+    const int r = L->rank;
+    for (int i = 0; i < L->m; ++i) d->lambda[i] = 0.0;
+    if (r == 0) return MBS_OK;
+    eval_rows_bias(d, L);
+    int st = inverse_mass_rows(d, L);
+    if (st == MBS_OK) st = gram_factor(d, L, L->Y);
+    if (st != MBS_OK) return st;
+    mbs_con_jmul(&L->t, L->arow, r, L->J, d->qacc, L->x);
+    for (int i = 0; i < r; ++i) L->x[i] = -(L->x[i] + L->gam[i]);
+    mbs_linalg_cholesky_solve(r, 1, L->K, r, L->x, r);
+    mbs_linalg_gemv(0, L->nv, r, 1.0, L->Y, L->nv, L->x, 1.0, d->qacc);
+    for (int i = 0; i < r; ++i) d->lambda[L->arow[i]] = L->x[i] * L->t.row_scale[L->arow[i]];
+    return MBS_OK;
+}
+
+/* See loops.h: ABA, then the multipliers; a singular K gets one fresh selection. */
+int mbs_loops_forward(mbs_data *d)
+{
+    mbs_loops *L = d->loops;
+    memcpy(L->qacc_bak, d->qacc, (size_t)L->nv * sizeof(double));
+    memcpy(L->lam_bak, d->lambda, (size_t)L->m * sizeof(double));
+    int st = L->selected ? MBS_OK : select_all(d, L);
+    if (st == MBS_OK) st = mbs_aba(d);
+    if (st == MBS_OK) {
+        memcpy(L->dv, d->qacc, (size_t)L->nv * sizeof(double)); /* qacc0 */
+        st = constrained_accel(d, L);
+        if (st == MBS_ERR_SINGULAR && L->rank > 0) { /* rows dependent here: select again */
+            st = select_all(d, L);
+            memcpy(d->qacc, L->dv, (size_t)L->nv * sizeof(double));
+            if (st == MBS_OK) st = constrained_accel(d, L);
+        }
+    }
+    if (st != MBS_OK) {
+        memcpy(d->qacc, L->qacc_bak, (size_t)L->nv * sizeof(double));
+        memcpy(d->lambda, L->lam_bak, (size_t)L->m * sizeof(double));
+    }
+    return st;
+}
+
+/* MBS_ERR_INCONSISTENT when qacc violates J_a qacc + gam_a = 0 (relative 1e-6). */
+static int check_accel(mbs_data *d, mbs_loops *L, const double *qacc)
+{
+    const int r = L->rank, nv = L->nv;
+    mbs_con_jmul(&L->t, L->arow, r, L->J, qacc, L->x);
+    for (int i = 0; i < r; ++i) {
+        double s = fabs(L->gam[i]);
+        for (int k = 0; k < nv; ++k) s += fabs(L->J[(size_t)i * (size_t)nv + (size_t)k] * qacc[k]);
+        const double res = L->x[i] + L->gam[i];
+        if (fabs(res) <= 1e-6 * s + 1e-12) continue;
+        char buf[96];
+        return MBS_DATA_FAIL(d, MBS_ERR_INCONSISTENT, "inverse_dynamics: qacc violates the "
+                             "acceleration constraint of cut joint %s (scaled residual %.3g)",
+                             row_label(d, L, L->arow[i], buf, (int)sizeof buf), res);
+    }
+    return MBS_OK;
+}
+
+/* See loops.h: tau = tau_t - J_a^T (J_a J_a^T)^-1 J_a tau_t with tau_t = RNEA(qacc). */
+int mbs_loops_inverse(mbs_data *d, const double *qacc, double *tau)
+{
+    mbs_loops *L = d->loops;
+    int st = L->selected ? MBS_OK : select_all(d, L);
+    if (st != MBS_OK) return st;
+    const int r = L->rank;
+    mbs_rnea(d, qacc, tau);
+    if (r == 0) return MBS_OK;
+    eval_rows_bias(d, L);
+    st = check_accel(d, L, qacc);
+    for (int k = 0; k < r && st == MBS_OK; ++k) /* B = J_a^T, column k = row k */
+        memcpy(L->Y + (size_t)L->nv * (size_t)k, L->J + (size_t)L->nv * (size_t)k,
+               (size_t)L->nv * sizeof(double));
+    if (st == MBS_OK) st = gram_factor(d, L, L->Y);
+    if (st != MBS_OK) return st;
+    mbs_con_jmul(&L->t, L->arow, r, L->J, tau, L->x);
+    mbs_linalg_cholesky_solve(r, 1, L->K, r, L->x, r);
+    mbs_linalg_gemv(0, L->nv, r, -1.0, L->Y, L->nv, L->x, 1.0, tau);
+    return MBS_OK;
+}

@@ -1,0 +1,61 @@
+/* Closed kinematic loops (DESIGN.md §5; seed 001 §2.2.1; seed 004 §6): redundancy selection,
+ * coordinate partitioning, Newton-Raphson closure, velocity projection and the dynamics with
+ * multipliers. The workspace and the current selection live in the data (d->loops), sized
+ * at mbs_data_create; nothing here allocates after that.
+ *
+ * Selection (seed 004 §6): a QR with column pivoting (dgeqp3) of the scaled J^T picks the
+ *   independent rows; rank = number of |R_kk| > MBS_LOOP_RANK_TOL max(|R_11|, 1e-3). The
+ *   other rows are dropped: multiplier 0, reported by mbs_constraint_info. A dropped row whose
+ *   residual exceeds MBS_LOOP_INCONSISTENT_TOL once the kept rows hold makes the constraints
+ *   inconsistent (MBS_ERR_INCONSISTENT naming the cut joint).
+ * Partition (seed 001 eq. 10): a second pivoted QR of the kept rows J_a picks rank dependent
+ *   coordinates v with a well-conditioned J_v; the columns of joints with state_priority p > 0
+ *   are weighted by 1e-2^min(p, 4) so they are taken as dependent only when the other
+ *   columns would leave J_v worse conditioned by about that factor.
+ * Closure (seed 001 eqs. 13-14): Newton-Raphson v <- v - J_v^-1 h_a with u fixed (with step
+ *   halving when the residual grows), then v_v = -J_v^-1 J_u v_u.
+ * Dynamics (seed 001 eq. 6): qacc0 by ABA, Y = M^-1 J_a^T by the tree-sparse L^T D L of M,
+ *   K = J_a Y (Cholesky), lambda = -K^-1 (J_a qacc0 + J̇q̇_a), qacc = qacc0 + Y lambda. */
+#ifndef MBS_SOLVERS_LOOPS_H
+#define MBS_SOLVERS_LOOPS_H
+
+#include "core/internal.h"
+
+#define MBS_LOOP_RANK_TOL 1e-9          /* relative rank tolerance of the row selection */
+#define MBS_LOOP_NEWTON_TOL 1e-12       /* scaled residual at which the closure stops */
+#define MBS_LOOP_NEWTON_MAXIT 50        /* Newton iterations per closure */
+#define MBS_LOOP_INCONSISTENT_TOL 1e-8  /* scaled residual of a dropped row */
+#define MBS_LOOP_REPARTITION_COND 1e5   /* J_v condition estimate that asks for a new partition */
+
+typedef struct mbs_loops mbs_loops;
+
+/* Allocate d->loops for a model with cut joints (nothing when ncon == 0). */
+int mbs_loops_create(mbs_data *d);
+void mbs_loops_destroy(mbs_data *d);
+
+/* Flags of mbs_loops_close. */
+#define MBS_CLOSE_REPARTITION 1 /* may pick a new partition when J_v is ill-conditioned */
+#define MBS_CLOSE_CHECK 2       /* check the dropped rows (MBS_ERR_INCONSISTENT) */
+
+/* Close the loops at the data's q holding the independent coordinates (Newton), then project
+   v; the current selection is made first if there is none. On failure q and v are as they
+   were and the message names the cut joint. */
+int mbs_loops_close(mbs_data *d, int flags);
+/* mbs_assemble with cut joints: a fresh selection at q, closure, a new selection at the
+   closed q when the first one does not fit it, projection, dropped-row check. */
+int mbs_loops_assemble(mbs_data *d);
+/* Forward dynamics with multipliers at the prepared kinematics and forces (see the file
+   comment); qacc and lambda are kept as they were on failure. */
+int mbs_loops_forward(mbs_data *d);
+/* tau (nv) for a qacc that satisfies the constraints: the minimum-norm tau among those for
+   which forward dynamics returns qacc, tau = P (RNEA(qacc)) with P the projection onto the
+   null space of J_a; kinematics and forces prepared. */
+int mbs_loops_inverse(mbs_data *d, const double *qacc, double *tau);
+/* Rank and active mask (ncon) of the current selection (made at q if there is none). */
+int mbs_loops_info(mbs_data *d, int *rank, unsigned char *active);
+/* Number of selections and partitions made so far (a change is an integrator event). */
+long mbs_loops_events(const mbs_data *d);
+/* 1 when q and v are exactly those the last successful closure produced. */
+int mbs_loops_is_closed(const mbs_data *d);
+
+#endif

@@ -1,0 +1,372 @@
+/* Cut-joint constraint rows (src/solvers/constraints.c) against independent references:
+ *  - Jacobian columns and J̇q̇ against 4th-order central differences of h along the flow
+ *    q(t) = integrate(q, v t) of random trees with cut joints of every type;
+ *  - every type's rows vanish on the joint's own manifold (the child placed by the joint's
+ *    transform), annihilate the joint's motion subspace and are independent (rank = rows);
+ *  - the multipliers of every type against a hand-computed static equilibrium of a body
+ *    hanging from the world by that cut joint (the documented lambda convention). */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "core/linalg.h"
+#include "core/rotation.h"
+#include "solvers/constraints.h"
+
+#define NTYPES 9
+static const mbs_joint_type cut_types[NTYPES] = {
+    MBS_JOINT_REVOLUTE, MBS_JOINT_PRISMATIC, MBS_JOINT_CYLINDRICAL, MBS_JOINT_UNIVERSAL,
+    MBS_JOINT_SPHERICAL, MBS_JOINT_PLANAR,   MBS_JOINT_FIXED,       MBS_JOINT_DISTANCE,
+    MBS_JOINT_FREE};
+static const int cut_nrows[NTYPES] = {5, 5, 4, 4, 3, 3, 6, 1, 0};
+
+/* Random unit vector. */
+static void rand_unit(test_rng *r, double u[3])
+{
+    double n = 0.0;
+    while (n < 0.1) {
+        for (int k = 0; k < 3; ++k) u[k] = test_rng_uniform(r, -1.0, 1.0);
+        n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    }
+    for (int k = 0; k < 3; ++k) u[k] /= n;
+}
+
+/* Random frame: rotation and position within [-s, s]. */
+static void rand_frame(test_rng *r, mbs_frame *f, double s)
+{
+    test_random_rotation(r, f->rot);
+    for (int k = 0; k < 3; ++k) f->pos[k] = test_rng_uniform(r, -s, s);
+}
+
+/* Random joint definition of a type between parent and child (random frames and axes). */
+static mbs_joint_def rand_joint(test_rng *r, mbs_joint_type type, int parent, int child)
+{
+    mbs_joint_def d = mbs_default_joint_def(type);
+    d.parent = parent;
+    d.child = child;
+    rand_frame(r, &d.frame_parent, 0.5);
+    rand_frame(r, &d.frame_child, 0.5);
+    rand_unit(r, d.axis);
+    rand_unit(r, d.axis2);
+    d.rotation = test_rng_int(r, 0, 1) ? MBS_ROT_CARDAN : MBS_ROT_QUATERNION;
+    d.length = test_rng_uniform(r, 0.3, 1.5);
+    return d;
+}
+
+/* Random body with a random com and inertia. */
+static void add_rand_body(test_rng *r, mbs_builder *b)
+{
+    mbs_body_def d = mbs_default_body_def();
+    d.mass = test_rng_uniform(r, 0.5, 2.0);
+    for (int k = 0; k < 3; ++k) d.com[k] = test_rng_uniform(r, -0.3, 0.3);
+    test_random_inertia(r, 0.05, 0.2, d.inertia);
+    assert_true(mbs_add_body(b, &d) >= 1);
+}
+
+/* Random tree of n bodies (every tree type) plus one cut joint of every type between random
+   bodies (the world included). */
+static mbs_model *random_loop_model(uint64_t seed, int n)
+{
+    static const mbs_joint_type tree_types[] = {
+        MBS_JOINT_REVOLUTE,  MBS_JOINT_PRISMATIC, MBS_JOINT_CYLINDRICAL, MBS_JOINT_UNIVERSAL,
+        MBS_JOINT_SPHERICAL, MBS_JOINT_PLANAR,    MBS_JOINT_FREE,        MBS_JOINT_FIXED};
+    test_rng r;
+    test_rng_seed(&r, seed);
+    mbs_builder *b = mbs_builder_create();
+    for (int i = 1; i <= n; ++i) add_rand_body(&r, b);
+    for (int i = 1; i <= n; ++i) {
+        mbs_joint_def d = rand_joint(&r, tree_types[(i + (int)seed) % 8], test_rng_int(&r, 0, i - 1), i);
+        assert_true(mbs_add_joint(b, &d) >= 0);
+    }
+    for (int t = 0; t < NTYPES; ++t) {
+        int p = test_rng_int(&r, 0, n), c = test_rng_int(&r, 0, n - 1);
+        if (c >= p) ++c;
+        mbs_joint_def d = rand_joint(&r, cut_types[t], p, c);
+        d.cut = 1;
+        assert_true(mbs_add_joint(b, &d) >= 0);
+    }
+    mbs_model *m = NULL;
+    const int st = mbs_compile(b, &m);
+    if (st != MBS_OK) print_error("compile: %s\n", mbs_builder_error(b));
+    assert_int_equal(st, MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* Scaled residuals of all rows at configuration q. */
+static void residual_at(mbs_data *d, const mbs_con_topo *t, const double *q, double *h)
+{
+    memcpy(d->q, q, (size_t)d->model->nq * sizeof(double));
+    mbs_kinematics_pos(d);
+    mbs_con_residual(d, t, NULL, t->ncon, h);
+}
+
+/* h(k) = h(integrate(q0, w, k eps)) for k = -2..2 (index k + 2). */
+static void residual_line(mbs_data *d, const mbs_con_topo *t, const double *q0,
+                          const double *w, double eps, double *qt, double *h5)
+{
+    const int m = t->ncon;
+    for (int k = -2; k <= 2; ++k) {
+        assert_int_equal(mbs_integrate_q(d->model, q0, w, k * eps, qt), MBS_OK);
+        residual_at(d, t, qt, h5 + (size_t)m * (size_t)(k + 2));
+    }
+}
+
+/* Analytic J, J̇q̇ at (q0, v) against differences of h along the flow of v and of every
+   unit velocity: J e_k = h'(0) (4th-order first difference), J̇q̇ = h''(0). */
+static void check_fd(mbs_data *d, const mbs_con_topo *t, const double *q0)
+{
+    const mbs_model *m = d->model;
+    const int nv = m->nv, nc = t->ncon;
+    double *J = calloc((size_t)nc * (size_t)nv, sizeof(double)), *gam = calloc((size_t)nc, sizeof(double));
+    double *Sw = calloc(6 * (size_t)nv, sizeof(double)), *a = calloc(18 * (size_t)m->nbody, sizeof(double));
+    double *h5 = calloc(5 * (size_t)nc, sizeof(double)), *qt = calloc((size_t)m->nq, sizeof(double));
+    double *w = calloc((size_t)nv, sizeof(double)), *fd = calloc((size_t)nc, sizeof(double));
+    memcpy(d->q, q0, (size_t)m->nq * sizeof(double));
+    mbs_kinematics(d);
+    mbs_con_world_motion(d, Sw);
+    mbs_con_jacobian(d, t, Sw, NULL, nc, J);
+    mbs_con_world_accel(d, a, a + 6 * m->nbody, a + 12 * m->nbody);
+    mbs_con_bias(d, t, a + 6 * m->nbody, a + 12 * m->nbody, NULL, nc, gam);
+    const double eps = 1e-3;
+    for (int k = 0; k < nv; ++k) { /* columns */
+        for (int i = 0; i < nv; ++i) w[i] = i == k ? 1.0 : 0.0;
+        residual_line(d, t, q0, w, eps, qt, h5);
+        for (int i = 0; i < nc; ++i) {
+            fd[i] = (h5[i] - 8.0 * h5[nc + i] + 8.0 * h5[3 * nc + i] - h5[4 * nc + i]) / (12.0 * eps);
+            if (fabs(fd[i] - J[(size_t)i * (size_t)nv + (size_t)k]) > 1e-8 * (1.0 + fabs(fd[i])))
+                print_error("row %d col %d: J %.12g fd %.12g\n", i, k, J[(size_t)i * (size_t)nv + (size_t)k], fd[i]);
+            assert_true(fabs(fd[i] - J[(size_t)i * (size_t)nv + (size_t)k]) <= 1e-8 * (1.0 + fabs(fd[i])));
+        }
+    }
+    residual_line(d, t, q0, d->v, eps, qt, h5); /* J̇q̇ = d²h/dt² along the flow of v */
+    for (int i = 0; i < nc; ++i) {
+        fd[i] = (-h5[i] + 16.0 * h5[nc + i] - 30.0 * h5[2 * nc + i] + 16.0 * h5[3 * nc + i] -
+                 h5[4 * nc + i]) / (12.0 * eps * eps);
+        if (fabs(fd[i] - gam[i]) > 1e-6 * (1.0 + fabs(fd[i])))
+            print_error("row %d: Jdot v %.12g fd %.12g\n", i, gam[i], fd[i]);
+        assert_true(fabs(fd[i] - gam[i]) <= 1e-6 * (1.0 + fabs(fd[i])));
+    }
+    free(J), free(gam), free(Sw), free(a), free(h5), free(qt), free(w), free(fd);
+}
+
+/* Random trees with every cut type: J and J̇q̇ against finite differences. */
+static void test_rows_finite_differences(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 12; ++seed) {
+        mbs_model *m = random_loop_model(seed, 3 + (int)(seed % 5));
+        assert_int_equal(mbs_model_ncon(m), 31);
+        mbs_data *d = mbs_data_create(m);
+        mbs_con_topo t;
+        assert_int_equal(mbs_con_topo_init(m, &t), MBS_OK);
+        test_rng r;
+        test_rng_seed(&r, 100 + seed);
+        test_random_state(&r, d, 1.0, 1.5, 0.0);
+        double *q0 = malloc(sizeof(double) * (size_t)m->nq);
+        memcpy(q0, d->q, sizeof(double) * (size_t)m->nq);
+        check_fd(d, &t, q0);
+        free(q0);
+        mbs_con_topo_free(&t);
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+}
+
+/* world -(revolute)- A; B free (automatic root); cut of type T from A to B. */
+static mbs_model *one_cut_model(test_rng *r, mbs_joint_type type, mbs_joint_def *cut)
+{
+    mbs_builder *b = mbs_builder_create();
+    add_rand_body(r, b);
+    add_rand_body(r, b);
+    mbs_joint_def d = rand_joint(r, MBS_JOINT_REVOLUTE, 0, 1);
+    assert_int_equal(mbs_add_joint(b, &d), 0);
+    *cut = rand_joint(r, type, 1, 2);
+    cut->rotation = MBS_ROT_QUATERNION; /* transform() below runs without aux */
+    cut->cut = 1;
+    assert_int_equal(mbs_add_joint(b, cut), 1);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* Place B (free root, joint 2) so that the cut's Fc sits at X_T(qT) in Fp. */
+static void place_child(mbs_data *d, const mbs_joint_model *cj, const double *qT)
+{
+    const mbs_model *m = d->model;
+    const mbs_joint_model *fj = &m->joints[2];
+    mbs_pose XT, t1, t2, inv, XB;
+    mbs_kinematics_pos(d);
+    cj->ops->transform(cj, NULL, qT, &XT);
+    pose_mul(&t1, &d->x_world[1], &cj->frame_parent);
+    pose_mul(&t2, &t1, &XT);
+    pose_inverse(&inv, &cj->frame_child);
+    pose_mul(&XB, &t2, &inv);
+    double *q = d->q + fj->qadr;
+    v3_copy(q, XB.p);
+    mbs_mat_to_quat(q + 3, XB.R);
+}
+
+/* Smallest over largest eigenvalue of J_B J_B^T (n x n) for the free joint's 6 columns. */
+static double gram_ratio(const double *J, int n, int nv, int c0)
+{
+    double G[36], w[6], work[512];
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < n; ++k) {
+            double s = 0.0;
+            for (int c = 0; c < 6; ++c) s += J[i * nv + c0 + c] * J[k * nv + c0 + c];
+            G[i + n * k] = s;
+        }
+    assert_true(mbs_linalg_sym_eig_lwork(n) <= 512);
+    assert_int_equal(mbs_linalg_sym_eig(n, G, n, w, work, 512), 0);
+    return w[0] / w[n - 1];
+}
+
+/* Every cut type: h = 0 on the joint's manifold, J annihilates the joint's motion subspace
+   mapped to B's free velocity, and the rows are independent. */
+static void test_rows_match_joint(void **state)
+{
+    (void)state;
+    test_rng r;
+    test_rng_seed(&r, 77);
+    for (int t = 0; t < NTYPES; ++t) {
+        mbs_joint_def def;
+        mbs_model *m = one_cut_model(&r, cut_types[t], &def);
+        const mbs_joint_model *cj = &m->joints[1];
+        const int nc = cut_nrows[t], nv = m->nv, fv = m->joints[2].vadr;
+        assert_int_equal(mbs_model_ncon(m), nc);
+        mbs_data *d = mbs_data_create(m);
+        mbs_con_topo tp;
+        assert_int_equal(mbs_con_topo_init(m, &tp), MBS_OK);
+        double J[6 * 7], h[6], Sw[6 * 7], qT[7] = {0}, wT[6], S[36];
+        for (int trial = 0; trial < 5; ++trial) {
+            d->q[0] = test_rng_uniform(&r, -2.0, 2.0);
+            if (cut_types[t] == MBS_JOINT_DISTANCE) { /* child point on the sphere |d| = L */
+                double u[3];
+                rand_unit(&r, u);
+                mbs_pose X = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
+                v3_scale(X.p, u, def.length);
+                mbs_kinematics_pos(d);
+                mbs_pose t1, t2, inv;
+                pose_mul(&t1, &d->x_world[1], &cj->frame_parent);
+                pose_mul(&t2, &t1, &X);
+                pose_inverse(&inv, &cj->frame_child);
+                pose_mul(&X, &t2, &inv);
+                v3_copy(d->q + m->joints[2].qadr, X.p);
+                mbs_mat_to_quat(d->q + m->joints[2].qadr + 3, X.R);
+            } else {
+                cj->ops->neutral(cj, qT);
+                for (int k = 0; k < cj->ops->nv; ++k) wT[k] = test_rng_uniform(&r, -1.5, 1.5);
+                cj->ops->integrate(cj, qT, wT, 1.0, qT);
+                place_child(d, cj, qT);
+            }
+            memset(d->v, 0, sizeof(double) * (size_t)nv);
+            mbs_kinematics(d);
+            mbs_con_residual(d, &tp, NULL, nc, h);
+            for (int i = 0; i < nc; ++i) assert_true(fabs(h[i]) < 1e-13);
+            mbs_con_world_motion(d, Sw);
+            mbs_con_jacobian(d, &tp, Sw, NULL, nc, J);
+            if (nc > 0) assert_true(gram_ratio(J, nc, nv, fv) > 1e-4);
+            if (cut_types[t] == MBS_JOINT_DISTANCE) continue;
+            cj->ops->motion(cj, qT, wT, S, NULL); /* allowed motions: J x = 0 */
+            for (int k = 0; k < cj->ops->nv; ++k) { /* B's twist in B, then free velocity */
+                double tw[6], v6[7] = {0};
+                xm_apply_inv(tw, &cj->frame_child, S + 6 * k);
+                m3_mulv(v6 + fv, d->x_world[2].R, tw + 3); /* B's origin, world frame */
+                v3_copy(v6 + fv + 3, tw);                  /* angular, B frame */
+                for (int i = 0; i < nc; ++i) {
+                    double s = 0.0;
+                    for (int c = 0; c < nv; ++c) s += J[i * nv + c] * v6[c];
+                    assert_true(fabs(s) < 1e-12);
+                }
+            }
+        }
+        mbs_con_topo_free(&tp);
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+}
+
+/* Body (mass 2, com c) on a free root, hanging from the world at its origin by one cut joint
+   (Fp = world axes at the origin, Fc = body axes; distance: rod of length 0.7 from (0,0,0.7)). */
+static mbs_data *hanging(mbs_joint_type type, const double c[3], const double axis[3],
+                         const double axis2[3])
+{
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    bd.mass = 2.0;
+    v3_copy(bd.com, c);
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def d = mbs_default_joint_def(type);
+    d.parent = 0;
+    d.child = 1;
+    d.cut = 1;
+    v3_copy(d.axis, axis);
+    v3_copy(d.axis2, axis2);
+    d.length = 0.7;
+    if (type == MBS_JOINT_DISTANCE) d.frame_parent.pos[2] = 0.7;
+    assert_int_equal(mbs_add_joint(b, &d), 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return mbs_data_create(m);
+}
+
+/* Static equilibrium: qacc = 0 and lambda as computed by hand (mbs.h convention: cut force
+   on the child in Fp components, then torques; distance: push along d, negative = pull). */
+static void check_static(mbs_joint_type type, const double c[3], const double axis[3],
+                         const double axis2[3], const double *lam, int n)
+{
+    mbs_data *d = hanging(type, c, axis, axis2);
+    const mbs_model *m = mbs_data_model(d);
+    assert_int_equal(mbs_model_ncon(m), n);
+    assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+    for (int i = 0; i < mbs_model_nv(m); ++i) {
+        if (fabs(mbs_data_qacc(d)[i]) >= 1e-10)
+            print_error("type %d: qacc[%d] = %g, lambda[0] %g\n", (int)type, i, mbs_data_qacc(d)[i], mbs_data_lambda(d)[0]);
+        assert_true(fabs(mbs_data_qacc(d)[i]) < 1e-10); /* I = 1e-3: roundoff / I */
+    }
+    test_assert_close(mbs_data_lambda(d), lam, n, 1e-12, "static lambda");
+    mbs_data_destroy(d);
+    mbs_model_destroy((mbs_model *)m);
+}
+
+/* Hand-computed reactions: weight W = m g = 2 * 9.81 upward on the child, gravity torque
+   about the joint point balanced by c x (0, 0, W). */
+static void test_lambda_static(void **state)
+{
+    (void)state;
+    const double W = 2.0 * 9.81, X[3] = {1, 0, 0}, Y[3] = {0, 1, 0}, Z[3] = {0, 0, 1};
+    const double c[3] = {0.3, -0.2, -0.5}, cx0[3] = {0.3, 0.0, -0.5}, cz[3] = {0, 0, -0.5};
+    const double rev[5] = {0, 0, W, c[1] * W, -c[0] * W};
+    check_static(MBS_JOINT_REVOLUTE, c, Z, X, rev, 5);
+    const double pri[5] = {0, W, c[1] * W, -c[0] * W, 0}; /* u1 = e_y, u2 = e_z for axis x */
+    check_static(MBS_JOINT_PRISMATIC, c, X, Y, pri, 5);
+    const double cyl[4] = {0, W, -cx0[0] * W, 0}; /* torques about u1 = e_y, u2 = e_z */
+    check_static(MBS_JOINT_CYLINDRICAL, cx0, X, Y, cyl, 4);
+    const double uni[4] = {0, 0, W, 0};
+    check_static(MBS_JOINT_UNIVERSAL, cz, X, Y, uni, 4);
+    const double sph[3] = {0, 0, W};
+    check_static(MBS_JOINT_SPHERICAL, cz, Z, X, sph, 3);
+    const double pla[3] = {W, c[1] * W, -c[0] * W}; /* normal z; torques about x, y */
+    check_static(MBS_JOINT_PLANAR, c, Z, X, pla, 3);
+    const double fix[6] = {0, 0, W, c[1] * W, -c[0] * W, 0};
+    check_static(MBS_JOINT_FIXED, c, Z, X, fix, 6);
+    const double dis[1] = {-W}; /* the rod pulls the child up: tension */
+    check_static(MBS_JOINT_DISTANCE, (const double[3]){0, 0, 0}, Z, X, dis, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rows_finite_differences),
+        cmocka_unit_test(test_rows_match_joint),
+        cmocka_unit_test(test_lambda_static),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
