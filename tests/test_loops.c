@@ -458,6 +458,96 @@ static void test_lambda_slider_crank_statics(void **state)
     for (int c = LM_SC_CUT_B; c <= LM_SC_CUT_A; ++c) slider_statics(c);
 }
 
+/* Four-bar at rest under gravity g (-y), held by the crank torque alone (cut at B). Virtual
+   work with the closed-form rates w for w2 = 1: T2 = g (m1 (a/2) cos th2 + m2 (a cos th2 +
+   (b/2) cos th3 w3) + m3 (c/2) cos th4 w4). The force f of the coupler on the rocker follows
+   from two moment balances: rocker about O4, u4 x f = (m3 g / 2) u4x, and coupler about A,
+   u3 x f = -(m2 g / 2) u3x (u_i = (cos th_i, sin th_i), a x b = ax by - ay bx). Expected
+   lambda: f in the coupler's axes, no torques. */
+static void test_lambda_fourbar_held_by_weight(void **state)
+{
+    (void)state;
+    lm_fourbar p = lm_default_fourbar();
+    lm_mech mech;
+    build_ok(lm_build_fourbar(&p, &mech), &mech);
+    mbs_data *d = new_data(&mech);
+    double th[3] = {2.2, 0, 0}, w[3], al[3], zero[3] = {0, 0, 0};
+    assert_int_equal(lm_fourbar_position(&p, th[0], 1, &th[1], &th[2]), 0);
+    lm_fourbar_set(&p, &mech, d, th, zero);
+    call_ok(d, mbs_assemble(d), "assemble");
+    lm_fourbar_rates(&p, th, 1.0, 0.0, w, al);
+    const double g = p.g, *m = p.mass;
+    double T2 = g * (m[0] * 0.5 * p.a * cos(th[0]) + m[1] * (p.a * cos(th[0]) + 0.5 * p.b * cos(th[1]) * w[1]) +
+                     m[2] * 0.5 * p.c * cos(th[2]) * w[2]);
+    mbs_data_tau(d)[mbs_model_joint_vadr(mech.model, mech.joint[0])] = T2;
+    call_ok(d, mbs_forward_dynamics(d), "forward dynamics");
+    double u3x = cos(th[1]), u3y = sin(th[1]), u4x = cos(th[2]), u4y = sin(th[2]);
+    double r4 = 0.5 * m[2] * g * u4x, r3 = -0.5 * m[1] * g * u3x; /* u x f = r: -uy fx + ux fy */
+    double det = -u4y * u3x + u3y * u4x;
+    double fx = (r4 * u3x - r3 * u4x) / det, fy = (-u4y * r3 + u3y * r4) / det;
+    const double e[5] = {u3x * fx + u3y * fy, -u3y * fx + u3x * fy, 0, 0, 0};
+    double qacc_max = 0.0;
+    for (int i = 0; i < 3; ++i) qacc_max = fmax(qacc_max, fabs(mbs_data_qacc(d)[i]));
+    const double *lam = mbs_data_lambda(d);
+    print_message("four-bar held by weight: T2 = %.6f N m, |qacc| %.2e, lambda %.9f %.9f "
+                  "(hand %.9f %.9f)\n", T2, qacc_max, lam[0], lam[1], e[0], e[1]);
+    assert_true(qacc_max <= 1e-9);
+    test_assert_close(lam, e, 5, 1e-9, "four-bar held by weight lambda");
+    mbs_data_destroy(d);
+    lm_mech_free(&mech);
+}
+
+/* Slider-crank whose rod is a massless distance joint (a rod with ball ends) from the crank
+   pin to the slider: 2 coordinates, 1 row. Assembled at crank angles on the closed form of
+   x; at rest without gravity, slider pushed by F along x and crank held by -F dx/dth, the
+   multiplier is the rod's push on the slider, t = -F / cos phi (compression positive). */
+static void test_distance_rod_slider_crank(void **state)
+{
+    (void)state;
+    const lm_slider_crank p = lm_default_slider_crank();
+    mbs_builder *b = mbs_builder_create();
+    assert_non_null(b);
+    assert_int_equal(mbs_builder_set_no_gravity(b), MBS_OK);
+    mbs_body_def bar = mbs_default_body_def(), blk = mbs_default_body_def();
+    bar.com[0] = 0.5 * p.r;
+    int cr = mbs_add_body(b, &bar), sl = mbs_add_body(b, &blk);
+    mbs_joint_def jc = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jc.child = cr, jc.state_priority = 1;
+    mbs_joint_def js = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+    js.child = sl, js.frame_parent.pos[1] = p.e, js.axis[0] = 1.0, js.axis[2] = 0.0;
+    mbs_joint_def rod = mbs_default_joint_def(MBS_JOINT_DISTANCE);
+    rod.parent = cr, rod.child = sl, rod.frame_parent.pos[0] = p.r, rod.length = p.l;
+    int jcr = mbs_add_joint(b, &jc), jsl = mbs_add_joint(b, &js);
+    assert_true(jcr >= 0 && jsl >= 0 && mbs_add_joint(b, &rod) >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    assert_int_equal(mbs_model_nv(m), 2);
+    assert_int_equal(mbs_model_ncon(m), 1);
+    mbs_data *d = mbs_data_create(m);
+    assert_non_null(d);
+    int qc = mbs_model_joint_qadr(m, jcr), qs = mbs_model_joint_qadr(m, jsl);
+    double worst = 0.0, x[3], ph[3];
+    for (int k = 0; k < 12; ++k) {
+        lm_slider_crank_kin(&p, 0.5 * k + 0.1, 1.0, 0.0, x, ph);
+        mbs_data_q(d)[qc] = 0.5 * k + 0.1, mbs_data_q(d)[qs] = x[0] + 0.01;
+        call_ok(d, mbs_assemble(d), "assemble");
+        worst = fmax(worst, fabs(mbs_data_q(d)[qs] - x[0]));
+    }
+    const double F = -5.0, force[3] = {F, 0, 0}, zero[3] = {0, 0, 0};
+    call_ok(d, mbs_set_body_wrench(d, sl, force, zero, zero), "wrench");
+    mbs_data_tau(d)[mbs_model_joint_vadr(m, jcr)] = -F * x[1];
+    call_ok(d, mbs_forward_dynamics(d), "forward dynamics");
+    double t = -F / cos(ph[0]);
+    print_message("distance-rod slider-crank: x err %.2e; rod push %.9f (hand %.9f), |qacc| "
+                  "%.2e %.2e\n", worst, mbs_data_lambda(d)[0], t, mbs_data_qacc(d)[0], mbs_data_qacc(d)[1]);
+    assert_true(worst <= 1e-10);
+    assert_float_equal(mbs_data_lambda(d)[0], t, 1e-9 * (1 + fabs(t)));
+    assert_true(fabs(mbs_data_qacc(d)[0]) <= 1e-9 && fabs(mbs_data_qacc(d)[1]) <= 1e-9);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 /* ---------------------------------------------------------------- the loop cut elsewhere */
 
 /* Four-bar under gravity with the cut at B, A and O4, RK4 1 kHz from one state: the same
@@ -917,6 +1007,8 @@ int main(void)
         cmocka_unit_test(test_energy_conservative_loops),
         cmocka_unit_test(test_lambda_fourbar_statics),
         cmocka_unit_test(test_lambda_slider_crank_statics),
+        cmocka_unit_test(test_lambda_fourbar_held_by_weight),
+        cmocka_unit_test(test_distance_rod_slider_crank),
         cmocka_unit_test(test_fourbar_cut_elsewhere),
         cmocka_unit_test(test_door_two_hinges),
         cmocka_unit_test(test_planar_loop_any_plane),
