@@ -27,6 +27,8 @@ struct mbs_loops {
     double *weight;          /* [nv] partition column weights (state_priority) */
     double cond;             /* condition estimate of the last J_v factorisation */
     double cond_retry;       /* a repartition is tried when cond exceeds this */
+    double cond_smooth;      /* smoothing is tried when cond exceeds this (raised after a
+                                smoothing that could not leave the near-singular region) */
     double *Sw;              /* [6 nv] world motion subspace */
     double *a0, *Vw, *Aw;    /* [6 nb] */
     double *h, *gam;         /* [m] */
@@ -42,6 +44,8 @@ struct mbs_loops {
     double *qbak, *vbak, *qprev; /* [nq], [nv], [nq] */
     double *qacc_bak, *lam_bak;  /* [nv], [m] */
     double *qcl, *vcl;       /* [nq], [nv] state of the last successful closure */
+    double *qsm, *vsm;       /* [nq], [nv] state whose accelerations are being smoothed */
+    double *acc_sm, *lam_sm; /* [nv], [m] smoothed accelerations and multipliers */
     int closed_valid;
 };
 
@@ -68,11 +72,12 @@ static int ws_alloc(mbs_loops *L, const mbs_model *m)
     L->active = calloc(m1, 1);
     double **dp[] = {&L->Sw, &L->a0, &L->Vw, &L->Aw, &L->h, &L->gam, &L->J, &L->qr, &L->qtau,
                      &L->qwork, &L->LU, &L->K, &L->Y, &L->x, &L->y, &L->dv, &L->qbak, &L->vbak,
-                     &L->qprev, &L->qacc_bak, &L->lam_bak, &L->qcl, &L->vcl, &L->weight};
+                     &L->qprev, &L->qacc_bak, &L->lam_bak, &L->qcl, &L->vcl, &L->weight,
+                     &L->qsm, &L->vsm, &L->acc_sm, &L->lam_sm};
     const size_t dn[] = {6 * nv1, 6 * (size_t)L->nb, 6 * (size_t)L->nb, 6 * (size_t)L->nb, m1,
                          m1, m1 * nv1, m1 * nv1, mx, (size_t)L->lqwork + 1, mn1 * mn1,
                          mn1 * mn1, nv1 * mn1, mx, mx, nv1, nq1, nv1, nq1, nv1, m1, nq1, nv1,
-                         nv1};
+                         nv1, nq1, nv1, nv1, m1};
     int **ip[] = {&L->arow, &L->drow, &L->dep, &L->ind, &L->dep_bak, &L->ind_bak, &L->jpvt,
                   &L->ipiv};
     const size_t in[] = {m1, m1, nv1, nv1, nv1, nv1, mx, mn1};
@@ -110,7 +115,8 @@ void mbs_loops_destroy(mbs_data *d)
     if (!L) return;
     void *p[] = {L->active, L->Sw, L->a0, L->Vw, L->Aw, L->h, L->gam, L->J, L->qr, L->qtau,
                  L->qwork, L->LU, L->K, L->Y, L->x, L->y, L->dv, L->qbak, L->vbak, L->qprev,
-                 L->qacc_bak, L->lam_bak, L->qcl, L->vcl, L->weight, L->arow, L->drow,
+                 L->qacc_bak, L->lam_bak, L->qcl, L->vcl, L->weight, L->qsm, L->vsm,
+                 L->acc_sm, L->lam_sm, L->arow, L->drow,
                  L->dep, L->ind, L->dep_bak, L->ind_bak, L->jpvt, L->ipiv};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     mbs_con_topo_free(&L->t);
@@ -223,6 +229,7 @@ static int select_all(mbs_data *d, mbs_loops *L)
     if (st != MBS_OK) return st;
     L->selected = 1;
     L->cond_retry = MBS_LOOP_REPARTITION_COND;
+    L->cond_smooth = MBS_LOOP_SMOOTH_COND;
     L->nevents++;
     return MBS_OK;
 }
@@ -305,6 +312,17 @@ static double active_residual(mbs_data *d, mbs_loops *L)
     return L->rank > 0 ? fabs(L->h[argmax_abs(L->h, L->rank)]) : 0.0;
 }
 
+/* Residual at which the closure stops: MBS_LOOP_NEWTON_TOL divided by the condition
+   estimate of J_v. Near a singular configuration (a bifurcation of the loops'
+   manifold) a residual r leaves the coordinates off the manifold by about cond r, which
+   must stay small against the distance to the singularity, or the tangent used to project
+   v (and the branch Newton follows next) is wrong; below the roundoff floor the iteration
+   stops when the residual no longer halves. */
+static double newton_tol(const mbs_loops *L)
+{
+    return L->cond > 1.0 ? MBS_LOOP_NEWTON_TOL / L->cond : MBS_LOOP_NEWTON_TOL;
+}
+
 /* Newton-Raphson on the dependent coordinates with u fixed (seed 001 eq. 13), halving a
    step that makes the residual grow. On success the kinematics, J_a and the LU of J_v are
    those of the closed q. */
@@ -319,7 +337,7 @@ static int newton(mbs_data *d, mbs_loops *L)
             continue;
         }
         const int stalled = res > 0.5 * prev && res <= 100.0 * MBS_LOOP_NEWTON_TOL;
-        if (res <= MBS_LOOP_NEWTON_TOL || stalled) return jac_factor(d, L);
+        if (res <= newton_tol(L) || stalled) return jac_factor(d, L);
         if (it == MBS_LOOP_NEWTON_MAXIT || !isfinite(res)) return newton_fail(d, L, it, res);
         const int st = jac_factor(d, L);
         if (st != MBS_OK) return st;
@@ -373,6 +391,7 @@ static int try_repartition(mbs_data *d, mbs_loops *L)
     if (st == MBS_OK && L->cond < 0.5 * old) {
         L->nevents++;
         L->cond_retry = fmax(MBS_LOOP_REPARTITION_COND, 10.0 * L->cond);
+        L->cond_smooth = MBS_LOOP_SMOOTH_COND;
         return MBS_OK;
     }
     memcpy(L->dep, L->dep_bak, (size_t)L->nv * sizeof(int));
@@ -391,7 +410,7 @@ static int close_once(mbs_data *d, mbs_loops *L, int flags)
         mbs_kinematics(d);
         eval_jacobian(d, L, L->arow, L->rank);
         st = partition(d, L);
-        if (st == MBS_OK) L->nevents++, st = newton(d, L);
+        if (st == MBS_OK) L->nevents++, L->cond_smooth = MBS_LOOP_SMOOTH_COND, st = newton(d, L);
     }
     if (st == MBS_OK && (flags & MBS_CLOSE_CHECK)) st = check_dropped(d, L);
     if (st == MBS_OK && (flags & MBS_CLOSE_REPARTITION) && L->cond > L->cond_retry)
@@ -441,7 +460,21 @@ int mbs_loops_close(mbs_data *d, int flags)
     return MBS_OK;
 }
 
-/* See loops.h. */
+/* Put the caller's values of the independent coordinates back (from qbak) into the data's
+   q, keeping its dependent coordinates as the next Newton guess: q = q (+) dv with dv =
+   difference(q, qbak) on the independent dofs only. */
+static void restore_independent(mbs_data *d, mbs_loops *L)
+{
+    mbs_difference_q(d->model, d->q, L->qbak, L->dv);
+    for (int i = 0; i < L->rank; ++i) L->dv[L->dep[i]] = 0.0;
+    memcpy(L->qprev, d->q, (size_t)L->nq * sizeof(double));
+    newton_move(d, L, 1.0);
+}
+
+/* See loops.h. A selection made away from the loops' manifold may count rows that are
+   dependent on it (an overconstrained loop such as Bricard's) or miss rows: when the closed
+   J_v is nearly singular, a dropped row is violated or the closure failed, the selection is
+   made again at the closed (or last) q and the caller's independent coordinates restored. */
 int mbs_loops_assemble(mbs_data *d)
 {
     mbs_loops *L = d->loops;
@@ -450,9 +483,12 @@ int mbs_loops_assemble(mbs_data *d)
     if (st == MBS_OK) st = close_once(d, L, MBS_CLOSE_REPARTITION);
     int refit = st == MBS_ERR_CONVERGENCE || st == MBS_ERR_SINGULAR;
     if (st == MBS_OK) refit = L->cond > COND_REFIT || check_dropped(d, L) != MBS_OK;
-    if (refit) { /* the selection made away from the loops' manifold does not fit it */
+    if (refit) {
         st = select_all(d, L);
-        if (st == MBS_OK) st = close_once(d, L, MBS_CLOSE_REPARTITION);
+        if (st == MBS_OK) {
+            restore_independent(d, L);
+            st = close_once(d, L, MBS_CLOSE_REPARTITION);
+        }
     }
     if (st == MBS_OK) st = check_dropped(d, L);
     if (st != MBS_OK) {
@@ -550,23 +586,99 @@ static int constrained_accel(mbs_data *d, mbs_loops *L)
     return MBS_OK;
 }
 
-/* See loops.h: ABA, then the multipliers; a singular K gets one fresh selection. */
+/* ABA, then the multipliers at the prepared state; a singular K gets one fresh selection. */
+static int forward_direct(mbs_data *d, mbs_loops *L)
+{
+    int st = L->selected ? MBS_OK : select_all(d, L);
+    if (st == MBS_OK) st = mbs_aba(d);
+    if (st != MBS_OK) return st;
+    memcpy(L->dv, d->qacc, (size_t)L->nv * sizeof(double)); /* qacc0 */
+    st = constrained_accel(d, L);
+    if (st == MBS_ERR_SINGULAR && L->rank > 0) { /* rows dependent here: select again */
+        st = select_all(d, L);
+        memcpy(d->qacc, L->dv, (size_t)L->nv * sizeof(double));
+        if (st == MBS_OK) st = constrained_accel(d, L);
+    }
+    return st;
+}
+
+/* Closed state at q (+) s tau v of the state being smoothed, with its v projected and its
+   kinematics and forces; 1 when it is still near-singular (|s| = 1 only). */
+static int smooth_node(mbs_data *d, mbs_loops *L, double s, double tau)
+{
+    mbs_integrate_q(d->model, L->qsm, L->vsm, s * tau, d->q);
+    mbs_normalize_q(d->model, d->q);
+    memcpy(d->v, L->vsm, (size_t)L->nv * sizeof(double));
+    memcpy(L->qbak, d->q, (size_t)L->nq * sizeof(double));
+    int st = close_once(d, L, 0);
+    if (st != MBS_OK) return st;
+    if (fabs(s) == 1.0 && L->cond > MBS_LOOP_SMOOTH_COND) return 1;
+    mbs_kinematics(d);
+    return mbs_forces_accumulate(d);
+}
+
+/* acc_sm, lam_sm = the dynamics at the centre interpolated from the closed states at
+   s = -2, -1, 1, 2 along c(s) = q (+) s tau v: weights (-1, 4, 4, -1) / 6 (4th order). */
+static int smooth_sample(mbs_data *d, mbs_loops *L, double tau)
+{
+    static const double node[4] = {-2.0, -1.0, 1.0, 2.0};
+    static const double w[4] = {-1.0 / 6.0, 4.0 / 6.0, 4.0 / 6.0, -1.0 / 6.0};
+    memset(L->acc_sm, 0, (size_t)L->nv * sizeof(double));
+    memset(L->lam_sm, 0, (size_t)L->m * sizeof(double));
+    for (int k = 0; k < 4; ++k) {
+        int st = smooth_node(d, L, node[k], tau);
+        if (st == MBS_OK) st = forward_direct(d, L);
+        if (st != MBS_OK) return st;
+        for (int i = 0; i < L->nv; ++i) L->acc_sm[i] += w[k] * d->qacc[i];
+        for (int i = 0; i < L->m; ++i) L->lam_sm[i] += w[k] * d->lambda[i];
+    }
+    return MBS_OK;
+}
+
+/* Near a singular configuration of the loops (a bifurcation, where the mobility jumps) the
+   multipliers grow like 1 / distance and the accelerations computed at the closed state lose
+   accuracy like cond(J_v)^3 eps, although they are smooth along the motion. Then they are
+   interpolated from closed states shifted along v by +-tau, +-2 tau, tau doubled until the
+   states at +-tau are no longer near-singular (loops.h). Falls back to the direct value. */
+static int forward_smoothed(mbs_data *d, mbs_loops *L)
+{
+    const double cond0 = L->cond;
+    double vmax = 0.0;
+    for (int i = 0; i < L->nv; ++i) vmax = fmax(vmax, fabs(d->v[i]));
+    memcpy(L->qsm, d->q, (size_t)L->nq * sizeof(double));
+    memcpy(L->vsm, d->v, (size_t)L->nv * sizeof(double));
+    double tau = MBS_LOOP_SMOOTH_SHIFT / vmax;
+    int st = 1;
+    for (int k = 0; k < MBS_LOOP_SMOOTH_DOUBLINGS && st == 1; ++k, tau *= 2.0)
+        st = smooth_sample(d, L, tau);
+    if (st != MBS_OK) L->cond_smooth = 10.0 * cond0; /* ill-conditioned all around */
+    memcpy(d->q, L->qsm, (size_t)L->nq * sizeof(double));
+    memcpy(d->v, L->vsm, (size_t)L->nv * sizeof(double));
+    mbs_kinematics(d);
+    int st2 = mbs_forces_accumulate(d);
+    if (st2 == MBS_OK && st == MBS_OK) {
+        memcpy(d->qacc, L->acc_sm, (size_t)L->nv * sizeof(double));
+        memcpy(d->lambda, L->lam_sm, (size_t)L->m * sizeof(double));
+    } else if (st2 == MBS_OK) {
+        st2 = forward_direct(d, L);
+    }
+    L->cond = cond0;
+    mark_closed(d, L);
+    return st2;
+}
+
+/* See loops.h: the direct dynamics, or at a closed near-singular state with v != 0 the
+   smoothed one; qacc and lambda are kept as they were on failure. */
 int mbs_loops_forward(mbs_data *d)
 {
     mbs_loops *L = d->loops;
     memcpy(L->qacc_bak, d->qacc, (size_t)L->nv * sizeof(double));
     memcpy(L->lam_bak, d->lambda, (size_t)L->m * sizeof(double));
-    int st = L->selected ? MBS_OK : select_all(d, L);
-    if (st == MBS_OK) st = mbs_aba(d);
-    if (st == MBS_OK) {
-        memcpy(L->dv, d->qacc, (size_t)L->nv * sizeof(double)); /* qacc0 */
-        st = constrained_accel(d, L);
-        if (st == MBS_ERR_SINGULAR && L->rank > 0) { /* rows dependent here: select again */
-            st = select_all(d, L);
-            memcpy(d->qacc, L->dv, (size_t)L->nv * sizeof(double));
-            if (st == MBS_OK) st = constrained_accel(d, L);
-        }
-    }
+    int moving = 0;
+    for (int i = 0; i < L->nv; ++i) moving |= d->v[i] != 0.0;
+    const int smooth = L->selected && moving && mbs_loops_is_closed(d) &&
+                       L->cond > L->cond_smooth;
+    const int st = smooth ? forward_smoothed(d, L) : forward_direct(d, L);
     if (st != MBS_OK) {
         memcpy(d->qacc, L->qacc_bak, (size_t)L->nv * sizeof(double));
         memcpy(d->lambda, L->lam_bak, (size_t)L->m * sizeof(double));

@@ -15,7 +15,16 @@
  * Closure (seed 001 eqs. 13-14): Newton-Raphson v <- v - J_v^-1 h_a with u fixed (with step
  *   halving when the residual grows), then v_v = -J_v^-1 J_u v_u.
  * Dynamics (seed 001 eq. 6): qacc0 by ABA, Y = M^-1 J_a^T by the tree-sparse L^T D L of M,
- *   K = J_a Y (Cholesky), lambda = -K^-1 (J_a qacc0 + J̇q̇_a), qacc = qacc0 + Y lambda. */
+ *   K = J_a Y (Cholesky), lambda = -K^-1 (J_a qacc0 + J̇q̇_a), qacc = qacc0 + Y lambda.
+ * Near-singular states (a bifurcation such as the flat N-four-bar of IFToMM A02, where the
+ *   rank of J drops): the multipliers grow like 1 / distance and the computed accelerations
+ *   lose accuracy like cond(J_v)^3 eps, although the motion on its branch is smooth. At a
+ *   closed state with v != 0 whose J_v condition estimate exceeds MBS_LOOP_SMOOTH_COND,
+ *   qacc and lambda are interpolated (4th order) from the closed states at q (+) s tau v,
+ *   s = -2, -1, 1, 2, with |tau v|_inf = MBS_LOOP_SMOOTH_SHIFT doubled until the states at
+ *   s = +-1 are below that condition. When no shift gets there (a mechanism ill-conditioned
+ *   all around) the direct value is used and smoothing waits for a 10x worse J_v or a new
+ *   partition. */
 #ifndef MBS_SOLVERS_LOOPS_H
 #define MBS_SOLVERS_LOOPS_H
 
@@ -26,6 +35,9 @@
 #define MBS_LOOP_NEWTON_MAXIT 50        /* Newton iterations per closure */
 #define MBS_LOOP_INCONSISTENT_TOL 1e-8  /* scaled residual of a dropped row */
 #define MBS_LOOP_REPARTITION_COND 1e5   /* J_v condition estimate that asks for a new partition */
+#define MBS_LOOP_SMOOTH_COND 1e4        /* J_v condition estimate of a near-singular state */
+#define MBS_LOOP_SMOOTH_SHIFT 1e-3      /* first shift of the smoothing: |tau v|_inf */
+#define MBS_LOOP_SMOOTH_DOUBLINGS 8     /* shifts tried: SHIFT, 2 SHIFT, ..., 128 SHIFT */
 
 typedef struct mbs_loops mbs_loops;
 

@@ -2,8 +2,11 @@
  * Every allocation happens in mbs_stepper_create. A step backs up time, q, v, aux and qacc,
  * lets the kind advance the data, and on any failure restores the backup bit for bit. After
  * a successful step quaternions are normalised and every Cardan joint may change its
- * reference frame "Fix" (seed 000 §6.5); such a re-base is an event for the integrator. */
+ * reference frame "Fix" (seed 000 §6.5); such a re-base is an event for the integrator.
+ * With cut joints the start state is closed before the step and the end state after it,
+ * and a new loop selection or partition is an event too (see stepper.h). */
 #include "solvers/stepper.h"
+#include "solvers/loops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -87,8 +90,9 @@ static int alloc_common(mbs_stepper *s)
     s->bak_q = alloc_doubles(s->nq);
     s->bak_v = alloc_doubles(s->nv);
     s->bak_qacc = alloc_doubles(s->nv);
+    s->bak_lambda = alloc_doubles(s->d->model->ncon);
     if (s->naux > 0) s->bak_aux = alloc_doubles(s->naux);
-    if (!s->q0 || !s->v0 || !s->bak_q || !s->bak_v || !s->bak_qacc ||
+    if (!s->q0 || !s->v0 || !s->bak_q || !s->bak_v || !s->bak_qacc || !s->bak_lambda ||
         (s->naux > 0 && !s->bak_aux))
         return MBS_ERR_NOMEM;
     return collect_rebase(s);
@@ -135,6 +139,7 @@ void mbs_stepper_destroy(mbs_stepper *s)
     free(s->bak_v);
     free(s->bak_aux);
     free(s->bak_qacc);
+    free(s->bak_lambda);
     free(s);
 }
 
@@ -173,6 +178,7 @@ static void backup(mbs_stepper *s)
     memcpy(s->bak_q, d->q, (size_t)s->nq * sizeof(double));
     memcpy(s->bak_v, d->v, (size_t)s->nv * sizeof(double));
     memcpy(s->bak_qacc, d->qacc, (size_t)s->nv * sizeof(double));
+    memcpy(s->bak_lambda, d->lambda, (size_t)d->model->ncon * sizeof(double));
     if (s->naux > 0) memcpy(s->bak_aux, d->aux, (size_t)s->naux * sizeof(double));
 }
 
@@ -184,6 +190,7 @@ static void restore(mbs_stepper *s)
     memcpy(d->q, s->bak_q, (size_t)s->nq * sizeof(double));
     memcpy(d->v, s->bak_v, (size_t)s->nv * sizeof(double));
     memcpy(d->qacc, s->bak_qacc, (size_t)s->nv * sizeof(double));
+    memcpy(d->lambda, s->bak_lambda, (size_t)d->model->ncon * sizeof(double));
     if (s->naux > 0) memcpy(d->aux, s->bak_aux, (size_t)s->naux * sizeof(double));
 }
 
@@ -196,7 +203,23 @@ static void set_start(mbs_stepper *s)
     memcpy(s->v0, d->v, (size_t)s->nv * sizeof(double));
 }
 
-/* After a step: normalise quaternions, check finiteness, re-base Cardan joints (event). */
+/* Close the loops of the data's state (holding u) and project v, with a new partition when
+   J_v is ill-conditioned and the dropped rows checked; the message says where. */
+static int close_loops(mbs_stepper *s, const char *where)
+{
+    mbs_data *d = s->d;
+    if (d->model->ncon == 0 || mbs_loops_is_closed(d)) return MBS_OK;
+    const int st = mbs_loops_close(d, MBS_CLOSE_REPARTITION | MBS_CLOSE_CHECK);
+    if (st == MBS_OK) return MBS_OK;
+    char inner[MBS_ERROR_LEN];
+    memcpy(inner, d->error, sizeof inner);
+    inner[sizeof inner - 1] = '\0';
+    return MBS_DATA_FAIL(d, st, "%s: %s step at t = %.17g: %s", s->kind->name, where, d->time,
+                         inner);
+}
+
+/* After a step: normalise quaternions, check finiteness, close the loops, re-base Cardan
+   joints (event). */
 static int finish_step(mbs_stepper *s, int *event)
 {
     mbs_data *d = s->d;
@@ -210,6 +233,8 @@ static int finish_step(mbs_stepper *s, int *event)
     if (mbs_normalize_q(m, d->q) != MBS_OK)
         return MBS_DATA_FAIL(d, MBS_ERR_STATE, "%s step: normalising q failed",
                              s->kind->name);
+    int st = close_loops(s, "end of the");
+    if (st != MBS_OK) return st;
     for (int k = 0; k < s->nrebase; ++k) {
         const mbs_joint_model *j = &m->joints[s->rebase[k]];
         double *aux = j->auxadr >= 0 ? d->aux + j->auxadr : NULL;
@@ -254,6 +279,8 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
     int st = check_step(s, dt, &n), event = 0;
     if (st != MBS_OK) return st;
     backup(s);
+    const long ev0 = mbs_loops_events(s->d);
+    st = close_loops(s, "start of the");
     for (long i = 0; i < n && st == MBS_OK; ++i) {
         int ev = 0;
         set_start(s);
@@ -267,7 +294,7 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
         return st;
     }
     s->d->time = s->bak_t + dt;
-    s->kind->sync(s, event);
+    s->kind->sync(s, event || mbs_loops_events(s->d) != ev0);
     return MBS_OK;
 }
 
@@ -276,8 +303,13 @@ int mbs_stepper_eval(mbs_stepper *s, const char *where, int *recoverable)
 {
     mbs_data *d = s->d;
     char inner[MBS_ERROR_LEN];
-    int st = mbs_forward_dynamics(d), i = -1;
+    int st = MBS_OK, i = -1, closure = 0;
     if (recoverable) *recoverable = 0;
+    if (d->model->ncon > 0 && !mbs_loops_is_closed(d)) {
+        st = mbs_loops_close(d, s->kind->stage_repartition ? MBS_CLOSE_REPARTITION : 0);
+        closure = st != MBS_OK;
+    }
+    if (st == MBS_OK) st = mbs_forward_dynamics(d);
     if (st == MBS_OK && (i = first_nonfinite(d->qacc, s->nv)) < 0) return MBS_OK;
     if (st == MBS_OK) {
         st = MBS_ERR_NONFINITE;
@@ -286,7 +318,8 @@ int mbs_stepper_eval(mbs_stepper *s, const char *where, int *recoverable)
         memcpy(inner, d->error, sizeof inner);
         inner[sizeof inner - 1] = '\0';
     }
-    if (recoverable) *recoverable = st == MBS_ERR_CALLBACK && d->callback_status > 0;
+    if (recoverable)
+        *recoverable = (st == MBS_ERR_CALLBACK && d->callback_status > 0) || closure;
     return MBS_DATA_FAIL(d, st, "%s at t = %.17g: %s", where, d->time, inner);
 }
 

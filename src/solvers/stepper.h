@@ -2,7 +2,13 @@
  * CVODE BDF). stepper.c owns the lifecycle, the validation, the backup/restore that makes a
  * failed step leave the data untouched, and the post-step work (quaternion normalisation,
  * Cardan re-base events), and the split of a call into substeps of at most max_step for
- * fixed-step kinds. A kind only advances the data from the start state (t0, q0, v0). */
+ * fixed-step kinds. A kind only advances the data from the start state (t0, q0, v0).
+ *
+ * Closed loops (DESIGN.md §8): the start state of a step is closed first (loops.h); every
+ * evaluation (mbs_stepper_eval) closes the loops of the stage state holding the independent
+ * coordinates u and projects v before the dynamics, so the kinds integrate (u, u') (the
+ * dependent coordinates they carry along are only the Newton predictor); after every step
+ * the state is closed and projected again. A new selection or partition is an event. */
 #ifndef MBS_SOLVERS_STEPPER_H
 #define MBS_SOLVERS_STEPPER_H
 
@@ -25,6 +31,7 @@ struct mbs_stepper {
     double *bak_v;    /* [nv] */
     double *bak_aux;  /* [naux] (NULL if naux == 0) */
     double *bak_qacc; /* [nv] */
+    double *bak_lambda; /* [ncon] */
     int nrebase;
     int *rebase;    /* [nrebase] tree joints that have a rebase op (Cardan) */
     double *work;   /* kind scratch (fixed-step stages), sized by the kind at create */
@@ -36,6 +43,9 @@ struct mbs_stepper_vtable {
     /* 1: a call with dt > max_step > 0 takes ceil(dt / max_step) equal steps (fixed-step
        kinds); 0: the kind honours max_step itself (CVODE) */
     int substeps;
+    /* 1: a stage evaluation may pick a new loop partition when J_v got ill-conditioned
+       (fixed-step kinds); 0: only between steps (CVODE keeps one right-hand side in a step) */
+    int stage_repartition;
     /* Take every allocation the kind needs (s->work, s->impl); status + message in s->d. */
     int (*init)(mbs_stepper *s);
     /* Free what init took; s->impl may be partly built. */
@@ -54,8 +64,9 @@ extern const mbs_stepper_vtable mbs_stepper_vt_cvode_adams;
 extern const mbs_stepper_vtable mbs_stepper_vt_cvode_bdf;
 
 /* Forward dynamics at the data's current t, q, v with a finite-qacc check; on failure the
-   message is prefixed with `where`. *recoverable (nullable) is set to 1 when a force
-   callback asked for a retry (returned > 0). */
+   message is prefixed with `where`. With cut joints the loops of q are closed first (holding
+   u) and v is projected, in place. *recoverable (nullable) is set to 1 when a force callback
+   asked for a retry (returned > 0) or the closure failed (a shorter step may succeed). */
 int mbs_stepper_eval(mbs_stepper *s, const char *where, int *recoverable);
 
 /* q_out = integrate(q, v, h) over the model (mbs_integrate_q); a non-finite v is

@@ -15,7 +15,9 @@
  *   q1 = integrate(integrate(q0, (3V1 + 2V2 + 2V3 - V4)/12, h), (-V1 + 2V2 + 2V3 + 3V4)/12, h)
  *   v1 = v0 + h/6 (A1 + 2A2 + 2A3 + A4)
  * It is 4th order on Lie groups without commutators, and on vector spaces (revolute,
- * prismatic, Cardan angles, positions) it is exactly the classical RK4. */
+ * prismatic, Cardan angles, positions) it is exactly the classical RK4. With cut joints each
+ * stage evaluation closes the stage's loops holding u and projects its velocity (stepper.h):
+ * the scheme then is RK4 for (u, u'), the dependent coordinates follow by closure. */
 #include "solvers/stepper.h"
 
 #include <stdlib.h>
@@ -81,16 +83,21 @@ static rk4_scratch rk4_layout(const mbs_stepper *s)
     return r;
 }
 
-/* Evaluate stage k (0-based) at the data's q, v and time t; copy qacc into a. */
-static int rk4_eval(mbs_stepper *s, int k, double t, double *a)
+/* Evaluate stage k (0-based) at the data's q, v and time t; copy qacc into a. With cut
+   joints the evaluation closes the stage's loops: the closed q and projected v are copied
+   back into Q and V (nullable), so later stages start from consistent values. */
+static int rk4_eval(mbs_stepper *s, int k, double t, double *a, double *Q, double *V)
 {
     static const char *const where[4] = {"RK4 stage 1", "RK4 stage 2", "RK4 stage 3",
                                          "RK4 stage 4"};
     mbs_data *d = s->d;
     d->time = t;
     int st = mbs_stepper_eval(s, where[k], NULL);
-    if (st == MBS_OK) memcpy(a, d->qacc, (size_t)s->nv * sizeof(double));
-    return st;
+    if (st != MBS_OK) return st;
+    memcpy(a, d->qacc, (size_t)s->nv * sizeof(double));
+    if (Q) memcpy(Q, d->q, (size_t)s->nq * sizeof(double));
+    if (V) memcpy(V, d->v, (size_t)s->nv * sizeof(double));
+    return MBS_OK;
 }
 
 /* out = v0 + c a */
@@ -104,22 +111,22 @@ static int rk4_stages(mbs_stepper *s, double h, const rk4_scratch *r)
 {
     mbs_data *d = s->d;
     const int nv = s->nv;
-    int st = rk4_eval(s, 0, s->t0, r->A[0]); /* d holds (q0, v0) */
+    int st = rk4_eval(s, 0, s->t0, r->A[0], NULL, NULL); /* d holds (q0, v0) */
     if (st != MBS_OK) return st;
     if ((st = mbs_stepper_integrate(s, s->q0, s->v0, 0.5 * h, r->Q2)) != MBS_OK) return st;
     memcpy(d->q, r->Q2, (size_t)s->nq * sizeof(double));
     vel_stage(s, 0.5 * h, r->A[0], r->V2);
     memcpy(d->v, r->V2, (size_t)nv * sizeof(double));
-    if ((st = rk4_eval(s, 1, s->t0 + 0.5 * h, r->A[1])) != MBS_OK) return st;
+    if ((st = rk4_eval(s, 1, s->t0 + 0.5 * h, r->A[1], r->Q2, r->V2)) != MBS_OK) return st;
     if ((st = mbs_stepper_integrate(s, s->q0, r->V2, 0.5 * h, d->q)) != MBS_OK) return st;
     vel_stage(s, 0.5 * h, r->A[1], r->V3);
     memcpy(d->v, r->V3, (size_t)nv * sizeof(double));
-    if ((st = rk4_eval(s, 2, s->t0 + 0.5 * h, r->A[2])) != MBS_OK) return st;
+    if ((st = rk4_eval(s, 2, s->t0 + 0.5 * h, r->A[2], NULL, r->V3)) != MBS_OK) return st;
     for (int i = 0; i < nv; ++i) r->W[i] = r->V3[i] - 0.5 * s->v0[i];
     if ((st = mbs_stepper_integrate(s, r->Q2, r->W, h, d->q)) != MBS_OK) return st;
     vel_stage(s, h, r->A[2], r->V4);
     memcpy(d->v, r->V4, (size_t)nv * sizeof(double));
-    return rk4_eval(s, 3, s->t0 + h, r->A[3]);
+    return rk4_eval(s, 3, s->t0 + h, r->A[3], NULL, r->V4);
 }
 
 /* One commutator-free RK4 step (file comment). */
@@ -146,6 +153,7 @@ static int rk4_step(mbs_stepper *s, double h)
 const mbs_stepper_vtable mbs_stepper_vt_euler = {
     .name = "Euler",
     .substeps = 1,
+    .stage_repartition = 1,
     .init = euler_init,
     .fini = fixed_fini,
     .step = euler_step,
@@ -155,6 +163,7 @@ const mbs_stepper_vtable mbs_stepper_vt_euler = {
 const mbs_stepper_vtable mbs_stepper_vt_rk4 = {
     .name = "RK4",
     .substeps = 1,
+    .stage_repartition = 1,
     .init = rk4_init,
     .fini = fixed_fini,
     .step = rk4_step,
