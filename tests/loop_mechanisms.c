@@ -654,13 +654,13 @@ static int add_crank_x(mbs_builder *b, lm_mech *mech, double mass, double xc)
     return keep(st, mech->joint[0] = add_joint(b, mech, &jc));
 }
 
-int lm_build_engine1(lm_mech *mech)
+int lm_build_engine1(mbs_joint_type slide, lm_mech *mech)
 {
     mech_init(mech);
     mbs_builder *b = mbs_builder_create();
     if (!b) return MBS_ERR_NOMEM;
     int st = add_crank_x(b, mech, 2.0, 0.0);
-    if (st >= 0) st = add_cylinder(b, mech, mech->body[0], 0.05, 0.0, MBS_JOINT_CYLINDRICAL, mech->unit[0]);
+    if (st >= 0) st = add_cylinder(b, mech, mech->body[0], 0.05, 0.0, slide, mech->unit[0]);
     for (int i = 0; i < 3; ++i) mech->joint[1 + i] = mech->unit[0][i];
     return finish(b, mech, st);
 }

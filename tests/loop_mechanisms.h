@@ -117,9 +117,11 @@ int lm_build_door(int nhinge, int rod, const double offset[3], lm_mech *mech);
 
 /* ---------------------------------------------------------------- crank-piston engine
    Seed 004 §6.4: crank (revolute about world x) r = 0.1, rod 0.3 (revolute x at the crank
-   pin), piston in a cylindrical joint along world y (slides and may spin), a revolute cut
-   joint rod-piston (axis x). dof 1, rank 3 of 5. joint[0..3] = crank, rod, cylinder, cut. */
-int lm_build_engine1(lm_mech *mech);
+   pin), piston in a cylindrical joint along world y (slides and may spin; slide =
+   MBS_JOINT_CYLINDRICAL) or a prismatic one (MBS_JOINT_PRISMATIC), a revolute cut joint
+   rod-piston (axis x). dof 1; rank 3 of 5 (cylindrical) or 2 of 5 (prismatic).
+   joint[0..3] = crank, rod, cylinder, cut. */
+int lm_build_engine1(mbs_joint_type slide, lm_mech *mech);
 /* Inline six: crankshaft about x with six pins at phases 0, 240, 120, 120, 240, 0 degrees,
    each with a rod (revolute x), a piston (prismatic along y) and a revolute cut rod-piston:
    six coupled loops, dof 1. joint[0] = crankshaft. */

@@ -760,32 +760,60 @@ static void test_planar_loop_any_plane(void **state)
 
 /* ---------------------------------------------------------------- engines */
 
-/* Run d for nsteps of RK4 1 kHz checking the residual; returns the worst residual. */
-static double run_checked(const lm_mech *mech, mbs_data *d, int nsteps)
+/* Run d for nsteps of RK4 1 kHz checking the residual (returned) and the energy (largest
+   |E - E0| / KE0 in *drift); crank[k] = joint[0] angle after step 10 k (may be NULL). */
+static double run_checked(const lm_mech *mech, mbs_data *d, int nsteps, double *drift, double *crank)
 {
     mbs_stepper *s = stepper(d, MBS_STEP_RK4, 0.0);
-    double res = lm_residual(mech, d);
+    double res = lm_residual(mech, d), ke0, pe, ke;
+    call_ok(d, mbs_energy(d, &ke0, &pe), "energy");
+    const double e0 = ke0 + pe;
+    *drift = 0.0;
     for (int n = 1; n <= nsteps; ++n) {
         call_ok(d, mbs_stepper_step(s, 1e-3), "step");
-        if (n % 10 == 0) res = fmax(res, lm_residual(mech, d));
+        if (n % 10) continue;
+        res = fmax(res, lm_residual(mech, d));
+        call_ok(d, mbs_energy(d, &ke, &pe), "energy");
+        *drift = fmax(*drift, fabs(ke + pe - e0) / ke0);
+        if (crank) crank[n / 10] = lm_q(d, mech, mech->joint[0]);
     }
     mbs_stepper_destroy(s);
     return res;
 }
 
+/* The single-cylinder engine with the piston on a prismatic joint (rank 2 of 5), from the
+   same state: the reference motion for the cylindrical one. */
+static void engine_prismatic_run(double crank[101])
+{
+    lm_mech mech;
+    build_ok(lm_build_engine1(MBS_JOINT_PRISMATIC, &mech), &mech);
+    mbs_data *d = new_data(&mech);
+    lm_engine_set(&mech, 1, 0.4, 10.0, d);
+    call_ok(d, mbs_assemble(d), "assemble");
+    call_ok(d, mbs_forward_dynamics(d), "forward dynamics");
+    int rank, nact;
+    con_info(d, &rank, &nact);
+    assert_int_equal(rank, 2);
+    double drift, res = run_checked(&mech, d, 1000, &drift, crank);
+    assert_true(res <= 1e-10 && drift <= 2e-7);
+    mbs_data_destroy(d);
+    lm_mech_free(&mech);
+}
+
 /* Seed 004 §6.4: crank, rod and a piston in a cylindrical joint closed by an ordinary
    revolute cut: 4 tree coordinates, 5 rows of rank 3, one degree of freedom; the piston
-   follows the centred slider-crank closed form and never spins. */
+   follows the centred slider-crank closed form, never spins, conserves energy (RK4 1 kHz,
+   1 s) and moves exactly as with a prismatic piston joint. */
 static void test_engine_cylindrical(void **state)
 {
     (void)state;
     lm_mech mech;
-    build_ok(lm_build_engine1(&mech), &mech);
+    build_ok(lm_build_engine1(MBS_JOINT_CYLINDRICAL, &mech), &mech);
     assert_int_equal(mbs_model_nv(mech.model), 4);
     assert_int_equal(mbs_model_ncon(mech.model), 5);
     mbs_data *d = new_data(&mech);
     lm_engine_set(&mech, 1, 0.4, 10.0, d);
-    double *q = mbs_data_q(d);
+    double *q = mbs_data_q(d), crank[101], ref[101], dmax = 0.0, drift;
     int qc = mbs_model_joint_qadr(mech.model, mech.joint[2]);
     q[qc] += 0.01, q[qc + 1] = 0.02; /* off the closed form: assembly must bring it back */
     call_ok(d, mbs_assemble(d), "assemble");
@@ -794,14 +822,16 @@ static void test_engine_cylindrical(void **state)
     con_info(d, &rank, &nact);
     assert_int_equal(rank, 3);
     assert_int_equal(nact, 3);
-    double res = run_checked(&mech, d, 1000);
+    double res = run_checked(&mech, d, 1000, &drift, crank);
+    engine_prismatic_run(ref);
+    for (int k = 1; k <= 100; ++k) dmax = fmax(dmax, fabs(crank[k] - ref[k]));
     const lm_slider_crank sc = {0.1, 0.3, 0.0, {0, 0, 0}, 0.0, 0};
     double x[3], ph[3], th = lm_q(d, &mech, mech.joint[0]);
     lm_slider_crank_kin(&sc, th, lm_v(d, &mech, mech.joint[0]), 0.0, x, ph);
     print_message("engine (cylindrical): rank %d of 5; after 1 s crank %.4f rad, piston %.3e "
-                  "from closed form, spin %.2e rad, residual %.2e\n", rank, th, q[qc] - x[0],
-                  q[qc + 1], res);
-    assert_true(res <= 1e-10);
+                  "from closed form, spin %.2e rad, residual %.2e, energy drift %.2e, crank vs "
+                  "prismatic piston %.2e\n", rank, th, q[qc] - x[0], q[qc + 1], res, drift, dmax);
+    assert_true(res <= 1e-10 && drift <= 2e-7 && dmax <= 1e-9);
     assert_float_equal(q[qc], x[0], 1e-10);
     assert_float_equal(mbs_data_v(d)[mbs_model_joint_vadr(mech.model, mech.joint[2])], x[1], 1e-9);
     assert_float_equal(q[qc + 1], 0.0, 1e-10);
@@ -810,7 +840,8 @@ static void test_engine_cylindrical(void **state)
 }
 
 /* Inline six: six coupled slider-crank loops on one crankshaft (13 coordinates, 30 rows of
-   rank 12, dof 1); every piston on the closed form of the crankshaft angle. */
+   rank 12, dof 1); every piston on the closed form of the crankshaft angle; energy kept
+   (RK4 1 kHz, 0.5 s). */
 static void test_engine_six_cylinders(void **state)
 {
     (void)state;
@@ -826,13 +857,14 @@ static void test_engine_six_cylinders(void **state)
     int rank, nact;
     con_info(d, &rank, &nact);
     assert_int_equal(rank, 12);
-    double res = run_checked(&mech, d, 500), err = 0.0, th = lm_q(d, &mech, mech.joint[0]);
+    double drift, res = run_checked(&mech, d, 500, &drift, NULL), err = 0.0;
+    double th = lm_q(d, &mech, mech.joint[0]);
     mbs_data *e = new_data(&mech);
     lm_engine_set(&mech, 6, th, lm_v(d, &mech, mech.joint[0]), e);
     for (int i = 0; i < mbs_model_nq(mech.model); ++i) err = fmax(err, fabs(wrap(mbs_data_q(d)[i] - mbs_data_q(e)[i])));
     print_message("six-cylinder engine: rank %d of 30; 0.5 s: crank %.3f rad, residual %.2e, "
-                  "coordinates vs closed form %.2e\n", rank, th, res, err);
-    assert_true(res <= 1e-10 && err <= 1e-10);
+                  "coordinates vs closed form %.2e, energy drift %.2e\n", rank, th, res, err, drift);
+    assert_true(res <= 1e-10 && err <= 1e-10 && drift <= 2e-7);
     mbs_data_destroy(e);
     mbs_data_destroy(d);
     lm_mech_free(&mech);
