@@ -40,6 +40,40 @@ static void path_fill(const mbs_model *m, int b, int anc, double sign, mbs_con_t
     }
 }
 
+/* Closure of cut c (its path dofs and their ancestors, descending) at t->clo_dof[*k]; mark
+   is nv scratch bytes, left zero. */
+static void closure_fill(const mbs_model *m, mbs_con_topo *t, int c, unsigned char *mark, int *k)
+{
+    for (int p = t->path_adr[c]; p < t->path_adr[c + 1]; ++p)
+        for (int j = t->path_dof[p]; j >= 0 && !mark[j]; j = m->dof_parent[j]) mark[j] = 1;
+    t->clo_adr[c] = *k;
+    for (int j = m->nv - 1; j >= 0; --j)
+        if (mark[j]) t->clo_dof[(*k)++] = j, mark[j] = 0;
+    if (*k - t->clo_adr[c] > t->maxclo) t->maxclo = *k - t->clo_adr[c];
+}
+
+/* Closures of every cut joint and which pairs of them share a dof. */
+static int closures_init(const mbs_model *m, mbs_con_topo *t)
+{
+    const size_t nc = (size_t)t->ncut;
+    unsigned char *mark = calloc((size_t)m->nv + 1, 1);
+    t->clo_adr = calloc(nc + 1, sizeof(int));
+    t->clo_dof = calloc(nc * (size_t)m->nv + 1, sizeof(int));
+    t->overlap = calloc(nc * nc + 1, 1);
+    int ok = mark && t->clo_adr && t->clo_dof && t->overlap, k = 0;
+    for (int c = 0; ok && c < t->ncut; ++c) closure_fill(m, t, c, mark, &k);
+    if (ok) t->clo_adr[t->ncut] = k;
+    for (int a = 0; ok && a < t->ncut; ++a) {
+        for (int p = t->clo_adr[a]; p < t->clo_adr[a + 1]; ++p) mark[t->clo_dof[p]] = 1;
+        for (int b = 0; b < t->ncut; ++b)
+            for (int p = t->clo_adr[b]; p < t->clo_adr[b + 1]; ++p)
+                if (mark[t->clo_dof[p]]) t->overlap[(size_t)a * nc + (size_t)b] = 1;
+        for (int p = t->clo_adr[a]; p < t->clo_adr[a + 1]; ++p) mark[t->clo_dof[p]] = 0;
+    }
+    free(mark);
+    return ok ? MBS_OK : MBS_ERR_NOMEM;
+}
+
 /* Row tables: owning cut and scale of every row. */
 static void rows_fill(const mbs_model *m, mbs_con_topo *t)
 {
@@ -89,7 +123,7 @@ int mbs_con_topo_init(const mbs_model *m, mbs_con_topo *t)
     }
     t->path_adr[c] = k;
     rows_fill(m, t);
-    return MBS_OK;
+    return closures_init(m, t);
 }
 
 /* Free the arrays of t (t itself is the caller's). */
@@ -102,6 +136,9 @@ void mbs_con_topo_free(mbs_con_topo *t)
     free(t->path_adr);
     free(t->path_dof);
     free(t->path_sign);
+    free(t->clo_adr);
+    free(t->clo_dof);
+    free(t->overlap);
     memset(t, 0, sizeof *t);
 }
 

@@ -27,6 +27,11 @@ typedef struct mbs_con_topo {
     int *path_adr;     /* [ncut + 1] first entry of each cut joint's path */
     int *path_dof;     /* [path_adr[ncut]] dofs whose columns its rows touch */
     double *path_sign; /* [path_adr[ncut]] +1 child side, -1 parent side */
+    int *clo_adr;      /* [ncut + 1] first entry of each cut joint's closure */
+    int *clo_dof;      /* [clo_adr[ncut]] its path dofs and all their ancestor dofs, descending:
+                          the support of L^-T J^T for the L^T D L factor of M (RBDA §6.5) */
+    int maxclo;        /* largest closure */
+    unsigned char *overlap; /* [ncut ncut] 1 when two cut joints' closures share a dof */
 } mbs_con_topo;
 
 /* Build the loop structure of m into t (allocates); MBS_OK or MBS_ERR_NOMEM. */

@@ -8,11 +8,15 @@
 
 #include "core/linalg.h"
 #include "solvers/constraints.h"
+#include "solvers/dense.h"
 
 #define RANK_FLOOR 1e-3        /* |R_11| below this counts as this for the rank test */
 #define PRIORITY_WEIGHT 1e-2   /* column weight per state_priority level */
 #define HALVINGS 10            /* step halvings of one Newton step at most */
 #define COND_REFIT 1e8         /* J_v this ill-conditioned after assembly: select again */
+#define CHORD_RES 1e-8         /* Newton reuses the last LU of J_v below this residual... */
+#define CHORD_COND 1e3         /* ... and condition estimate (tolerance and tangent need it) */
+#define PROJECT_MAXIT 6        /* velocity projection corrections at most */
 
 struct mbs_loops {
     mbs_con_topo t;
@@ -39,7 +43,9 @@ struct mbs_loops {
     double *LU;              /* [mn mn] LU of J_v, column-major */
     int *ipiv;               /* [mn] */
     double *K;               /* [mn mn] J_a M^-1 J_a^T or J_a J_a^T (Cholesky) */
-    double *Y;               /* [nv mn] M^-1 J_a^T, column-major */
+    double *Y;               /* [nv mn] J_a^T, column-major (inverse dynamics) */
+    double *Z;               /* [mn maxclo] L^-T J_a^T on each row's closure (constraints.h) */
+    const double *M;         /* the factor of M in d->M while gram_mass runs */
     double *x, *y, *dv;      /* [max(m, nv)] scratch, [nv] Newton step */
     double *qbak, *vbak, *qprev; /* [nq], [nv], [nq] */
     double *qacc_bak, *lam_bak;  /* [nv], [m] */
@@ -47,6 +53,9 @@ struct mbs_loops {
     double *qsm, *vsm;       /* [nq], [nv] state whose accelerations are being smoothed */
     double *acc_sm, *lam_sm; /* [nv], [m] smoothed accelerations and multipliers */
     int closed_valid;
+    int lu_ok;               /* 1: LU holds a factorisation of J_v for the current partition */
+    int lu_here;             /* 1: ... made at the data's current q */
+    int jac_closed;          /* 1: J holds J_a of the closed state (qcl) */
 };
 
 /* ------------------------------------------------------------------ workspace */
@@ -88,7 +97,9 @@ static int ws_alloc(mbs_loops *L, const mbs_model *m)
         ok &= (*ip[i] = calloc(in[i], sizeof(int))) != NULL;
     if (!ok) return MBS_ERR_NOMEM;
     for (int k = 0; k < L->nv; ++k) L->weight[k] = priority_weight(m, k);
-    return mbs_con_topo_init(m, &L->t);
+    if (mbs_con_topo_init(m, &L->t) != MBS_OK) return MBS_ERR_NOMEM;
+    L->Z = calloc(mn1 * (size_t)(L->t.maxclo + 1), sizeof(double));
+    return L->Z ? MBS_OK : MBS_ERR_NOMEM;
 }
 
 /* See loops.h. */
@@ -117,7 +128,7 @@ void mbs_loops_destroy(mbs_data *d)
                  L->qwork, L->LU, L->K, L->Y, L->x, L->y, L->dv, L->qbak, L->vbak, L->qprev,
                  L->qacc_bak, L->lam_bak, L->qcl, L->vcl, L->weight, L->qsm, L->vsm,
                  L->acc_sm, L->lam_sm, L->arow, L->drow,
-                 L->dep, L->ind, L->dep_bak, L->ind_bak, L->jpvt, L->ipiv};
+                 L->dep, L->ind, L->dep_bak, L->ind_bak, L->jpvt, L->ipiv, L->Z};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     mbs_con_topo_free(&L->t);
     free(L);
@@ -146,6 +157,8 @@ static int argmax_abs(const double *x, int n)
 /* Sw and the scaled Jacobian rows `rows` (NULL: all) into L->J at the current kinematics. */
 static void eval_jacobian(mbs_data *d, mbs_loops *L, const int *rows, int n)
 {
+    L->jac_closed = 0;
+    L->lu_here = 0;
     mbs_con_world_motion(d, L->Sw);
     mbs_con_jacobian(d, &L->t, L->Sw, rows, n, L->J);
 }
@@ -193,6 +206,7 @@ static int select_rows(mbs_data *d, mbs_loops *L)
 static int partition(mbs_data *d, mbs_loops *L)
 {
     const int r = L->rank, nv = L->nv;
+    L->lu_ok = 0;
     for (int j = 0; j < nv; ++j) {
         for (int i = 0; i < r; ++i)
             L->qr[i + (size_t)j * (size_t)r] = L->J[(size_t)i * (size_t)nv + (size_t)j] * L->weight[j];
@@ -242,11 +256,13 @@ static int factor_jv(mbs_data *d, mbs_loops *L)
 {
     const int r = L->rank, nv = L->nv;
     L->cond = 1.0;
+    L->lu_ok = L->lu_here = 1;
     if (r == 0) return MBS_OK;
     for (int k = 0; k < r; ++k)
         for (int i = 0; i < r; ++i)
             L->LU[i + (size_t)k * (size_t)r] = L->J[(size_t)i * (size_t)nv + (size_t)L->dep[k]];
-    const int info = mbs_linalg_lu(r, r, L->LU, r, L->ipiv);
+    const int info = mbs_dense_lu(r, L->LU, L->ipiv);
+    L->lu_ok = L->lu_here = info == 0;
     double umax = 0.0, umin = INFINITY;
     for (int i = 0; i < r; ++i) {
         const double u = fabs(L->LU[i + (size_t)i * (size_t)r]);
@@ -264,10 +280,9 @@ static int factor_jv(mbs_data *d, mbs_loops *L)
     return MBS_OK;
 }
 
-/* Kinematics, active Jacobian rows and the LU of J_v at the data's q. */
+/* Active Jacobian rows and the LU of J_v at the current kinematics. */
 static int jac_factor(mbs_data *d, mbs_loops *L)
 {
-    mbs_kinematics(d);
     eval_jacobian(d, L, L->arow, L->rank);
     return factor_jv(d, L);
 }
@@ -275,12 +290,13 @@ static int jac_factor(mbs_data *d, mbs_loops *L)
 /* x = J_v^-1 b in place (r values). */
 static void jv_solve(mbs_loops *L, int trans, double *x)
 {
-    if (L->rank > 0) mbs_linalg_lu_solve(trans, L->rank, 1, L->LU, L->rank, L->ipiv, x, L->rank);
+    if (L->rank > 0) mbs_dense_lu_solve(trans, L->rank, L->LU, L->ipiv, x);
 }
 
 /* q = integrate(q_from, alpha dv) with quaternions normalised. */
 static void newton_move(mbs_data *d, mbs_loops *L, double alpha)
 {
+    L->lu_here = 0;
     mbs_integrate_q(d->model, L->qprev, L->dv, alpha, d->q);
     mbs_normalize_q(d->model, d->q);
 }
@@ -304,10 +320,10 @@ static int newton_fail(mbs_data *d, mbs_loops *L, int it, double res)
                          row_label(d, L, L->arow[k], buf, (int)sizeof buf), it, res);
 }
 
-/* Residual of the active rows at the data's q (poses only); its max norm. */
+/* Kinematics and the residual of the active rows at the data's q; its max norm. */
 static double active_residual(mbs_data *d, mbs_loops *L)
 {
-    mbs_kinematics_pos(d);
+    mbs_kinematics(d);
     mbs_con_residual(d, &L->t, L->arow, L->rank, L->h);
     return L->rank > 0 ? fabs(L->h[argmax_abs(L->h, L->rank)]) : 0.0;
 }
@@ -323,25 +339,63 @@ static double newton_tol(const mbs_loops *L)
     return L->cond > 1.0 ? MBS_LOOP_NEWTON_TOL / L->cond : MBS_LOOP_NEWTON_TOL;
 }
 
-/* Newton-Raphson on the dependent coordinates with u fixed (seed 001 eq. 13), halving a
-   step that makes the residual grow. On success the kinematics, J_a and the LU of J_v are
-   those of the closed q. */
+/* The closure converged at the data's q: J_a and the LU of J_v made there. */
+static int newton_done(mbs_data *d, mbs_loops *L)
+{
+    return L->lu_here ? MBS_OK : jac_factor(d, L);
+}
+
+/* Newton-Raphson on the dependent coordinates with u fixed (seed 001 eq. 13). Below
+   CHORD_RES and while it contracts 4x per step the LU of J_v of an earlier iterate is reused
+   (chord steps); a chord step that makes the residual grow is redone as a full step, a full
+   step that does is halved. On success the kinematics and J_a are those of the closed q. */
 static int newton(mbs_data *d, mbs_loops *L)
 {
     double prev = INFINITY, alpha = 1.0;
+    int chord = 0; /* the last step used the LU of an earlier iterate */
+    L->lu_here = 0; /* q is new: the LU (if any) is that of another state */
     for (int it = 0; it <= MBS_LOOP_NEWTON_MAXIT; ++it) {
-        const double res = active_residual(d, L);
-        if (!(res <= prev) && alpha > 0x1p-10 && isfinite(prev)) {
+        double res = active_residual(d, L);
+        if (!chord && res <= 100.0 * MBS_LOOP_NEWTON_TOL && !(res < 0.5 * prev)) {
+            /* a full Newton step that no longer halves the residual: its roundoff floor */
+            if (res > prev) { /* the last step only added noise: take the iterate before it */
+                memcpy(d->q, L->qprev, (size_t)L->nq * sizeof(double));
+                res = active_residual(d, L);
+            }
+            return newton_done(d, L);
+        }
+        if (!(res <= prev) && isfinite(prev) && (chord || alpha > 0x1p-10)) {
+            if (chord) { /* back to the last iterate for a full Newton step from there */
+                memcpy(d->q, L->qprev, (size_t)L->nq * sizeof(double));
+                active_residual(d, L);
+                const int st = jac_factor(d, L);
+                if (st != MBS_OK) return st;
+                newton_direction(L);
+                chord = 0;
+                newton_move(d, L, 1.0);
+                continue;
+            }
             alpha *= 0.5; /* the residual grew (or is not finite): shorter step */
             newton_move(d, L, alpha);
             continue;
         }
-        const int stalled = res > 0.5 * prev && res <= 100.0 * MBS_LOOP_NEWTON_TOL;
-        if (res <= newton_tol(L) || stalled) return jac_factor(d, L);
+        if (res <= newton_tol(L)) { /* confirm with an LU (and condition) of this q */
+            if (L->lu_here) return newton_done(d, L);
+            const int st = jac_factor(d, L);
+            if (st != MBS_OK) return st;
+            if (res <= newton_tol(L)) return MBS_OK;
+            chord = 0; /* a full step with it below */
+        }
         if (it == MBS_LOOP_NEWTON_MAXIT || !isfinite(res)) return newton_fail(d, L, it, res);
-        const int st = jac_factor(d, L);
-        if (st != MBS_OK) return st;
+        const int fresh = !L->lu_here && (!L->lu_ok || res > CHORD_RES || res > 0.25 * prev ||
+                                          L->cond > CHORD_COND);
+        if (fresh) {
+            const int st = jac_factor(d, L);
+            if (st != MBS_OK) return st;
+            if (res <= newton_tol(L)) return MBS_OK; /* converged by the fresh estimate */
+        }
         newton_direction(L);
+        chord = !L->lu_here;
         memcpy(L->qprev, d->q, (size_t)L->nq * sizeof(double));
         prev = res;
         alpha = 1.0;
@@ -350,23 +404,42 @@ static int newton(mbs_data *d, mbs_loops *L)
     return newton_fail(d, L, MBS_LOOP_NEWTON_MAXIT, prev);
 }
 
-/* Velocity projection v_v = -J_v^-1 J_u v_u (seed 001 eq. 14) with the LU at q: one
-   correction of v_v by -J_v^-1 (J_a v). */
-static void project(mbs_data *d, mbs_loops *L)
+/* Velocity projection v_v = -J_v^-1 J_u v_u (seed 001 eq. 14) with J_a at q: corrections
+   v_v -= J_v^-1 (J_a v) until J_a v is at roundoff. The LU may be that of a nearby Newton
+   iterate; when its corrections contract less than 10x it is made again at q. */
+static int project(mbs_data *d, mbs_loops *L)
 {
-    if (L->rank == 0) return;
-    mbs_con_jmul(&L->t, L->arow, L->rank, L->J, d->v, L->x);
-    for (int i = 0; i < L->rank; ++i) L->x[i] = -L->x[i];
-    jv_solve(L, 0, L->x);
-    for (int i = 0; i < L->rank; ++i) d->v[L->dep[i]] += L->x[i];
+    if (L->rank == 0) return MBS_OK;
+    double vmax = 0.0, prev = INFINITY;
+    for (int i = 0; i < L->nv; ++i) vmax = fmax(vmax, fabs(d->v[i]));
+    if (!L->lu_here && L->cond > CHORD_COND) { /* near-singular: the tangent of this q */
+        const int st = factor_jv(d, L);
+        if (st != MBS_OK) return st;
+    }
+    for (int k = 0; k < PROJECT_MAXIT; ++k) {
+        mbs_con_jmul(&L->t, L->arow, L->rank, L->J, d->v, L->x);
+        const double res = fabs(L->x[argmax_abs(L->x, L->rank)]);
+        if (res <= 1e-15 * vmax) return MBS_OK;
+        if (res > 0.1 * prev) {
+            if (L->lu_here) return MBS_OK; /* roundoff of an exact factorisation */
+            const int st = factor_jv(d, L);
+            if (st != MBS_OK) return st;
+            mbs_con_jmul(&L->t, L->arow, L->rank, L->J, d->v, L->x);
+        }
+        prev = res;
+        for (int i = 0; i < L->rank; ++i) L->x[i] = -L->x[i];
+        jv_solve(L, 0, L->x);
+        for (int i = 0; i < L->rank; ++i) d->v[L->dep[i]] += L->x[i];
+    }
+    return MBS_OK;
 }
 
-/* MBS_ERR_INCONSISTENT when a dropped row is violated at the (closed) q. */
+/* MBS_ERR_INCONSISTENT when a dropped row is violated at the (closed) q; needs the poses of
+   the current kinematics. */
 static int check_dropped(mbs_data *d, mbs_loops *L)
 {
     const int nd = L->m - L->rank;
     if (nd == 0) return MBS_OK;
-    mbs_kinematics_pos(d);
     mbs_con_residual(d, &L->t, L->drow, nd, L->h);
     const int k = argmax_abs(L->h, nd);
     if (fabs(L->h[k]) <= MBS_LOOP_INCONSISTENT_TOL) return MBS_OK;
@@ -415,7 +488,7 @@ static int close_once(mbs_data *d, mbs_loops *L, int flags)
     if (st == MBS_OK && (flags & MBS_CLOSE_CHECK)) st = check_dropped(d, L);
     if (st == MBS_OK && (flags & MBS_CLOSE_REPARTITION) && L->cond > L->cond_retry)
         st = try_repartition(d, L);
-    if (st == MBS_OK) project(d, L);
+    if (st == MBS_OK) st = project(d, L);
     return st;
 }
 
@@ -431,12 +504,13 @@ static void restore_state(mbs_data *d, const mbs_loops *L)
     memcpy(d->v, L->vbak, (size_t)L->nv * sizeof(double));
 }
 
-/* Remember the closed state (mbs_loops_is_closed). */
-static void mark_closed(const mbs_data *d, mbs_loops *L)
+/* Remember the closed state (mbs_loops_is_closed); jac: L->J holds J_a at it. */
+static void mark_closed(const mbs_data *d, mbs_loops *L, int jac)
 {
     memcpy(L->qcl, d->q, (size_t)L->nq * sizeof(double));
     memcpy(L->vcl, d->v, (size_t)L->nv * sizeof(double));
     L->closed_valid = 1;
+    L->jac_closed = jac;
 }
 
 /* See loops.h: an inconsistency found with the current selection gets one fresh selection
@@ -456,7 +530,7 @@ int mbs_loops_close(mbs_data *d, int flags)
         restore_state(d, L);
         return st;
     }
-    mark_closed(d, L);
+    mark_closed(d, L, 1);
     return MBS_OK;
 }
 
@@ -471,14 +545,23 @@ static void restore_independent(mbs_data *d, mbs_loops *L)
     newton_move(d, L, 1.0);
 }
 
-/* See loops.h. A selection made away from the loops' manifold may count rows that are
-   dependent on it (an overconstrained loop such as Bricard's) or miss rows: when the closed
+/* See loops.h. The current selection is kept when it closes the state (a new partition if
+   J_v got ill-conditioned); otherwise a fresh one. A selection made away from the loops'
+   manifold may count rows that are dependent on it (an overconstrained loop such as Bricard's) or miss rows: when the closed
    J_v is nearly singular, a dropped row is violated or the closure failed, the selection is
    made again at the closed (or last) q and the caller's independent coordinates restored. */
 int mbs_loops_assemble(mbs_data *d)
 {
     mbs_loops *L = d->loops;
     save_state(d, L);
+    if (L->selected) { /* the current selection first: fine for a state near the last one */
+        int st = close_once(d, L, MBS_CLOSE_REPARTITION | MBS_CLOSE_CHECK);
+        if (st == MBS_OK && L->cond <= COND_REFIT) {
+            mark_closed(d, L, 1);
+            return MBS_OK;
+        }
+        restore_state(d, L);
+    }
     int st = select_all(d, L);
     if (st == MBS_OK) st = close_once(d, L, MBS_CLOSE_REPARTITION);
     int refit = st == MBS_ERR_CONVERGENCE || st == MBS_ERR_SINGULAR;
@@ -495,7 +578,7 @@ int mbs_loops_assemble(mbs_data *d)
         restore_state(d, L);
         return st;
     }
-    mark_closed(d, L);
+    mark_closed(d, L, 1);
     return MBS_OK;
 }
 
@@ -526,40 +609,28 @@ int mbs_loops_info(mbs_data *d, int *rank, unsigned char *active)
 
 /* ------------------------------------------------------------------ dynamics */
 
-/* Active rows J_a and gam_a = (J̇q̇)_a at the prepared kinematics. */
+/* Active rows J_a (kept from the closure when the state is the closed one) and
+   gam_a = (J̇q̇)_a at the prepared kinematics. */
 static void eval_rows_bias(mbs_data *d, mbs_loops *L)
 {
-    eval_jacobian(d, L, L->arow, L->rank);
+    if (!(L->jac_closed && mbs_loops_is_closed(d))) eval_jacobian(d, L, L->arow, L->rank);
     mbs_con_world_accel(d, L->a0, L->Vw, L->Aw);
     mbs_con_bias(d, &L->t, L->Vw, L->Aw, L->arow, L->rank, L->gam);
 }
 
-/* Y = M^-1 J_a^T column by column with the tree-sparse L^T D L of M (RBDA §6.5). */
-static int inverse_mass_rows(mbs_data *d, mbs_loops *L)
+/* y += alpha B x for B (n x r, column-major). */
+static void add_columns(int n, int r, const double *B, const double *x, double alpha, double *y)
 {
-    const mbs_model *m = d->model;
-    const size_t nv = (size_t)L->nv;
-    mbs_crba(d, d->M);
-    if (mbs_mass_factor(m, d->M) != MBS_OK)
-        return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: the tree mass matrix is singular "
-                             "(a massless body at the end of a chain?)");
-    for (int k = 0; k < L->rank; ++k) {
-        double *y = L->Y + nv * (size_t)k;
-        memcpy(y, L->J + nv * (size_t)k, nv * sizeof(double));
-        mbs_mass_solve(m, d->M, y);
+    for (int k = 0; k < r; ++k) {
+        const double a = alpha * x[k];
+        const double *b = B + (size_t)n * (size_t)k;
+        for (int i = 0; i < n; ++i) y[i] += a * b[i];
     }
-    return MBS_OK;
 }
 
-/* K = J_a B for B (nv x rank, column-major), with the path sparsity of J_a; then its
-   Cholesky factor. MBS_ERR_SINGULAR naming a cut joint when K is not positive definite. */
-static int gram_factor(mbs_data *d, mbs_loops *L, const double *B)
+/* MBS_ERR_SINGULAR naming a cut joint when the Cholesky of K failed (info > 0). */
+static int chol_check(mbs_data *d, const mbs_loops *L, int info)
 {
-    const int r = L->rank;
-    for (int k = 0; k < r; ++k)
-        mbs_con_jmul(&L->t, L->arow, r, L->J, B + (size_t)L->nv * (size_t)k,
-                     L->K + (size_t)r * (size_t)k);
-    const int info = mbs_linalg_cholesky(r, L->K, r);
     if (info == 0) return MBS_OK;
     char buf[96];
     return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: singular configuration: the active "
@@ -567,21 +638,100 @@ static int gram_factor(mbs_data *d, mbs_loops *L, const double *B)
                          row_label(d, L, L->arow[info > 0 ? info - 1 : 0], buf, (int)sizeof buf));
 }
 
-/* qacc = qacc0 + Y lambda with lambda = -K^-1 (J_a qacc0 + gam_a) (seed 001 eq. 6);
-   physical multipliers into d->lambda, 0 for dropped rows. */
+/* z = L^-T J_i^T for active row i, with M = L^T D L the tree-sparse factor in d->M: the
+   first sweep of mbs_mass_solve restricted to the closure of the row's cut (ancestors have
+   lower indices), kept compactly in Z row i. x is nv scratch, zero on entry and exit. */
+static void closure_solve(const mbs_model *m, mbs_loops *L, int i, double *x)
+{
+    const int n = m->nv, c = L->t.row_cut[L->arow[i]];
+    const int *S = L->t.clo_dof + L->t.clo_adr[c], ns = L->t.clo_adr[c + 1] - L->t.clo_adr[c];
+    const double *Ji = L->J + (size_t)n * (size_t)i, *LDL = L->M;
+    double *z = L->Z + (size_t)L->t.maxclo * (size_t)i;
+    for (int p = 0; p < ns; ++p) x[S[p]] = Ji[S[p]];
+    for (int p = 0; p < ns; ++p) {
+        const int k = S[p];
+        const double xk = x[k];
+        if (xk == 0.0) continue;
+        for (int j = m->dof_parent[k]; j >= 0; j = m->dof_parent[j]) x[j] -= LDL[n * k + j] * xk;
+    }
+    for (int p = 0; p < ns; ++p) z[p] = x[S[p]], x[S[p]] = 0.0;
+}
+
+/* K_ik = J_i M^-1 J_k^T = sum over shared closure dofs l of z_i[l] z_k[l] / D_l. */
+static double closure_dot(const mbs_model *m, const mbs_loops *L, int i, int k)
+{
+    const int n = m->nv, ci = L->t.row_cut[L->arow[i]], ck = L->t.row_cut[L->arow[k]];
+    const int *Si = L->t.clo_dof + L->t.clo_adr[ci], ni = L->t.clo_adr[ci + 1] - L->t.clo_adr[ci];
+    const int *Sk = L->t.clo_dof + L->t.clo_adr[ck], nk = L->t.clo_adr[ck + 1] - L->t.clo_adr[ck];
+    const double *zi = L->Z + (size_t)L->t.maxclo * (size_t)i;
+    const double *zk = L->Z + (size_t)L->t.maxclo * (size_t)k;
+    double s = 0.0;
+    for (int a = 0, b = 0; a < ni && b < nk;) { /* both lists descending */
+        if (Si[a] == Sk[b])
+            s += zi[a] * zk[b] / L->M[n * Si[a] + Si[a]], ++a, ++b;
+        else if (Si[a] > Sk[b])
+            ++a;
+        else
+            ++b;
+    }
+    return s;
+}
+
+/* K = J_a M^-1 J_a^T (lower triangle) from the tree-sparse factor of M (RBDA §6.5): rows of
+   cut joints whose closures share no dof do not couple; then its Cholesky factor. */
+static int gram_mass(mbs_data *d, mbs_loops *L)
+{
+    const mbs_model *m = d->model;
+    const int r = L->rank;
+    mbs_crba(d, d->M);
+    if (mbs_mass_factor(m, d->M) != MBS_OK)
+        return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: the tree mass matrix is singular "
+                             "(a massless body at the end of a chain?)");
+    L->M = d->M;
+    memset(L->y, 0, (size_t)L->nv * sizeof(double));
+    for (int i = 0; i < r; ++i) closure_solve(m, L, i, L->y);
+    for (int k = 0; k < r; ++k) {
+        const size_t ck = (size_t)L->t.row_cut[L->arow[k]] * (size_t)L->t.ncut;
+        for (int i = k; i < r; ++i)
+            L->K[i + (size_t)k * (size_t)r] =
+                L->t.overlap[ck + (size_t)L->t.row_cut[L->arow[i]]] ? closure_dot(m, L, i, k) : 0.0;
+    }
+    return chol_check(d, L, mbs_dense_cholesky(r, L->K));
+}
+
+/* K = J_a B for B (nv x rank, column-major), with the path sparsity of J_a; then its
+   Cholesky factor. */
+static int gram_factor(mbs_data *d, mbs_loops *L, const double *B)
+{
+    const int r = L->rank;
+    for (int k = 0; k < r; ++k)
+        mbs_con_jmul(&L->t, L->arow, r, L->J, B + (size_t)L->nv * (size_t)k,
+                     L->K + (size_t)r * (size_t)k);
+    return chol_check(d, L, mbs_dense_cholesky(r, L->K));
+}
+
+/* qacc = qacc0 + M^-1 J_a^T lambda with lambda = -K^-1 (J_a qacc0 + gam_a) (seed 001
+   eq. 6); physical multipliers into d->lambda, 0 for dropped rows. */
 static int constrained_accel(mbs_data *d, mbs_loops *L)
 {
     const int r = L->rank;
     for (int i = 0; i < L->m; ++i) d->lambda[i] = 0.0;
     if (r == 0) return MBS_OK;
     eval_rows_bias(d, L);
-    int st = inverse_mass_rows(d, L);
-    if (st == MBS_OK) st = gram_factor(d, L, L->Y);
+    const int st = gram_mass(d, L);
     if (st != MBS_OK) return st;
     mbs_con_jmul(&L->t, L->arow, r, L->J, d->qacc, L->x);
     for (int i = 0; i < r; ++i) L->x[i] = -(L->x[i] + L->gam[i]);
-    mbs_linalg_cholesky_solve(r, 1, L->K, r, L->x, r);
-    mbs_linalg_gemv(0, L->nv, r, 1.0, L->Y, L->nv, L->x, 1.0, d->qacc);
+    mbs_dense_cholesky_solve(r, L->K, L->x);
+    memset(L->y, 0, (size_t)L->nv * sizeof(double));
+    for (int i = 0; i < r; ++i) { /* y = J_a^T lambda on the paths */
+        const int c = L->t.row_cut[L->arow[i]];
+        const double *Ji = L->J + (size_t)L->nv * (size_t)i;
+        for (int p = L->t.path_adr[c]; p < L->t.path_adr[c + 1]; ++p)
+            L->y[L->t.path_dof[p]] += L->x[i] * Ji[L->t.path_dof[p]];
+    }
+    mbs_mass_solve(d->model, d->M, L->y);
+    for (int k = 0; k < L->nv; ++k) d->qacc[k] += L->y[k];
     for (int i = 0; i < r; ++i) d->lambda[L->arow[i]] = L->x[i] * L->t.row_scale[L->arow[i]];
     return MBS_OK;
 }
@@ -663,7 +813,7 @@ static int forward_smoothed(mbs_data *d, mbs_loops *L)
         st2 = forward_direct(d, L);
     }
     L->cond = cond0;
-    mark_closed(d, L);
+    mark_closed(d, L, 0);
     return st2;
 }
 
@@ -721,7 +871,7 @@ int mbs_loops_inverse(mbs_data *d, const double *qacc, double *tau)
     if (st == MBS_OK) st = gram_factor(d, L, L->Y);
     if (st != MBS_OK) return st;
     mbs_con_jmul(&L->t, L->arow, r, L->J, tau, L->x);
-    mbs_linalg_cholesky_solve(r, 1, L->K, r, L->x, r);
-    mbs_linalg_gemv(0, L->nv, r, -1.0, L->Y, L->nv, L->x, 1.0, tau);
+    mbs_dense_cholesky_solve(r, L->K, L->x);
+    add_columns(L->nv, r, L->Y, L->x, -1.0, tau);
     return MBS_OK;
 }

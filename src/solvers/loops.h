@@ -53,8 +53,10 @@ void mbs_loops_destroy(mbs_data *d);
    v; the current selection is made first if there is none. On failure q and v are as they
    were and the message names the cut joint. */
 int mbs_loops_close(mbs_data *d, int flags);
-/* mbs_assemble with cut joints: a fresh selection at q, closure, a new selection at the
-   closed q when the first one does not fit it, projection, dropped-row check. */
+/* mbs_assemble with cut joints: closure with the current selection when there is one and it
+   fits; else a fresh selection at q, closure, a new selection at the closed q when the first
+   one does not fit it (restoring the caller's independent coordinates), projection,
+   dropped-row check. */
 int mbs_loops_assemble(mbs_data *d);
 /* Forward dynamics with multipliers at the prepared kinematics and forces (see the file
    comment); qacc and lambda are kept as they were on failure. */
