@@ -1,5 +1,8 @@
 /* Articulated-body forward dynamics (RBDA table 7.1) in body coordinates. External forces
- * (gravity included) enter as f_ext, generalized forces as tau + gen_force; a_0 = 0. */
+ * (gravity included) enter as f_ext, generalized forces as tau + gen_force; a_0 = 0.
+ * Articulated inertias are symmetric: they are built and accumulated in their upper
+ * triangles only and completed (lower triangle mirrored) when the body's own joint is
+ * processed, so d->IA holds full matrices after the backward pass. */
 #include "core/internal.h"
 
 /* A pivot of D below this fraction of the inertia scale seen by the joint is singular. */
@@ -13,19 +16,21 @@ static double joint_scale(const double s[6], const double IA[36])
     return v3_dot(s, s) * trA + v3_dot(s + 3, s + 3) * trC;
 }
 
-/* Initialisation: IA_i = I_i, pA_i = v_i x* I_i v_i - f_ext_i. */
+/* Initialisation: IA_i = I_i (upper triangle), pA_i = v_i x* I_i v_i - f_ext_i. */
 static void aba_init(mbs_data *d)
 {
     const mbs_model *m = d->model;
     for (int t = 0; t < m->ntree; ++t) {
         const int b = m->joints[m->tree[t]].child;
         const mbs_rbi *I = &m->bodies[b].rbi;
-        const double *v = d->vel + 6 * b, *fe = d->f_ext + 6 * b;
-        double Iv[6], *pA = d->f + 6 * b;
-        rbi_to_m6(d->IA + 36 * b, I);
+        const double *restrict fe = d->f_ext + 6 * b;
+        double v[6], Iv[6], vIv[6];
+        for (int e = 0; e < 6; ++e) v[e] = d->vel[6 * b + e];
+        rbi_to_m6_upper(d->IA + 36 * b, I);
         rbi_mulv(Iv, I, v);
-        mv_cross_f(pA, v, Iv);
-        for (int i = 0; i < 6; ++i) pA[i] -= fe[i];
+        mv_cross_f(vIv, v, Iv);
+        double *restrict pA = d->f + 6 * b;
+        for (int e = 0; e < 6; ++e) pA[e] = vIv[e] - fe[e];
     }
 }
 
@@ -38,32 +43,56 @@ static int aba_singular(mbs_data *d, int b)
                          mbs_body_label(d->model, b, buf, (int)sizeof buf));
 }
 
-/* One-dof joint: U = IA S, D = S^T U, u = tau - S^T pA; Ia = IA - U U^T / D (into Ia) and
-   pa = pA + IA c + U (u - U^T c) / D (into pa). Returns 0 or MBS_ERR_SINGULAR. */
+/* Complete the symmetric M from its upper triangle and return U = M s and W = M w, each
+   entry of the upper triangle loaded once. */
+static void sym6_complete_mulv2(double *restrict M, const double *restrict s,
+                                const double *restrict w, double *restrict U,
+                                double *restrict W)
+{
+    double u[6], x[6];
+    MBS_UNROLL(6)
+    for (int i = 0; i < 6; ++i) {
+        u[i] = M[7 * i] * s[i];
+        x[i] = M[7 * i] * w[i];
+    }
+    MBS_UNROLL(5)
+    for (int i = 0; i < 5; ++i) {
+        MBS_UNROLL(5)
+        for (int j = i + 1; j < 6; ++j) {
+            const double mij = M[6 * i + j];
+            M[6 * j + i] = mij;
+            u[i] += mij * s[j];
+            u[j] += mij * s[i];
+            x[i] += mij * w[j];
+            x[j] += mij * w[i];
+        }
+    }
+    for (int i = 0; i < 6; ++i) U[i] = u[i], W[i] = x[i];
+}
+
+/* One-dof joint: U = IA S, D = S^T U, u = tau - S^T pA; the upper triangle of
+   Ia = IA - U U^T / D (into Ia) and pa = pA + IA c + U (u - U^T c) / D (into pa).
+   Completes IA. Returns 0 or MBS_ERR_SINGULAR. */
 static int aba_joint_1(mbs_data *d, int t, const mbs_joint_model *jm, double *restrict Ia,
                        double *restrict pa)
 {
     const int i = jm->vadr, b = jm->child;
-    const double *restrict IA = d->IA + 36 * b;
+    double *restrict IA = d->IA + 36 * b;
     const double *restrict pA = d->f + 6 * b;
-    double S[6], c[6], U[6], Ic[6];
-    for (int e = 0; e < 6; ++e) S[e] = d->S[6 * i + e], c[e] = d->cvel[6 * b + e];
-    for (int e = 0; e < 6; ++e) U[e] = Ic[e] = 0.0;
-    for (int k = 0; k < 6; ++k) { /* IA symmetric: U = IA S, Ic = IA c as column sweeps */
-        const double *col = IA + 6 * k, sk = S[k], ck = c[k];
-        for (int e = 0; e < 6; ++e) {
-            U[e] += col[e] * sk;
-            Ic[e] += col[e] * ck;
-        }
-    }
+    const double *restrict S = d->S + 6 * i;
+    const double *restrict c = d->cvel + 6 * b;
+    double U[6], Ic[6];
+    sym6_complete_mulv2(IA, S, c, U, Ic);
     const double D = s6_dot(S, U);
     if (!(D > ABA_SINGULAR_EPS * joint_scale(S, IA))) return aba_singular(d, b);
     const double dinv = 1.0 / D;
     const double u = d->tau[i] + d->gen_force[i] - s6_dot(S, pA);
     const double g = dinv * (u - s6_dot(U, c));
+    MBS_UNROLL(6)
     for (int r = 0; r < 6; ++r) {
         const double Ur = dinv * U[r];
-        for (int k = 0; k < 6; ++k) Ia[6 * r + k] = IA[6 * r + k] - Ur * U[k];
+        MBS_UNROLL(6)
+        for (int k = r; k < 6; ++k) Ia[6 * r + k] = IA[6 * r + k] - Ur * U[k];
     }
     for (int e = 0; e < 6; ++e) pa[e] = pA[e] + Ic[e] + U[e] * g;
     for (int e = 0; e < 6; ++e) d->U[6 * i + e] = U[e];
@@ -105,11 +134,13 @@ static int small_spd_inverse(int n, const double *D, const double *scale, double
     return 0;
 }
 
-/* Any-dof joint (0..6): the matrix form of aba_joint_1 with Dinv = (S^T U)^-1. */
+/* Any-dof joint (0..6): the matrix form of aba_joint_1 with Dinv = (S^T U)^-1 (completes IA
+   first, writes the full Ia). */
 static int aba_joint_n(mbs_data *d, int t, const mbs_joint_model *jm, double Ia[36],
                        double pa[6])
 {
     const int n = jm->nv, i0 = jm->vadr, b = jm->child;
+    m6_sym_mirror(d->IA + 36 * b);
     const double *IA = d->IA + 36 * b, *pA = d->f + 6 * b, *c = d->cvel + 6 * b;
     const double *S = d->S + 6 * i0;
     double *U = d->U + 6 * i0, *Dinv = d->Dinv + 36 * t;
@@ -142,24 +173,57 @@ static int aba_joint_n(mbs_data *d, int t, const mbs_joint_model *jm, double Ia[
     return MBS_OK;
 }
 
-/* Backward pass: per joint U, D^-1, u; IA_p += X^T Ia X, pA_p += X^T pa. */
+/* Backward pass: per joint U, D^-1, u; IA_p += X^T Ia X (upper triangle), pA_p += X^T pa. */
 static int aba_backward(mbs_data *d)
 {
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = m->bodies[b].parent;
-        double Ia[36], pa[6], IX[36], fX[6];
+        double Ia[36], pa[6], fX[6];
         const int st = jm->nv == 1 ? aba_joint_1(d, t, jm, Ia, pa) : aba_joint_n(d, t, jm, Ia, pa);
         if (st != MBS_OK) return st;
         if (p == 0) continue;
-        m6_transform_to_parent(IX, &d->x_up[b], Ia);
+        m6_sym_transform_add(d->IA + 36 * p, &d->x_up[b], Ia);
         xf_apply_transpose(fX, &d->x_up[b], pa);
-        double *IAp = d->IA + 36 * p, *pAp = d->f + 6 * p;
-        for (int e = 0; e < 36; ++e) IAp[e] += IX[e];
+        double *restrict pAp = d->f + 6 * p;
         for (int e = 0; e < 6; ++e) pAp[e] += fX[e];
     }
     return MBS_OK;
+}
+
+/* Forward pass of a joint of n != 1 dofs: qdd = D^-1 (u - U^T a'), a = a' + S qdd. */
+static void aba_forward_n(mbs_data *d, int t, const mbs_joint_model *jm, double a[6])
+{
+    const int n = jm->nv, i0 = jm->vadr;
+    double r[6];
+    for (int k = 0; k < n; ++k) r[k] = d->u[i0 + k] - s6_dot(d->U + 6 * (i0 + k), a);
+    for (int k = 0; k < n; ++k) {
+        double qdd = 0.0;
+        for (int l = 0; l < n; ++l) qdd += d->Dinv[36 * t + n * k + l] * r[l];
+        d->qacc[i0 + k] = qdd;
+    }
+    for (int k = 0; k < n; ++k)
+        for (int e = 0; e < 6; ++e) a[e] += d->S[6 * (i0 + k) + e] * d->qacc[i0 + k];
+}
+
+/* One-dof joint of the forward pass: a' = X a_p + c, qdd = D^-1 (u - U^T a'), a = a' + S qdd.
+   U^T a' is evaluated as (X^T U)^T a_p + U^T c, so that qdd waits only for one dot product
+   after a_p (the chain's critical path) while a' is formed alongside. */
+static inline void aba_forward_1(mbs_data *d, int t, const mbs_joint_model *jm,
+                                 const mbs_pose *restrict X, const double *restrict ap,
+                                 double a[6])
+{
+    const int i = jm->vadr, b = jm->child;
+    const double *restrict U = d->U + 6 * i, *restrict c = d->cvel + 6 * b;
+    const double *restrict S = d->S + 6 * i;
+    double Up[6];
+    xf_apply_transpose(Up, X, U);
+    const double uc = d->u[i] - s6_dot(U, c);
+    const double qdd = d->Dinv[36 * t] * (uc - s6_dot(Up, ap));
+    xm_apply(a, X, ap);
+    for (int e = 0; e < 6; ++e) a[e] += c[e] + S[e] * qdd;
+    d->qacc[i] = qdd;
 }
 
 /* Forward pass: a' = X a_p + c, qdd = D^-1 (u - U^T a'), a = a' + S qdd. */
@@ -168,26 +232,19 @@ static void aba_forward(mbs_data *d)
     const mbs_model *m = d->model;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent, n = jm->nv, i0 = jm->vadr;
-        double *a = d->acc + 6 * b;
-        xm_apply(a, &d->x_up[b], d->acc + 6 * p);
-        for (int e = 0; e < 6; ++e) a[e] += d->cvel[6 * b + e];
-        if (n == 1) {
-            const double *S = d->S + 6 * i0;
-            const double qdd = d->Dinv[36 * t] * (d->u[i0] - s6_dot(d->U + 6 * i0, a));
-            d->qacc[i0] = qdd;
-            for (int e = 0; e < 6; ++e) a[e] += S[e] * qdd;
-            continue;
+        const int b = jm->child, p = m->bodies[b].parent;
+        const double *restrict ap = d->acc + 6 * p;
+        double a[6];
+        if (jm->nv == 1) {
+            aba_forward_1(d, t, jm, &d->x_up[b], ap, a);
+        } else {
+            const double *restrict c = d->cvel + 6 * b;
+            xm_apply(a, &d->x_up[b], ap);
+            for (int e = 0; e < 6; ++e) a[e] += c[e];
+            aba_forward_n(d, t, jm, a);
         }
-        double r[6];
-        for (int k = 0; k < n; ++k) r[k] = d->u[i0 + k] - s6_dot(d->U + 6 * (i0 + k), a);
-        for (int k = 0; k < n; ++k) {
-            double qdd = 0.0;
-            for (int l = 0; l < n; ++l) qdd += d->Dinv[36 * t + n * k + l] * r[l];
-            d->qacc[i0 + k] = qdd;
-        }
-        for (int k = 0; k < n; ++k)
-            for (int e = 0; e < 6; ++e) a[e] += d->S[6 * (i0 + k) + e] * d->qacc[i0 + k];
+        double *restrict ab = d->acc + 6 * b;
+        for (int e = 0; e < 6; ++e) ab[e] = a[e];
     }
 }
 

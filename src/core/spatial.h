@@ -9,6 +9,14 @@
 #include <math.h>
 #include <string.h>
 
+/* Ask for complete unrolling of the next loop (n iterations) where the compiler supports it. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
+#define MBS_UNROLL_PRAGMA(x) _Pragma(#x)
+#define MBS_UNROLL(n) MBS_UNROLL_PRAGMA(GCC unroll n)
+#else
+#define MBS_UNROLL(n)
+#endif
+
 typedef struct mbs_pose {
     double R[9];
     double p[3];
@@ -110,6 +118,14 @@ static inline void pose_mul(mbs_pose *C, const mbs_pose *A, const mbs_pose *B)
     m3_mul(C->R, A->R, B->R);
     m3_mulv(t, A->R, B->p);
     v3_add(C->p, t, A->p);
+}
+/* C = A * B^-1: R = Ra Rb^T, p = pa - R pb */
+static inline void pose_mul_inv(mbs_pose *C, const mbs_pose *A, const mbs_pose *B)
+{
+    double t[3];
+    m3_mult(C->R, A->R, B->R);
+    m3_mulv(t, C->R, B->p);
+    v3_sub(C->p, A->p, t);
 }
 static inline void pose_inverse(mbs_pose *I, const mbs_pose *A)
 {
@@ -235,9 +251,32 @@ static inline void m6_mulv(double o[6], const double M[36], const double v[6])
     }
 }
 
+/* Copy the upper triangle of a row-major 6x6 into its lower triangle. */
+static inline void m6_sym_mirror(double M[36])
+{
+    for (int i = 1; i < 6; ++i)
+        for (int j = 0; j < i; ++j) M[6 * i + j] = M[6 * j + i];
+}
+
+/* Upper triangle of the symmetric 6x6 of a rigid-body inertia (see rbi_to_m6); the lower
+   triangle of M is not written. */
+static inline void rbi_to_m6_upper(double M[36], const mbs_rbi *I)
+{
+    const double *h = I->h, *J = I->I;
+    M[0] = J[0], M[1] = J[1], M[2] = J[2], M[7] = J[4], M[8] = J[5], M[14] = J[8];
+    M[3] = 0.0, M[4] = -h[2], M[5] = h[1];
+    M[9] = h[2], M[10] = 0.0, M[11] = -h[0];
+    M[15] = -h[1], M[16] = h[0], M[17] = 0.0;
+    M[21] = M[28] = M[35] = I->m;
+    M[22] = M[23] = M[29] = 0.0;
+}
+
 /* Rigid-body inertia expressed in B, transformed to A: I_A = X_BA^T I_B X_BA. */
 void rbi_transform_to_parent(mbs_rbi *out, const mbs_pose *X, const mbs_rbi *in);
 /* 6x6 symmetric articulated inertia in B transformed to A: I_A = X_BA^T I_B X_BA. */
 void m6_transform_to_parent(double out[36], const mbs_pose *X, const double in[36]);
+/* Upper triangle of out += X_BA^T in X_BA for a symmetric 6x6 in B of which only the upper
+   triangle is read; the lower triangle of out is neither read nor written. */
+void m6_sym_transform_add(double *restrict out, const mbs_pose *X, const double *restrict in);
 
 #endif

@@ -22,14 +22,13 @@ void mbs_forces_add_world_wrench(mbs_data *d, int body, const double force[3],
     v3_add(f + 3, f + 3, F);
 }
 
-/* Zero f_ext and gen_force; add gravity, host wrenches, then every element (RBDA §5.3
+/* f_ext = gravity, gen_force = 0; add host wrenches, then every element (RBDA §5.3
    external forces). Returns the first non-OK status of an element. */
 int mbs_forces_accumulate(mbs_data *d)
 {
     const mbs_model *m = d->model;
-    for (int i = 0; i < 6 * m->nbody; ++i) d->f_ext[i] = 0.0;
+    mbs_gravity_set(d);
     for (int i = 0; i < m->nv; ++i) d->gen_force[i] = 0.0;
-    mbs_gravity_apply(d);
     for (int b = 1; b < m->nbody; ++b) {
         const mbs_wrench_input *w = &d->wrench_in[b];
         if (w->set) mbs_forces_add_world_wrench(d, b, w->force, w->torque, w->point);

@@ -21,23 +21,37 @@ static void gravity_at(const mbs_model *m, const double x[3], double g[3])
     }
 }
 
-/* f_ext_b += [c x F; F] with F = R^T m g(c_world), c the com in body coordinates. */
-void mbs_gravity_apply(mbs_data *d)
+/* f = [c x F; F] with F = R^T m g: the gravity wrench about the body origin, body coordinates
+   (R the body's world rotation, c its com in body coordinates, g the acceleration there). */
+static inline void gravity_wrench(double f[6], const double R[9], const double c[3], double mass,
+                                  const double g[3])
+{
+    double mg[3];
+    v3_scale(mg, g, mass);
+    m3_tmulv(f + 3, R, mg);
+    v3_cross(f, c, f + 3);
+}
+
+/* f_ext_b = gravity wrench of every body (zero for the world, massless bodies or no field). */
+void mbs_gravity_set(mbs_data *d)
 {
     const mbs_model *m = d->model;
-    if (m->gravity_kind == MBS_GRAVITY_NONE) return;
+    double *restrict fext = d->f_ext;
+    for (int i = 0; i < 6; ++i) fext[i] = 0.0;
+    if (m->gravity_kind == MBS_GRAVITY_NONE) {
+        for (int i = 6; i < 6 * m->nbody; ++i) fext[i] = 0.0;
+        return;
+    }
     for (int b = 1; b < m->nbody; ++b) {
         const mbs_body_model *body = &m->bodies[b];
-        if (body->mass == 0.0) continue;
-        double c[3], g[3], F[3], n[3];
-        com_world(d, b, c);
-        gravity_at(m, c, g);
-        v3_scale(g, g, body->mass);
-        m3_tmulv(F, d->x_world[b].R, g);
-        v3_cross(n, body->com, F);
-        double *f = d->f_ext + 6 * b;
-        v3_add(f, f, n);
-        v3_add(f + 3, f + 3, F);
+        double g[3], c[3];
+        if (m->gravity_kind == MBS_GRAVITY_UNIFORM) {
+            v3_copy(g, m->gravity);
+        } else {
+            com_world(d, b, c);
+            gravity_at(m, c, g);
+        }
+        gravity_wrench(fext + 6 * b, d->x_world[b].R, body->com, body->mass, g);
     }
 }
 
