@@ -2,7 +2,8 @@
  * perform no heap allocation. The allocator of this executable is interposed: malloc,
  * calloc, realloc, free and the aligned variants forward to glibc's __libc_* and count
  * while `counting` is set. To cover a new call, add a row to the table in main's tests
- * (a function `int call(mbs_data *d)`) or a test that uses count_calls(). */
+ * (a function `int call(mbs_data *d)`) or a test that uses count_calls(). Closed loops: the
+ * table and fixed-step stepping on N-four-bars (test_loops_no_alloc). */
 #include "common.h"
 
 #include <errno.h>
@@ -228,6 +229,104 @@ static void test_errors_no_alloc(void **state)
     mbs_model_destroy(m);
 }
 
+/* ---------------------------------------------------------------- closed loops */
+
+/* Body of mass 1 along x (com 0.5, I about the com diag(0, 1/12, 1/12) + 1e-3). */
+static int add_bar(mbs_builder *b)
+{
+    mbs_body_def bd = mbs_default_body_def();
+    bd.com[0] = 0.5;
+    bd.inertia[4] = bd.inertia[8] = 1.0 / 12.0;
+    return mbs_add_body(b, &bd);
+}
+
+/* Revolute z joint parent -> child at pos_p on the parent and pos_c on the child. */
+static int add_rev(mbs_builder *b, int parent, int child, double xp, double xc, int cut)
+{
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    j.parent = parent, j.child = child, j.cut = cut;
+    j.frame_parent.pos[0] = xp;
+    j.frame_child.pos[0] = xc;
+    return mbs_add_joint(b, &j);
+}
+
+/* The N-four-bar of IFToMM A02: n + 1 cranks pinned at (i, 0) (joints 0..n), couplers from
+   their tops (joints n+1..2n), revolute cuts coupler i -> crank i + 1 (2n+1..3n); gravity -y.
+   n = 1 is a planar four-bar (rank 2 of 5 rows), n = 10 has 20 active rows (LAPACK path). */
+static mbs_model *nfourbar(int n)
+{
+    mbs_builder *b = mbs_builder_create();
+    assert_non_null(b);
+    const double g[3] = {0.0, -9.81, 0.0};
+    assert_int_equal(mbs_builder_set_gravity(b, g), MBS_OK);
+    for (int i = 0; i < 2 * n + 1; ++i) assert_int_equal(add_bar(b), i + 1);
+    for (int i = 0; i <= n; ++i) {
+        mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+        j.child = 1 + i, j.frame_parent.pos[0] = (double)i, j.state_priority = i == 0;
+        assert_true(mbs_add_joint(b, &j) >= 0);
+    }
+    for (int i = 0; i < n; ++i) assert_true(add_rev(b, 1 + i, n + 2 + i, 1.0, 0.0, 0) >= 0);
+    for (int i = 0; i < n; ++i) assert_true(add_rev(b, n + 2 + i, 2 + i, 1.0, 1.0, 1) >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* The parallelogram state: cranks at th with rate w, couplers level. */
+static void nfourbar_state(mbs_data *d, int n, double th, double w)
+{
+    const mbs_model *m = mbs_data_model(d);
+    for (int j = 0; j < 2 * n + 1; ++j) {
+        mbs_data_q(d)[mbs_model_joint_qadr(m, j)] = j <= n ? th : -th;
+        mbs_data_v(d)[mbs_model_joint_vadr(m, j)] = j <= n ? w : -w;
+    }
+}
+
+/* n fixed steps of a stepper kind on d allocate nothing. */
+static void steps_no_alloc(mbs_data *d, mbs_stepper_kind kind, int n)
+{
+    mbs_stepper_def sd = mbs_default_stepper_def(kind);
+    mbs_stepper *s = mbs_stepper_create(d, &sd);
+    assert_non_null(s);
+    count_begin();
+    int st = MBS_OK;
+    for (int k = 0; k < n && st == MBS_OK; ++k) st = mbs_stepper_step(s, 1e-3);
+    const long c = count_end();
+    if (st != MBS_OK) fail_msg("step: %s", mbs_data_error(d));
+    if (c != 0) fail_msg("%ld allocations/frees in %d steps", c, n);
+    mbs_stepper_destroy(s);
+}
+
+/* The table and fixed-step stepping (Euler, RK4) on closed loops: the four-bar (own dense
+   kernels), the 10-four-bar (LAPACK kernels), first assembly (row selection by dgeqp3)
+   included; and a near-singular state, whose accelerations are smoothed. */
+static void test_loops_no_alloc(void **state)
+{
+    (void)state;
+    const int sizes[2] = {1, 10};
+    for (int k = 0; k < 2; ++k) {
+        const int n = sizes[k];
+        mbs_model *m = nfourbar(n);
+        mbs_data *d = mbs_data_create(m);
+        assert_non_null(d);
+        nfourbar_state(d, n, 1.0, -2.0);
+        mbs_data_q(d)[mbs_model_joint_qadr(m, n)] += 1e-3; /* not yet closed */
+        run_table(d);
+        steps_no_alloc(d, MBS_STEP_EULER, 20);
+        steps_no_alloc(d, MBS_STEP_RK4, 20);
+        nfourbar_state(d, n, 2e-5, -4.8); /* near the flat singular configuration */
+        run_table(d);                     /* ends closed (assemble): smoothed dynamics */
+        count_begin();
+        const int st = mbs_forward_dynamics(d);
+        assert_int_equal(count_end(), 0);
+        assert_int_equal(st, MBS_OK);
+        steps_no_alloc(d, MBS_STEP_RK4, 5);
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -235,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_dynamics_no_alloc),
         cmocka_unit_test(test_callback_no_alloc),
         cmocka_unit_test(test_errors_no_alloc),
+        cmocka_unit_test(test_loops_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
