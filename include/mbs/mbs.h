@@ -184,15 +184,63 @@ const double *mbs_data_lambda(const mbs_data *d); /* (ncon x 1) cut-joint multip
 double mbs_data_time(const mbs_data *d);
 int mbs_data_set_time(mbs_data *d, double t);
 
-/* qacc (and lambda) from t, q, v, tau, inputs, forces, gravity. */
+/* Closed loops (cut joints). Every cut joint contributes scalar constraint rows, numbered
+ * in joint-id order and, within a joint, in this order (Fp, Fc = the joint frames on parent
+ * and child; u1, u2 = unit vectors perpendicular to axis with (u1, u2, axis) right-handed,
+ * u1 built from the Fp coordinate axis least aligned with axis: e_x, e_y for axis e_z):
+ *      revolute     5   force along e_x, e_y, e_z of Fp; torque about u1, u2
+ *      prismatic    5   force along u1, u2; torque about e_x, e_y, e_z of Fp
+ *      cylindrical  4   force along u1, u2; torque about u1, u2
+ *      universal    4   force along e_x, e_y, e_z of Fp; torque about the unit normal
+ *                       axis x axis2 / |axis x axis2| of the cross (axis on the parent,
+ *                       axis2 on the child)
+ *      spherical    3   force along e_x, e_y, e_z of Fp
+ *      planar       3   force along the normal axis; torque about axis2, axis x axis2
+ *      fixed        6   force along e_x, e_y, e_z of Fp; torque about e_x, e_y, e_z of Fp
+ *      distance     1   push of the rod along (p_child - p_parent) / |p_child - p_parent|
+ *                       (positive: compression, negative: tension)
+ *      free         0
+ * lambda (ncon x 1) are the multipliers of M qacc + c = tau + J^T lambda: the cut force and
+ * torque that the parent exerts on the child at the origin of Fc (the child exerts the
+ * opposite on the parent), in the components above. Rows that mbs_constraint_info reports as
+ * dropped (redundant: a door on two coaxial hinges, a planar loop closed by a revolute) have
+ * lambda 0; the kept rows then carry the whole load, so lambda is one of the statically
+ * possible distributions.
+ * Redundancy: a QR with column pivoting of J^T keeps the rows with |R_kk| > 1e-9 max(|R_11|,
+ * 1e-3) (rows of forces scaled by the loop's length); a dropped row that is violated once the
+ * kept rows hold is MBS_ERR_INCONSISTENT naming the cut joint. Coordinate partitioning picks
+ * dependent coordinates with a well-conditioned J_v, keeping joints with a higher
+ * state_priority independent when that costs J_v less than a factor 100 per level; Newton
+ * closes the loops holding the independent coordinates. The selection is made by the first
+ * call that needs it (dynamics, mbs_assemble, mbs_constraint_info) and renewed when it no
+ * longer fits (singular, ill-conditioned or violated rows); the steppers treat a renewal as
+ * an event. */
+
+/* qacc (and lambda) from t, q, v, tau, inputs, forces, gravity. With cut joints: the
+   accelerations and multipliers of the kept rows at the given q and v (which need not be
+   closed); at a closed state near a singular configuration of the loops, where they are
+   ill-conditioned, a 4th-order interpolation along v of those of neighbouring closed
+   states. */
 int mbs_forward_dynamics(mbs_data *d);
 /* tau_out (nv x 1): the tau for which forward dynamics returns qacc (nv x 1). */
+/* With cut joints qacc must satisfy the constraints at acceleration level (else
+   MBS_ERR_INCONSISTENT); tau_out is then the minimum-norm tau for which forward dynamics
+   returns qacc (the tree's inverse dynamics with its component along the kept rows J^T
+   removed). */
 int mbs_inverse_dynamics(mbs_data *d, const double *qacc, double *tau_out);
 /* M (nv x nv), row-major. */
 int mbs_mass_matrix(mbs_data *d, double *M);
 /* c (nv x 1): M qacc + c = tau on a tree (Coriolis, centrifugal, gravity, force elements). */
 int mbs_bias_forces(mbs_data *d, double *c);
+/* Normalise the quaternions of q; with cut joints close the loops (Newton-Raphson on the
+   dependent coordinates, residual below 1e-12 of the loop's size, at most 50 iterations)
+   keeping the independent coordinates, then project v onto the velocity constraints. q and v
+   are left as they were on failure: MBS_ERR_CONVERGENCE (cannot close), MBS_ERR_SINGULAR (no
+   valid partition), MBS_ERR_INCONSISTENT (violated redundant rows), naming the cut joint. */
 int mbs_assemble(mbs_data *d);
+/* rank = number of kept constraint rows; active (ncon x 1, nullable) = 1 for a kept row,
+   0 for a dropped (redundant) one. The selection is made at the current q if there is none
+   yet. A tree has rank 0. */
 int mbs_constraint_info(mbs_data *d, int *rank, unsigned char *active); /* active (ncon x 1) */
 /* Pose in world: x_world = rot x_body + pos. */
 int mbs_body_pose(mbs_data *d, int body, double pos[3], double rot[9]);
@@ -235,7 +283,11 @@ mbs_stepper_def mbs_default_stepper_def(mbs_stepper_kind kind);
 mbs_stepper *mbs_stepper_create(mbs_data *d, const mbs_stepper_def *def);
 void mbs_stepper_destroy(mbs_stepper *s);
 /* Advance the data's time by dt (one step for fixed-step kinds, integrate to t+dt for
-   CVODE); errors are reported through mbs_data_error of the data. */
+   CVODE); errors are reported through mbs_data_error of the data. With cut joints the loops
+   of the start state are closed first (as mbs_assemble, keeping the selection), every
+   evaluation closes the loops of its stage state holding the independent coordinates, and
+   the end state is closed and v projected: the kinds integrate the independent coordinates
+   and their rates; a new loop selection or partition restarts CVODE. */
 int mbs_stepper_step(mbs_stepper *s, double dt);
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
