@@ -4,7 +4,10 @@
  *  - every type's rows vanish on the joint's own manifold (the child placed by the joint's
  *    transform), annihilate the joint's motion subspace and are independent (rank = rows);
  *  - the multipliers of every type against a hand-computed static equilibrium of a body
- *    hanging from the world by that cut joint (the documented lambda convention). */
+ *    hanging from the world by that cut joint (the documented lambda convention);
+ *  - repartitioning: a triple-rocker four-bar whose prioritised input link reaches its limit
+ *    positions (J_v singular for that choice) keeps moving closed with energy conserved;
+ *  - inverse dynamics with loops: minimum-norm tau that forward dynamics maps back. */
 #include "common.h"
 
 #include <math.h>
@@ -16,6 +19,7 @@
 #include "core/linalg.h"
 #include "core/rotation.h"
 #include "solvers/constraints.h"
+#include "solvers/loops.h"
 
 #define NTYPES 9
 static const mbs_joint_type cut_types[NTYPES] = {
@@ -361,12 +365,193 @@ static void test_lambda_static(void **state)
     check_static(MBS_JOINT_DISTANCE, (const double[3]){0, 0, 0}, Z, X, dis, 1);
 }
 
+/* ---------------------------------------------------------------- repartitioning */
+
+#define TR_A 0.5 /* crank */
+#define TR_B 0.4 /* coupler */
+#define TR_C 0.6 /* rocker */
+#define TR_D 0.8 /* ground O2 -> O4 along x */
+
+/* Uniform bar of mass 1 and length L along the body x axis. */
+static int add_bar(mbs_builder *b, double L)
+{
+    mbs_body_def bd = mbs_default_body_def();
+    bd.com[0] = 0.5 * L;
+    memset(bd.inertia, 0, sizeof bd.inertia);
+    bd.inertia[0] = 1e-4;
+    bd.inertia[4] = bd.inertia[8] = L * L / 12.0;
+    return mbs_add_body(b, &bd);
+}
+
+/* Revolute z joint from parent (frame at x = xp) to child (frame at x = xc). */
+static void add_rev_z(mbs_builder *b, int parent, int child, double xp, double xc, int cut,
+                      int priority)
+{
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    j.parent = parent, j.child = child, j.cut = cut, j.state_priority = priority;
+    j.frame_parent.pos[0] = xp;
+    j.frame_child.pos[0] = xc;
+    assert_true(mbs_add_joint(b, &j) >= 0);
+}
+
+/* Triple-rocker four-bar without gravity (s + l = 1.2 > p + q = 1.1): crank (joint 0,
+   state_priority 1) about the origin, coupler (joint 1), rocker (joint 2) about (TR_D, 0);
+   revolute cut coupler -> rocker. The crank swings within +-acos((a^2 + d^2 - (b + c)^2) /
+   (2 a d)) = +-97.9 deg, where J_v of the partition u = crank is singular. */
+static mbs_model *triple_rocker(void)
+{
+    mbs_builder *b = mbs_builder_create();
+    assert_int_equal(mbs_builder_set_no_gravity(b), MBS_OK);
+    assert_int_equal(add_bar(b, TR_A), 1);
+    assert_int_equal(add_bar(b, TR_B), 2);
+    assert_int_equal(add_bar(b, TR_C), 3);
+    add_rev_z(b, 0, 1, 0.0, 0.0, 0, 1);
+    add_rev_z(b, 1, 2, TR_A, 0.0, 0, 0);
+    add_rev_z(b, 0, 3, TR_D, 0.0, 0, 0);
+    add_rev_z(b, 2, 3, TR_B, TR_C, 1, 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* The closed state at crank angle th (elbow up) moving with crank rate w (assembled). */
+static void triple_rocker_state(mbs_data *d, double th, double w)
+{
+    const double A[2] = {TR_A * cos(th), TR_A * sin(th)}, e[2] = {TR_D - A[0], -A[1]};
+    const double L = sqrt(e[0] * e[0] + e[1] * e[1]);
+    const double x = (TR_B * TR_B - TR_C * TR_C + L * L) / (2.0 * L), y = sqrt(TR_B * TR_B - x * x);
+    const double B[2] = {A[0] + (x * e[0] - y * e[1]) / L, A[1] + (x * e[1] + y * e[0]) / L};
+    const double th3 = atan2(B[1] - A[1], B[0] - A[0]), th4 = atan2(B[1], B[0] - TR_D);
+    double *q = mbs_data_q(d), *v = mbs_data_v(d);
+    const mbs_model *m = mbs_data_model(d);
+    q[mbs_model_joint_qadr(m, 0)] = th;
+    q[mbs_model_joint_qadr(m, 1)] = th3 - th;
+    q[mbs_model_joint_qadr(m, 2)] = th4;
+    memset(v, 0, 3 * sizeof(double));
+    v[mbs_model_joint_vadr(m, 0)] = w;
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+}
+
+/* Largest scaled residual of all rows at the data's q. */
+static double max_residual(mbs_data *d)
+{
+    mbs_con_topo t;
+    double h[8];
+    assert_int_equal(mbs_con_topo_init(d->model, &t), MBS_OK);
+    mbs_kinematics_pos(d);
+    mbs_con_residual(d, &t, NULL, t.ncon, h);
+    double r = 0.0;
+    for (int i = 0; i < t.ncon; ++i) r = fmax(r, fabs(h[i]));
+    mbs_con_topo_free(&t);
+    return r;
+}
+
+/* Run 3 s with a stepper kind; the crank's range, largest residual and energy drift. */
+static void run_rocker(mbs_stepper_kind kind, double *lo, double *hi, double *res,
+                       double *drift, long *events, double *th_end)
+{
+    mbs_model *m = triple_rocker();
+    mbs_data *d = mbs_data_create(m);
+    triple_rocker_state(d, 0.5, 3.0);
+    double T0, V0, T, V;
+    assert_int_equal(mbs_energy(d, &T0, &V0), MBS_OK);
+    mbs_stepper_def sd = mbs_default_stepper_def(kind);
+    sd.rtol = sd.atol = 1e-11;
+    mbs_stepper *s = mbs_stepper_create(d, &sd);
+    assert_non_null(s);
+    const long ev0 = mbs_loops_events(d);
+    const int qc = mbs_model_joint_qadr(m, 0);
+    *lo = *hi = mbs_data_q(d)[qc], *res = *drift = 0.0;
+    for (int k = 0; k < 3000; ++k) {
+        const int st = mbs_stepper_step(s, 1e-3);
+        if (st != MBS_OK) print_error("step %d: %s\n", k, mbs_data_error(d));
+        assert_int_equal(st, MBS_OK);
+        *lo = fmin(*lo, mbs_data_q(d)[qc]), *hi = fmax(*hi, mbs_data_q(d)[qc]);
+        *res = fmax(*res, max_residual(d));
+        assert_int_equal(mbs_energy(d, &T, &V), MBS_OK);
+        *drift = fmax(*drift, fabs(T + V - T0 - V0) / T0);
+    }
+    *events = mbs_loops_events(d) - ev0;
+    *th_end = mbs_data_q(d)[qc];
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* The prioritised crank reaches its limit positions again and again: the partition must
+   change there (events), the loops stay closed, energy is conserved, RK4 and CVODE agree. */
+static void test_repartition_triple_rocker(void **state)
+{
+    (void)state;
+    const double lim = acos((TR_A * TR_A + TR_D * TR_D - (TR_B + TR_C) * (TR_B + TR_C)) /
+                            (2.0 * TR_A * TR_D));
+    double lo, hi, res, drift, th_rk4, th_cv;
+    long ev;
+    run_rocker(MBS_STEP_RK4, &lo, &hi, &res, &drift, &ev, &th_rk4);
+    print_message("triple rocker RK4 3 s: crank in [%.6f, %.6f] (limits +-%.6f), %ld "
+                  "selections/partitions, residual %.2e, energy drift %.2e\n",
+                  lo, hi, lim, ev, res, drift);
+    assert_true(hi > lim - 2e-3 && lo < -lim + 2e-3 && hi <= lim + 1e-9 && lo >= -lim - 1e-9);
+    assert_true(ev >= 2);
+    assert_true(res <= 1e-12 && drift <= 1e-6); /* RK4 at 1 ms through the turning points */
+    run_rocker(MBS_STEP_CVODE_ADAMS, &lo, &hi, &res, &drift, &ev, &th_cv);
+    print_message("triple rocker CVODE: %ld events, residual %.2e, energy drift %.2e, "
+                  "|crank RK4 - CVODE| at 3 s %.2e\n", ev, res, drift, fabs(th_rk4 - th_cv));
+    assert_true(ev >= 2 && res <= 1e-12 && drift <= 1e-8);
+    assert_true(fabs(th_rk4 - th_cv) <= 1e-5);
+}
+
+/* ---------------------------------------------------------------- inverse dynamics */
+
+/* Forward dynamics at a moving closed state with random tau, then inverse dynamics of its
+   qacc: forward dynamics of that tau gives qacc again, the tau is orthogonal to the kept
+   rows (J_a tau = 0: the minimum-norm one) and a qacc violating the constraints is
+   MBS_ERR_INCONSISTENT. */
+static void test_inverse_with_loops(void **state)
+{
+    (void)state;
+    mbs_model *m = triple_rocker();
+    mbs_data *d = mbs_data_create(m);
+    triple_rocker_state(d, 0.3, 2.0);
+    double *tau = mbs_data_tau(d), qacc[3], t2[3], J[3 * 5], Sw[18];
+    tau[0] = 0.7, tau[1] = -0.4, tau[2] = 0.25;
+    assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+    memcpy(qacc, mbs_data_qacc(d), sizeof qacc);
+    assert_int_equal(mbs_inverse_dynamics(d, qacc, t2), MBS_OK);
+    memcpy(tau, t2, sizeof t2);
+    assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+    test_assert_close(mbs_data_qacc(d), qacc, 3, 1e-12, "FD(ID(qacc))");
+    mbs_con_topo t;
+    unsigned char act[5];
+    int rank;
+    assert_int_equal(mbs_constraint_info(d, &rank, act), MBS_OK);
+    assert_int_equal(rank, 2);
+    assert_int_equal(mbs_con_topo_init(m, &t), MBS_OK);
+    mbs_kinematics(d);
+    mbs_con_world_motion(d, Sw);
+    mbs_con_jacobian(d, &t, Sw, NULL, 5, J);
+    for (int i = 0; i < 5; ++i) {
+        if (!act[i]) continue;
+        const double s = J[3 * i] * t2[0] + J[3 * i + 1] * t2[1] + J[3 * i + 2] * t2[2];
+        assert_true(fabs(s) <= 1e-12 * (1.0 + fabs(t2[0]) + fabs(t2[1]) + fabs(t2[2])));
+    }
+    qacc[0] += 0.1;
+    assert_int_equal(mbs_inverse_dynamics(d, qacc, t2), MBS_ERR_INCONSISTENT);
+    assert_non_null(strstr(mbs_data_error(d), "cut joint"));
+    mbs_con_topo_free(&t);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_finite_differences),
         cmocka_unit_test(test_rows_match_joint),
         cmocka_unit_test(test_lambda_static),
+        cmocka_unit_test(test_repartition_triple_rocker),
+        cmocka_unit_test(test_inverse_with_loops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -210,7 +210,9 @@ int mbs_data_set_time(mbs_data *d, double t);
  * 1e-3) (rows of forces scaled by the loop's length); a dropped row that is violated once the
  * kept rows hold is MBS_ERR_INCONSISTENT naming the cut joint. Coordinate partitioning picks
  * dependent coordinates with a well-conditioned J_v, keeping joints with a higher
- * state_priority independent when that costs J_v less than a factor 100 per level; Newton
+ * state_priority independent when that costs J_v less than a factor 4 per level, and is
+ * made again when J_v gets ill-conditioned along the motion (a coordinate reaching a limit
+ * position); Newton
  * closes the loops holding the independent coordinates. The selection is made by the first
  * call that needs it (dynamics, mbs_assemble, mbs_constraint_info) and renewed when it no
  * longer fits (singular, ill-conditioned or violated rows); the steppers treat a renewal as

@@ -11,7 +11,9 @@
 #include "solvers/dense.h"
 
 #define RANK_FLOOR 1e-3        /* |R_11| below this counts as this for the rank test */
-#define PRIORITY_WEIGHT 1e-2   /* column weight per state_priority level */
+#define PRIORITY_WEIGHT 0.25   /* column weight per state_priority level */
+#define RETRY_GROWTH 2.0       /* after a repartition that found nothing better, the next try
+                                  waits for a J_v this much worse */
 #define HALVINGS 10            /* step halvings of one Newton step at most */
 #define COND_REFIT 1e8         /* J_v this ill-conditioned after assembly: select again */
 #define CHORD_RES 1e-8         /* Newton reuses the last LU of J_v below this residual... */
@@ -30,7 +32,8 @@ struct mbs_loops {
     int *dep_bak, *ind_bak;  /* [nv] partition before a repartition attempt */
     double *weight;          /* [nv] partition column weights (state_priority) */
     double cond;             /* condition estimate of the last J_v factorisation */
-    double cond_retry;       /* a repartition is tried when cond exceeds this */
+    double cond_retry;       /* a repartition is tried when cond exceeds this (0: not set
+                                yet, the first closure of a partition sets it) */
     double cond_smooth;      /* smoothing is tried when cond exceeds this (raised after a
                                 smoothing that could not leave the near-singular region) */
     double *Sw;              /* [6 nv] world motion subspace */
@@ -242,7 +245,7 @@ static int select_all(mbs_data *d, mbs_loops *L)
     st = partition(d, L);
     if (st != MBS_OK) return st;
     L->selected = 1;
-    L->cond_retry = MBS_LOOP_REPARTITION_COND;
+    L->cond_retry = 0.0;
     L->cond_smooth = MBS_LOOP_SMOOTH_COND;
     L->nevents++;
     return MBS_OK;
@@ -452,8 +455,9 @@ static int check_dropped(mbs_data *d, mbs_loops *L)
                          row_label(d, L, r, buf, (int)sizeof buf), r - j->conadr, L->h[k]);
 }
 
-/* A new partition at q when J_v got ill-conditioned: kept if it is at least twice better
-   (an event); else the old one stays and the next try waits for a 10x worse J_v. */
+/* A new partition at q when J_v got ill-conditioned (MBS_LOOP_REPARTITION_RATIO times worse
+   than when its partition was made): kept if it is at least twice better (an event); else
+   the old one stays and the next try waits for a RETRY_GROWTH times worse J_v. */
 static int try_repartition(mbs_data *d, mbs_loops *L)
 {
     const double old = L->cond;
@@ -463,13 +467,13 @@ static int try_repartition(mbs_data *d, mbs_loops *L)
     if (st == MBS_OK) st = factor_jv(d, L);
     if (st == MBS_OK && L->cond < 0.5 * old) {
         L->nevents++;
-        L->cond_retry = fmax(MBS_LOOP_REPARTITION_COND, 10.0 * L->cond);
+        L->cond_retry = MBS_LOOP_REPARTITION_RATIO * fmax(L->cond, 1.0);
         L->cond_smooth = MBS_LOOP_SMOOTH_COND;
         return MBS_OK;
     }
     memcpy(L->dep, L->dep_bak, (size_t)L->nv * sizeof(int));
     memcpy(L->ind, L->ind_bak, (size_t)L->nv * sizeof(int));
-    L->cond_retry = 10.0 * old;
+    L->cond_retry = RETRY_GROWTH * old;
     return factor_jv(d, L);
 }
 
@@ -478,12 +482,17 @@ static int try_repartition(mbs_data *d, mbs_loops *L)
 static int close_once(mbs_data *d, mbs_loops *L, int flags)
 {
     int st = newton(d, L);
-    if (st == MBS_ERR_SINGULAR && (flags & MBS_CLOSE_REPARTITION)) {
+    if (st == MBS_OK && L->cond_retry == 0.0)
+        L->cond_retry = MBS_LOOP_REPARTITION_RATIO * fmax(L->cond, 1.0);
+    if (st == MBS_ERR_SINGULAR && (flags & MBS_CLOSE_RECOVER)) {
         memcpy(d->q, L->qbak, (size_t)L->nq * sizeof(double));
         mbs_kinematics(d);
         eval_jacobian(d, L, L->arow, L->rank);
         st = partition(d, L);
-        if (st == MBS_OK) L->nevents++, L->cond_smooth = MBS_LOOP_SMOOTH_COND, st = newton(d, L);
+        if (st == MBS_OK) {
+            L->nevents++, L->cond_smooth = MBS_LOOP_SMOOTH_COND, L->cond_retry = 0.0;
+            st = newton(d, L);
+        }
     }
     if (st == MBS_OK && (flags & MBS_CLOSE_CHECK)) st = check_dropped(d, L);
     if (st == MBS_OK && (flags & MBS_CLOSE_REPARTITION) && L->cond > L->cond_retry)
@@ -521,7 +530,7 @@ int mbs_loops_close(mbs_data *d, int flags)
     save_state(d, L);
     int st = L->selected ? MBS_OK : select_all(d, L);
     if (st == MBS_OK) st = close_once(d, L, flags);
-    if (st == MBS_ERR_INCONSISTENT || (st != MBS_OK && (flags & MBS_CLOSE_REPARTITION))) {
+    if (st == MBS_ERR_INCONSISTENT || (st != MBS_OK && (flags & MBS_CLOSE_RECOVER))) {
         if (st != MBS_ERR_INCONSISTENT) memcpy(d->q, L->qbak, (size_t)L->nq * sizeof(double));
         st = select_all(d, L);
         if (st == MBS_OK) st = close_once(d, L, flags);
@@ -555,7 +564,7 @@ int mbs_loops_assemble(mbs_data *d)
     mbs_loops *L = d->loops;
     save_state(d, L);
     if (L->selected) { /* the current selection first: fine for a state near the last one */
-        int st = close_once(d, L, MBS_CLOSE_REPARTITION | MBS_CLOSE_CHECK);
+        int st = close_once(d, L, MBS_CLOSE_REPARTITION | MBS_CLOSE_RECOVER | MBS_CLOSE_CHECK);
         if (st == MBS_OK && L->cond <= COND_REFIT) {
             mark_closed(d, L, 1);
             return MBS_OK;
@@ -563,14 +572,14 @@ int mbs_loops_assemble(mbs_data *d)
         restore_state(d, L);
     }
     int st = select_all(d, L);
-    if (st == MBS_OK) st = close_once(d, L, MBS_CLOSE_REPARTITION);
+    if (st == MBS_OK) st = close_once(d, L, MBS_CLOSE_REPARTITION | MBS_CLOSE_RECOVER);
     int refit = st == MBS_ERR_CONVERGENCE || st == MBS_ERR_SINGULAR;
     if (st == MBS_OK) refit = L->cond > COND_REFIT || check_dropped(d, L) != MBS_OK;
     if (refit) {
         st = select_all(d, L);
         if (st == MBS_OK) {
             restore_independent(d, L);
-            st = close_once(d, L, MBS_CLOSE_REPARTITION);
+            st = close_once(d, L, MBS_CLOSE_REPARTITION | MBS_CLOSE_RECOVER);
         }
     }
     if (st == MBS_OK) st = check_dropped(d, L);

@@ -10,8 +10,10 @@
  *   inconsistent (MBS_ERR_INCONSISTENT naming the cut joint).
  * Partition (seed 001 eq. 10): a second pivoted QR of the kept rows J_a picks rank dependent
  *   coordinates v with a well-conditioned J_v; the columns of joints with state_priority p > 0
- *   are weighted by 1e-2^min(p, 4) so they are taken as dependent only when the other
- *   columns would leave J_v worse conditioned by about that factor.
+ *   are weighted by 0.25^min(p, 4) so they are taken as dependent only when the other
+ *   columns would leave J_v worse conditioned by about that factor. When the condition
+ *   estimate of J_v grows MBS_LOOP_REPARTITION_RATIO times beyond its value at the partition
+ *   (a coordinate approaching a limit position), the partition is made again (an event).
  * Closure (seed 001 eqs. 13-14): Newton-Raphson v <- v - J_v^-1 h_a with u fixed (with step
  *   halving when the residual grows), then v_v = -J_v^-1 J_u v_u.
  * Dynamics (seed 001 eq. 6): qacc0 by ABA, Y = M^-1 J_a^T by the tree-sparse L^T D L of M,
@@ -34,7 +36,8 @@
 #define MBS_LOOP_NEWTON_TOL 1e-12       /* scaled residual at which the closure stops */
 #define MBS_LOOP_NEWTON_MAXIT 50        /* Newton iterations per closure */
 #define MBS_LOOP_INCONSISTENT_TOL 1e-8  /* scaled residual of a dropped row */
-#define MBS_LOOP_REPARTITION_COND 1e5   /* J_v condition estimate that asks for a new partition */
+#define MBS_LOOP_REPARTITION_RATIO 2.0  /* J_v condition growth since its partition was made
+                                           that asks for a new partition */
 #define MBS_LOOP_SMOOTH_COND 1e4        /* J_v condition estimate of a near-singular state */
 #define MBS_LOOP_SMOOTH_SHIFT 1e-3      /* first shift of the smoothing: |tau v|_inf */
 #define MBS_LOOP_SMOOTH_DOUBLINGS 8     /* shifts tried: SHIFT, 2 SHIFT, ..., 128 SHIFT */
@@ -46,8 +49,10 @@ int mbs_loops_create(mbs_data *d);
 void mbs_loops_destroy(mbs_data *d);
 
 /* Flags of mbs_loops_close. */
-#define MBS_CLOSE_REPARTITION 1 /* may pick a new partition when J_v is ill-conditioned */
+#define MBS_CLOSE_REPARTITION 1 /* may pick a new partition when J_v got ill-conditioned */
 #define MBS_CLOSE_CHECK 2       /* check the dropped rows (MBS_ERR_INCONSISTENT) */
+#define MBS_CLOSE_RECOVER 4     /* on a singular J_v or no convergence: a new partition, then
+                                   a fresh selection, before failing */
 
 /* Close the loops at the data's q holding the independent coordinates (Newton), then project
    v; the current selection is made first if there is none. On failure q and v are as they

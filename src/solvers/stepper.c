@@ -209,7 +209,7 @@ static int close_loops(mbs_stepper *s, const char *where)
 {
     mbs_data *d = s->d;
     if (d->model->ncon == 0 || mbs_loops_is_closed(d)) return MBS_OK;
-    const int st = mbs_loops_close(d, MBS_CLOSE_REPARTITION | MBS_CLOSE_CHECK);
+    const int st = mbs_loops_close(d, MBS_CLOSE_REPARTITION | MBS_CLOSE_RECOVER | MBS_CLOSE_CHECK);
     if (st == MBS_OK) return MBS_OK;
     char inner[MBS_ERROR_LEN];
     memcpy(inner, d->error, sizeof inner);
@@ -306,7 +306,7 @@ int mbs_stepper_eval(mbs_stepper *s, const char *where, int *recoverable)
     int st = MBS_OK, i = -1, closure = 0;
     if (recoverable) *recoverable = 0;
     if (d->model->ncon > 0 && !mbs_loops_is_closed(d)) {
-        st = mbs_loops_close(d, s->kind->stage_repartition ? MBS_CLOSE_REPARTITION : 0);
+        st = mbs_loops_close(d, s->kind->stage_recover ? MBS_CLOSE_RECOVER : 0);
         closure = st != MBS_OK;
     }
     if (st == MBS_OK) st = mbs_forward_dynamics(d);

@@ -43,9 +43,11 @@ struct mbs_stepper_vtable {
     /* 1: a call with dt > max_step > 0 takes ceil(dt / max_step) equal steps (fixed-step
        kinds); 0: the kind honours max_step itself (CVODE) */
     int substeps;
-    /* 1: a stage evaluation may pick a new loop partition when J_v got ill-conditioned
-       (fixed-step kinds); 0: only between steps (CVODE keeps one right-hand side in a step) */
-    int stage_repartition;
+    /* 1: a stage evaluation whose loop closure fails (singular J_v, no convergence) may pick
+       a new partition or selection (fixed-step kinds, which cannot retry); 0: it reports a
+       recoverable failure and CVODE retries with a shorter step. Partitions that only got
+       ill-conditioned are renewed between steps. */
+    int stage_recover;
     /* Take every allocation the kind needs (s->work, s->impl); status + message in s->d. */
     int (*init)(mbs_stepper *s);
     /* Free what init took; s->impl may be partly built. */

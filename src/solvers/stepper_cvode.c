@@ -370,7 +370,7 @@ static void cv_sync(mbs_stepper *s, int event)
 const mbs_stepper_vtable mbs_stepper_vt_cvode_adams = {
     .name = "CVODE Adams",
     .substeps = 0,
-    .stage_repartition = 0,
+    .stage_recover = 0,
     .init = cv_init_adams,
     .fini = cv_fini,
     .step = cv_step,
@@ -380,7 +380,7 @@ const mbs_stepper_vtable mbs_stepper_vt_cvode_adams = {
 const mbs_stepper_vtable mbs_stepper_vt_cvode_bdf = {
     .name = "CVODE BDF",
     .substeps = 0,
-    .stage_repartition = 0,
+    .stage_recover = 0,
     .init = cv_init_bdf,
     .fini = cv_fini,
     .step = cv_step,

@@ -153,7 +153,7 @@ static int rk4_step(mbs_stepper *s, double h)
 const mbs_stepper_vtable mbs_stepper_vt_euler = {
     .name = "Euler",
     .substeps = 1,
-    .stage_repartition = 1,
+    .stage_recover = 1,
     .init = euler_init,
     .fini = fixed_fini,
     .step = euler_step,
@@ -163,7 +163,7 @@ const mbs_stepper_vtable mbs_stepper_vt_euler = {
 const mbs_stepper_vtable mbs_stepper_vt_rk4 = {
     .name = "RK4",
     .substeps = 1,
-    .stage_repartition = 1,
+    .stage_recover = 1,
     .init = rk4_init,
     .fini = fixed_fini,
     .step = rk4_step,
