@@ -7,7 +7,13 @@
  * their child in joint-id order. A joint marked cut (distance joints always are) is never a
  * tree edge; a joint that reaches a body already in the tree closes a kinematic loop. Bodies
  * left unreached get an automatic free joint from the world -- first those that no tree-eligible
- * joint enters (in id order), then the rest -- and the search continues from them. */
+ * joint enters (in id order), then the rest -- and the search continues from them.
+ *
+ * Cut joints: every joint that is not a tree edge (cut-marked, distance, loop-closing, into
+ * the world) becomes a cut joint with no coordinates; its type's cut_rows op gives its
+ * constraint rows (joint.h), stored in body coordinates, numbered in joint-id order
+ * (conadr, ncon), with the loop's length scale for the solver (src/solvers/loops.c). Only a
+ * cycle of fixed joints (a body fixed to itself) is rejected. */
 #include "core/builder.h"
 #include "core/internal.h"
 

@@ -14,7 +14,7 @@
 #define PRIORITY_WEIGHT 0.25   /* column weight per state_priority level */
 #define RETRY_GROWTH 2.0       /* after a repartition that found nothing better, the next try
                                   waits for a J_v this much worse */
-#define HALVINGS 10            /* step halvings of one Newton step at most */
+#define MIN_STEP 0x1p-10       /* shortest fraction of a Newton step (10 halvings) */
 #define COND_REFIT 1e8         /* J_v this ill-conditioned after assembly: select again */
 #define CHORD_RES 1e-8         /* Newton reuses the last LU of J_v below this residual... */
 #define CHORD_COND 1e3         /* ... and condition estimate (tolerance and tangent need it) */
@@ -349,9 +349,11 @@ static int newton_done(mbs_data *d, mbs_loops *L)
 }
 
 /* Newton-Raphson on the dependent coordinates with u fixed (seed 001 eq. 13). Below
-   CHORD_RES and while it contracts 4x per step the LU of J_v of an earlier iterate is reused
-   (chord steps); a chord step that makes the residual grow is redone as a full step, a full
-   step that does is halved. On success the kinematics and J_a are those of the closed q. */
+   CHORD_RES, while it contracts 4x per step and J_v is well conditioned (CHORD_COND), the LU
+   of J_v of an earlier iterate is reused (chord steps); a chord step that makes the residual
+   grow is redone as a full step, a full step that does is halved. Convergence is confirmed
+   with an LU made at the final q (its condition sets newton_tol), so on success the
+   kinematics, J_a and the LU of J_v are those of the closed q. */
 static int newton(mbs_data *d, mbs_loops *L)
 {
     double prev = INFINITY, alpha = 1.0;
@@ -367,7 +369,7 @@ static int newton(mbs_data *d, mbs_loops *L)
             }
             return newton_done(d, L);
         }
-        if (!(res <= prev) && isfinite(prev) && (chord || alpha > 0x1p-10)) {
+        if (!(res <= prev) && isfinite(prev) && (chord || alpha > MIN_STEP)) {
             if (chord) { /* back to the last iterate for a full Newton step from there */
                 memcpy(d->q, L->qprev, (size_t)L->nq * sizeof(double));
                 active_residual(d, L);
@@ -408,8 +410,9 @@ static int newton(mbs_data *d, mbs_loops *L)
 }
 
 /* Velocity projection v_v = -J_v^-1 J_u v_u (seed 001 eq. 14) with J_a at q: corrections
-   v_v -= J_v^-1 (J_a v) until J_a v is at roundoff. The LU may be that of a nearby Newton
-   iterate; when its corrections contract less than 10x it is made again at q. */
+   v_v -= J_v^-1 (J_a v) until J_a v is at roundoff (one with the LU of q, which newton and
+   try_repartition leave; an LU of another state is remade when it contracts less than 10x,
+   or at once when J_v is ill-conditioned). */
 static int project(mbs_data *d, mbs_loops *L)
 {
     if (L->rank == 0) return MBS_OK;
@@ -523,7 +526,8 @@ static void mark_closed(const mbs_data *d, mbs_loops *L, int jac)
 }
 
 /* See loops.h: an inconsistency found with the current selection gets one fresh selection
-   at the closed q before it is reported. */
+   at the closed q before it is reported; with MBS_CLOSE_RECOVER so does any other failure
+   (from the given q). */
 int mbs_loops_close(mbs_data *d, int flags)
 {
     mbs_loops *L = d->loops;
@@ -556,9 +560,10 @@ static void restore_independent(mbs_data *d, mbs_loops *L)
 
 /* See loops.h. The current selection is kept when it closes the state (a new partition if
    J_v got ill-conditioned); otherwise a fresh one. A selection made away from the loops'
-   manifold may count rows that are dependent on it (an overconstrained loop such as Bricard's) or miss rows: when the closed
-   J_v is nearly singular, a dropped row is violated or the closure failed, the selection is
-   made again at the closed (or last) q and the caller's independent coordinates restored. */
+   manifold may count rows that are dependent on it (an overconstrained loop such as
+   Bricard's) or miss rows: when the closed J_v is nearly singular, a dropped row is violated
+   or the closure failed, the selection is made again at the closed (or last) q and the
+   caller's independent coordinates restored. */
 int mbs_loops_assemble(mbs_data *d)
 {
     mbs_loops *L = d->loops;

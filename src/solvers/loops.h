@@ -11,7 +11,8 @@
  * Partition (seed 001 eq. 10): a second pivoted QR of the kept rows J_a picks rank dependent
  *   coordinates v with a well-conditioned J_v; the columns of joints with state_priority p > 0
  *   are weighted by 0.25^min(p, 4) so they are taken as dependent only when the other
- *   columns would leave J_v worse conditioned by about that factor. When the condition
+ *   columns would leave J_v worse conditioned by about that factor (p < 0: 4^min(-p, 4),
+ *   preferred as dependent). When the condition
  *   estimate of J_v grows MBS_LOOP_REPARTITION_RATIO times beyond its value at the partition
  *   (a coordinate approaching a limit position), the partition is made again (an event).
  * Closure (seed 001 eqs. 13-14): Newton-Raphson v <- v - J_v^-1 h_a with u fixed (with step
