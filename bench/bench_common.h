@@ -15,7 +15,8 @@ typedef struct bench_opts {
     int reps;        /* timed batches; the figure is their median */
     double batch_s;  /* wall time each batch is sized to */
 } bench_opts;
-/* Default (15 x 20 ms) or quick (3 x 5 ms) options from the command line; -1 on bad args. */
+/* Default (15 x 20 ms) or quick (3 x 5 ms) options from the command line; -1 on bad args.
+   --cpu-time makes bench_now read this thread's CPU time instead of CLOCK_MONOTONIC. */
 int bench_parse_args(int argc, char **argv, bench_opts *out);
 
 /* One timed call with state index k; returns 0 or a nonzero error. */
@@ -23,10 +24,10 @@ typedef int (*bench_call)(void *ctx, int k);
 /* Median ns per call of fn over opts->reps batches after a warm-up that sizes the batch;
    a negative value when a call failed. */
 double bench_time(bench_call fn, void *ctx, const bench_opts *opts);
-/* Print the cores online and the load average (figures are wall-clock: a loaded machine
-   slows them down). */
+/* Print the cores online, the load average and the clock (wall-clock figures slow down on
+   a loaded machine). */
 void bench_print_machine(void);
-/* Seconds since an arbitrary origin (CLOCK_MONOTONIC). */
+/* Seconds since an arbitrary origin (CLOCK_MONOTONIC, or the thread's CPU time). */
 double bench_now(void);
 
 /* ---------------------------------------------------------------- random numbers */

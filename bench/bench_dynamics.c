@@ -1,5 +1,5 @@
 /* bench_dynamics: time ABA, RNEA, CRBA (+ Cholesky) and the steppers of mbs on revolute
-   chains and a humanoid tree. Usage: bench_dynamics [--quick] */
+   chains and a humanoid tree. Usage: bench_dynamics [--quick] [--cpu-time] */
 #define _POSIX_C_SOURCE 200809L
 #include <lapacke.h>
 #include <stdio.h>
@@ -257,7 +257,7 @@ static int run_all(model_case *cases, const bench_opts *o)
         fail |= rk4_row(&cases[i], o);
     printf("\nChain 30 over 1 s of simulated time (100 outputs of 10 ms; RK4: 1000 steps):\n");
     printf("%-12s %8s %8s | %12s %12s %10s\n", "stepper", "rtol", "atol", "RHS evals/s",
-           "wall ms", "RTF");
+           "ms", "RTF");
     fail |= ode_row(MBS_STEP_RK4, "RK4 1 ms");
     fail |= ode_row(MBS_STEP_CVODE_ADAMS, "CVODE Adams");
     fail |= ode_row(MBS_STEP_CVODE_BDF, "CVODE BDF");

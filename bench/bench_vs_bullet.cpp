@@ -1,5 +1,5 @@
 /* bench_vs_bullet: Bullet's btMultiBody Featherstone ABA against mbs ABA on the same
-   revolute chain. Usage: bench_vs_bullet [--quick] */
+   revolute chain. Usage: bench_vs_bullet [--quick] [--cpu-time] */
 #include <BulletDynamics/Featherstone/btMultiBody.h>
 #include <LinearMath/btScalar.h>
 #include <cstdio>

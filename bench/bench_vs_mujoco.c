@@ -1,5 +1,5 @@
 /* bench_vs_mujoco: MuJoCo's mj_forward against mbs ABA on the same revolute chain.
-   Usage: bench_vs_mujoco [--quick] */
+   Usage: bench_vs_mujoco [--quick] [--cpu-time] */
 #define _POSIX_C_SOURCE 200809L
 #include <mujoco/mujoco.h>
 #include <stdio.h>

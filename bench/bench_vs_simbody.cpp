@@ -1,5 +1,5 @@
 /* bench_vs_simbody: Simbody's realize(Acceleration) against mbs ABA on the same revolute
-   chain of MobilizedBody::Pin. Usage: bench_vs_simbody [--quick] */
+   chain of MobilizedBody::Pin. Usage: bench_vs_simbody [--quick] [--cpu-time] */
 #include <Simbody.h>
 #include <cstdio>
 #include <exception>
