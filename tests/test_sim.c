@@ -127,7 +127,7 @@ static void test_registry(void **state)
     (void)state;
     size_t count;
     const mech *const *all = mech_all(&count);
-    assert_true(count >= 6);
+    assert_true(count >= 13);
     for (size_t i = 0; i < count; ++i) {
         const mech *m = all[i];
         for (const char *c = m->name; *c; ++c)
@@ -211,6 +211,153 @@ static void test_point_gravity_orbit_closes(void **state)
     assert_true(fabs(last_value(&r, "v.free_body1.vx") - 1.0) < 1e-6);
     assert_true(r.check_ok);
     sim_result_free(&r);
+}
+
+/* ---------------------------------------------------------------- loop mechanisms */
+
+/* The value of column name in kept row i. */
+static double value_at(const sim_result *r, long i, const char *name)
+{
+    const int col = sim_table_find(&r->table, name);
+    assert_true(col >= 0);
+    return r->table.rows[i * r->table.ncol + col];
+}
+
+/* The summary's loop counts of each closed-loop mechanism (a 10 ms run): cut joints, rows,
+   rank, velocity coordinates; every one keeps a single degree of freedom. */
+static void test_loop_counts(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int nloops, ncon, rank, nv;
+    } cases[] = {
+        {"spatial_fourbar", 1, 5, 5, 6},    /* prismatic cut, spatial loop: all rows */
+        {"engine_cylindrical", 1, 5, 3, 4}, /* revolute cut, planar loop + piston spin */
+        {"door_hinges", 1, 5, 0, 1},        /* coaxial hinges: every row redundant */
+        {"planar_loop_tilted", 1, 6, 3, 4}, /* fixed cut in a planar loop */
+        {"engine_v6", 6, 30, 12, 13},       /* 6 planar loops, 2 rows each */
+        {"two_loops", 2, 7, 7, 8},          /* universal + spherical cuts */
+        {"a02_fourbars", 40, 200, 80, 81},  /* 40 planar loops */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const mech *m = mech_find(cases[i].name);
+        assert_non_null(m);
+        sim_io io = {.progress = 0};
+        sim_result r;
+        sim_settings s;
+        assert_int_equal(run_mech(m, 0.01, &io, &r, &s), MBS_OK);
+        if (r.nloops != cases[i].nloops || r.ncon != cases[i].ncon || r.rank != cases[i].rank ||
+            r.nv != cases[i].nv)
+            fail_msg("%s: loops %d rows %d rank %d nv %d", m->name, r.nloops, r.ncon, r.rank, r.nv);
+        assert_int_equal(r.dropped, cases[i].ncon - cases[i].rank);
+        assert_int_equal(r.dof, 1);
+        assert_true(r.check_ok && r.residual <= 1e-9);
+        sim_result_free(&r);
+    }
+}
+
+/* door_hinges: hinge2 takes nothing, so the door is a torsion pendulum about hinge1:
+   q = (pi/2) cos(w t), w = sqrt(k / I), I = m (w^2 + t^2) / 12 + m (w/2)^2. */
+static void test_door_swings_like_one_hinge(void **state)
+{
+    (void)state;
+    const double inertia = 20.0 / 12.0 * (0.64 + 0.0016) + 20.0 * 0.16;
+    const double w = sqrt(20.0 / inertia);
+    sim_io io = {.progress = 0};
+    sim_result r;
+    sim_settings s;
+    assert_int_equal(run_mech(mech_find("door_hinges"), 1.0, &io, &r, &s), MBS_OK);
+    for (long i = 0; i < r.table.nrow; ++i) {
+        const double t = value_at(&r, i, "t");
+        assert_true(fabs(value_at(&r, i, "q.hinge1") - 0.5 * PI * cos(w * t)) < 1e-8);
+    }
+    sim_result_free(&r);
+}
+
+/* engine_cylindrical: the loop stops the piston's spin, and the piston follows the
+   slider-crank: s = 0.35 - (r cos th + sqrt(l^2 - r^2 sin^2 th)), r 0.1, l 0.2. */
+static void test_engine_piston(void **state)
+{
+    (void)state;
+    sim_io io = {.progress = 0};
+    sim_result r;
+    sim_settings s;
+    assert_int_equal(run_mech(mech_find("engine_cylindrical"), 1.0, &io, &r, &s), MBS_OK);
+    double lo = 1.0, hi = 0.0;
+    for (long i = 0; i < r.table.nrow; ++i) {
+        const double th = value_at(&r, i, "q.bearing"), sp = 0.1 * sin(th);
+        const double stroke = value_at(&r, i, "q.cylinder.0");
+        assert_true(fabs(stroke - (0.35 - 0.1 * cos(th) - sqrt(0.04 - sp * sp))) < 1e-9);
+        assert_true(fabs(value_at(&r, i, "q.cylinder.1")) < 1e-12);
+        lo = fmin(lo, stroke), hi = fmax(hi, stroke);
+    }
+    assert_true(fabs(lo - 0.05) < 1e-3 && fabs(hi - 0.25) < 1e-3); /* stroke = 2 r */
+    sim_result_free(&r);
+}
+
+/* engine_v6: each of the six pistons where the closed-form slider-crank of its cylinder puts
+   it, psi = crank angle + throw offset - cylinder inclination. */
+static void test_engine_v6_pistons(void **state)
+{
+    (void)state;
+    static const double offset[6] = {-30, 90, 210, 210, 90, -30},
+                        incline[6] = {-30, 30, -30, 30, -30, 30};
+    sim_io io = {.progress = 0};
+    sim_result r;
+    sim_settings s;
+    assert_int_equal(run_mech(mech_find("engine_v6"), 0.5, &io, &r, &s), MBS_OK);
+    for (long i = 0; i < r.table.nrow; ++i)
+        for (int k = 0; k < 6; ++k) {
+            char name[32];
+            snprintf(name, sizeof name, "q.cylinder%d", k + 1);
+            const double psi = value_at(&r, i, "q.bearing") + (offset[k] - incline[k]) * PI / 180;
+            const double sp = 0.1 * sin(psi);
+            const double want = 0.32 - 0.1 * cos(psi) - sqrt(0.04 - sp * sp);
+            assert_true(fabs(value_at(&r, i, name) - want) < 1e-9);
+        }
+    sim_result_free(&r);
+}
+
+/* two_loops: the constant 100 N m on j1 is the only work: E(t) - E(0) = 100 q.j1(t). */
+static void test_two_loops_work(void **state)
+{
+    (void)state;
+    sim_io io = {.progress = 0};
+    sim_result r;
+    sim_settings s;
+    assert_int_equal(run_mech(mech_find("two_loops"), 1.0, &io, &r, &s), MBS_OK);
+    const double e0 = value_at(&r, 0, "energy");
+    for (long i = 0; i < r.table.nrow; ++i)
+        assert_true(fabs(value_at(&r, i, "energy") - e0 - 100.0 * value_at(&r, i, "q.j1")) < 1e-4);
+    assert_true(value_at(&r, r.table.nrow - 1, "q.j1") > 6.0); /* more than a turn */
+    sim_result_free(&r);
+}
+
+/* planar_loop_tilted: of the fixed cut joint's rows (x, y, z, rx, ry, rz) the selection keeps
+   those of the least tilted coordinate plane at 30 degrees: x, y, rz (seed 004 §6.3). */
+static void test_tilted_loop_rows(void **state)
+{
+    (void)state;
+    const mech *pl = mech_find("planar_loop_tilted");
+    mbs_builder *b = mbs_builder_create();
+    mbs_model *model = NULL;
+    assert_int_equal(pl->build(b), MBS_OK);
+    assert_int_equal(mbs_compile(b, &model), MBS_OK);
+    mbs_builder_destroy(b);
+    mbs_data *d = mbs_data_create(model);
+    assert_non_null(d);
+    assert_int_equal(pl->init(d), MBS_OK);
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    unsigned char active[6];
+    int rank = -1;
+    assert_int_equal(mbs_constraint_info(d, &rank, active), MBS_OK);
+    assert_int_equal(rank, 3);
+    static const unsigned char want[6] = {1, 1, 0, 0, 0, 1};
+    for (int i = 0; i < 6; ++i) assert_int_equal(active[i] != 0, want[i]);
+    assert_true(pl->closure(d) <= pl->closure_tol);
+    mbs_data_destroy(d);
+    mbs_model_destroy(model);
 }
 
 /* ---------------------------------------------------------------- options */
@@ -666,6 +813,12 @@ int main(void)
         cmocka_unit_test(test_each_mechanism_sanity),
         cmocka_unit_test(test_pendulum_matches_msl),
         cmocka_unit_test(test_point_gravity_orbit_closes),
+        cmocka_unit_test(test_loop_counts),
+        cmocka_unit_test(test_door_swings_like_one_hinge),
+        cmocka_unit_test(test_engine_piston),
+        cmocka_unit_test(test_engine_v6_pistons),
+        cmocka_unit_test(test_two_loops_work),
+        cmocka_unit_test(test_tilted_loop_rows),
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_resolve),
         cmocka_unit_test(test_svg_writer),

@@ -67,4 +67,39 @@ double mech_point_gap(mbs_data *d, int body_a, const double pa[3], int body_b, c
 /* Quaternion (w, x, y, z) of the rotation Rx(a1) Ry(a2) Rz(a3). */
 void mech_cardan_quat(double a1, double a2, double a3, double quat[4]);
 
+/* ---- helpers for the loop mechanisms */
+/* Mass properties of one rigid part in body coordinates: mass, centre of mass, inertia about
+   the centre of mass (row-major). */
+typedef struct mech_part {
+    double mass, com[3], inertia[9];
+} mech_part;
+#define MECH_DENSITY 7700.0 /* steel, the MSL BodyBox/BodyCylinder default [kg/m^3] */
+#define MECH_PI 3.14159265358979323846
+/* Solid steel cylinder of the given diameter from point a to point b (MSL BodyCylinder). */
+mech_part mech_cylinder(const double a[3], const double b[3], double diameter);
+/* Solid steel box from a to b, width along width_dir (made orthogonal to b - a), height
+   along the third direction (MSL BodyBox). */
+mech_part mech_box(const double a[3], const double b[3], double width, double height,
+                   const double width_dir[3]);
+/* Body definition of n parts joined rigidly: total mass, common centre of mass, inertia about
+   it (parallel-axis theorem). */
+mbs_body_def mech_parts_body(const char *name, const mech_part *parts, int n);
+/* Joint of any type from parent (frame at ppos, identity rotation) to child (frame at cpos,
+   NULL: the child's origin) with the given axis (NULL: the type's default). */
+mbs_joint_def mech_joint(mbs_joint_type type, const char *name, int parent, int child,
+                         const double ppos[3], const double cpos[3], const double axis[3]);
+/* Id of the named body of the data's model (closure functions find their bodies this way);
+   negative if there is none. */
+int mech_body_id(mbs_data *d, const char *name);
+/* |R_a a x R_b b|: sine of the angle between the unit axis a of body_a and the unit axis b of
+   body_b (body coordinates); NaN if a pose query fails. */
+double mech_axis_gap(mbs_data *d, int body_a, const double a[3], int body_b, const double b[3]);
+/* (R_a a) . (R_b b): cosine of the angle between the unit axes a of body_a and b of body_b
+   (body coordinates); NaN if a pose query fails. */
+double mech_axis_dot(mbs_data *d, int body_a, const double a[3], int body_b, const double b[3]);
+/* Distance of point pb of body_b from the line through point pa of body_a along its unit
+   axis (body coordinates); NaN if a pose query fails. */
+double mech_line_gap(mbs_data *d, int body_a, const double pa[3], const double axis[3], int body_b,
+                     const double pb[3]);
+
 #endif
