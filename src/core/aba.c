@@ -16,16 +16,15 @@ static double joint_scale(const double s[6], const double IA[36])
     return v3_dot(s, s) * trA + v3_dot(s + 3, s + 3) * trC;
 }
 
-/* Initialisation: IA_i = I_i (upper triangle), pA_i = v_i x* I_i v_i - f_ext_i. */
+/* Initialisation: IA_i = I_i (upper triangle), pA_i = v_i x* I_i v_i - f_ext_i, over the
+   bodies in any order (every body but the world has a tree joint). */
 static void aba_init(mbs_data *d)
 {
     const mbs_model *m = d->model;
-    for (int t = 0; t < m->ntree; ++t) {
-        const int b = m->joints[m->tree[t]].child;
+    for (int b = 1; b < m->nbody; ++b) {
         const mbs_rbi *I = &m->bodies[b].rbi;
-        const double *restrict fe = d->f_ext + 6 * b;
-        double v[6], Iv[6], vIv[6];
-        for (int e = 0; e < 6; ++e) v[e] = d->vel[6 * b + e];
+        const double *restrict v = d->vel + 6 * b, *restrict fe = d->f_ext + 6 * b;
+        double Iv[6], vIv[6];
         rbi_to_m6_upper(d->IA + 36 * b, I);
         rbi_mulv(Iv, I, v);
         mv_cross_f(vIv, v, Iv);
@@ -70,106 +69,135 @@ static void sym6_complete_mulv2(double *restrict M, const double *restrict s,
     for (int i = 0; i < 6; ++i) U[i] = u[i], W[i] = x[i];
 }
 
-/* One-dof joint: U = IA S, D = S^T U, u = tau - S^T pA; the upper triangle of
-   Ia = IA - U U^T / D (into Ia) and pa = pA + IA c + U (u - U^T c) / D (into pa).
+/* Into the parent of a one-dof joint: IA_p += X^T IA X - Up Up^T / D and
+   pA_p += X^T pa0 + Up g with Up = X^T U, i.e. X^T Ia X and X^T pa of RBDA table 7.1 with
+   the rank-one term applied after the transform, so that transforming IA does not wait for
+   U, D and its division (the chain's critical path). Upper triangle of IA_p only. */
+static void aba_propagate_1(double *restrict IAp, double *restrict pAp, const mbs_pose *X,
+                            const double *restrict IA, const double U[6], const double pa0[6],
+                            double dinv, double g)
+{
+    double Up[6], f[6];
+    m6_sym_transform_add(IAp, X, IA);
+    xf_apply_transpose(Up, X, U);
+    xf_apply_transpose(f, X, pa0);
+    MBS_UNROLL(6)
+    for (int r = 0; r < 6; ++r) {
+        const double w = dinv * Up[r];
+        MBS_UNROLL(6)
+        for (int k = r; k < 6; ++k) IAp[6 * r + k] -= w * Up[k];
+    }
+    for (int e = 0; e < 6; ++e) pAp[e] += f[e] + Up[e] * g;
+}
+
+/* One-dof joint: U = IA S, D = S^T U, u = tau - S^T pA, then into the parent p (when not the
+   world) Ia = IA - U U^T / D and pa = pA + IA c + U (u - U^T c) / D (aba_propagate_1).
    Completes IA. Returns 0 or MBS_ERR_SINGULAR. */
-static int aba_joint_1(mbs_data *d, int t, const mbs_joint_model *jm, double *restrict Ia,
-                       double *restrict pa)
+static int aba_joint_1(mbs_data *d, int t, const mbs_joint_model *jm, int p)
 {
     const int i = jm->vadr, b = jm->child;
     double *restrict IA = d->IA + 36 * b;
     const double *restrict pA = d->f + 6 * b;
     const double *restrict S = d->S + 6 * i;
     const double *restrict c = d->cvel + 6 * b;
-    double U[6], Ic[6];
+    double U[6], Ic[6], pa0[6];
     sym6_complete_mulv2(IA, S, c, U, Ic);
     const double D = s6_dot(S, U);
     if (!(D > ABA_SINGULAR_EPS * joint_scale(S, IA))) return aba_singular(d, b);
     const double dinv = 1.0 / D;
     const double u = d->tau[i] + d->gen_force[i] - s6_dot(S, pA);
-    const double g = dinv * (u - s6_dot(U, c));
-    MBS_UNROLL(6)
-    for (int r = 0; r < 6; ++r) {
-        const double Ur = dinv * U[r];
-        MBS_UNROLL(6)
-        for (int k = r; k < 6; ++k) Ia[6 * r + k] = IA[6 * r + k] - Ur * U[k];
-    }
-    for (int e = 0; e < 6; ++e) pa[e] = pA[e] + Ic[e] + U[e] * g;
     for (int e = 0; e < 6; ++e) d->U[6 * i + e] = U[e];
     d->Dinv[36 * t] = dinv;
     d->u[i] = u;
+    if (p == 0) return MBS_OK;
+    for (int e = 0; e < 6; ++e) pa0[e] = pA[e] + Ic[e];
+    aba_propagate_1(d->IA + 36 * p, d->f + 6 * p, &d->x_up[b], IA, U, pa0, dinv,
+                    dinv * (u - s6_dot(U, c)));
     return MBS_OK;
 }
 
-/* Cholesky-invert the n x n SPD D (row-major, n <= 6) into Dinv; pivots are checked
-   against scale[k]. Returns 0 or 1 when singular. */
+/* Cholesky-invert the n x n SPD D (row-major, n <= 6) into Dinv: D = L L^T, then
+   Dinv = L^-T L^-1 with one division per pivot. Pivots are checked against scale[k].
+   Returns 0 or 1 when singular. */
 static int small_spd_inverse(int n, const double *D, const double *scale, double *Dinv)
 {
-    double L[36] = {0};
+    double L[36], Li[36], id[6]; /* Li = L^-1 (lower), id[j] = 1 / L_jj */
     for (int j = 0; j < n; ++j) {
         double s = D[n * j + j];
         for (int k = 0; k < j; ++k) s -= L[6 * j + k] * L[6 * j + k];
         if (!(s > ABA_SINGULAR_EPS * scale[j])) return 1;
         L[6 * j + j] = sqrt(s);
+        id[j] = 1.0 / L[6 * j + j];
         for (int r = j + 1; r < n; ++r) {
             double x = D[n * r + j];
             for (int k = 0; k < j; ++k) x -= L[6 * r + k] * L[6 * j + k];
-            L[6 * r + j] = x / L[6 * j + j];
+            L[6 * r + j] = x * id[j];
         }
     }
-    for (int col = 0; col < n; ++col) { /* solve L L^T x = e_col */
-        double y[6];
-        for (int r = 0; r < n; ++r) {
-            double x = (r == col) ? 1.0 : 0.0;
-            for (int k = 0; k < r; ++k) x -= L[6 * r + k] * y[k];
-            y[r] = x / L[6 * r + r];
+    for (int j = 0; j < n; ++j) { /* column j of L^-1 by forward substitution */
+        Li[6 * j + j] = id[j];
+        for (int r = j + 1; r < n; ++r) {
+            double x = 0.0;
+            for (int k = j; k < r; ++k) x -= L[6 * r + k] * Li[6 * k + j];
+            Li[6 * r + j] = x * id[r];
         }
-        for (int r = n - 1; r >= 0; --r) {
-            double x = y[r];
-            for (int k = r + 1; k < n; ++k) x -= L[6 * k + r] * y[k];
-            y[r] = x / L[6 * r + r];
-        }
-        for (int r = 0; r < n; ++r) Dinv[n * r + col] = y[r];
     }
+    for (int i = 0; i < n; ++i)
+        for (int j = i; j < n; ++j) {
+            double x = 0.0;
+            for (int k = j; k < n; ++k) x += Li[6 * k + i] * Li[6 * k + j];
+            Dinv[n * i + j] = Dinv[n * j + i] = x;
+        }
     return 0;
 }
 
+/* Into the parent p of a joint of n != 1 dofs: Ia = IA - (U Dinv) U^T (upper triangle),
+   pa = pA + IA c + U Dinv (u - U^T c), then IA_p += X^T Ia X and pA_p += X^T pa. */
+static void aba_propagate_n(mbs_data *d, int t, const mbs_joint_model *jm, int p)
+{
+    const int n = jm->nv, i0 = jm->vadr, b = jm->child;
+    const double *IA = d->IA + 36 * b, *pA = d->f + 6 * b, *c = d->cvel + 6 * b;
+    const double *U = d->U + 6 * i0, *Dinv = d->Dinv + 36 * t;
+    double Ia[36], pa[6], UD[36], r[6], fX[6];
+    m6_mulv(pa, IA, c);
+    for (int e = 0; e < 6; ++e) pa[e] += pA[e];
+    for (int k = 0; k < n; ++k) r[k] = d->u[i0 + k] - s6_dot(U + 6 * k, c);
+    for (int l = 0; l < n; ++l) /* UD = U Dinv (column l), pa += UD_l r_l */
+        for (int e = 0; e < 6; ++e) {
+            double x = 0.0;
+            for (int k = 0; k < n; ++k) x += U[6 * k + e] * Dinv[n * k + l];
+            UD[6 * l + e] = x;
+            pa[e] += x * r[l];
+        }
+    for (int e = 0; e < 6; ++e)
+        for (int f = e; f < 6; ++f) {
+            double x = IA[6 * e + f];
+            for (int l = 0; l < n; ++l) x -= UD[6 * l + e] * U[6 * l + f];
+            Ia[6 * e + f] = x;
+        }
+    m6_sym_transform_add(d->IA + 36 * p, &d->x_up[b], Ia);
+    xf_apply_transpose(fX, &d->x_up[b], pa);
+    for (int e = 0; e < 6; ++e) d->f[6 * p + e] += fX[e];
+}
+
 /* Any-dof joint (0..6): the matrix form of aba_joint_1 with Dinv = (S^T U)^-1 (completes IA
-   first, writes the full Ia). */
-static int aba_joint_n(mbs_data *d, int t, const mbs_joint_model *jm, double Ia[36],
-                       double pa[6])
+   first). Returns 0 or MBS_ERR_SINGULAR. */
+static int aba_joint_n(mbs_data *d, int t, const mbs_joint_model *jm, int p)
 {
     const int n = jm->nv, i0 = jm->vadr, b = jm->child;
     m6_sym_mirror(d->IA + 36 * b);
-    const double *IA = d->IA + 36 * b, *pA = d->f + 6 * b, *c = d->cvel + 6 * b;
+    const double *IA = d->IA + 36 * b, *pA = d->f + 6 * b;
     const double *S = d->S + 6 * i0;
-    double *U = d->U + 6 * i0, *Dinv = d->Dinv + 36 * t;
-    double D[36], scale[6], r[6], g[6], Ic[6];
-    m6_mulv(Ic, IA, c);
+    double *U = d->U + 6 * i0, D[36], scale[6];
     for (int k = 0; k < n; ++k) {
         m6_mulv(U + 6 * k, IA, S + 6 * k);
         scale[k] = joint_scale(S + 6 * k, IA);
         d->u[i0 + k] = d->tau[i0 + k] + d->gen_force[i0 + k] - s6_dot(S + 6 * k, pA);
-        r[k] = d->u[i0 + k] - s6_dot(U + 6 * k, c);
     }
-    for (int k = 0; k < n; ++k)
-        for (int l = 0; l < n; ++l) D[n * k + l] = s6_dot(S + 6 * k, U + 6 * l);
-    if (n > 0 && small_spd_inverse(n, D, scale, Dinv)) return aba_singular(d, b);
-    for (int k = 0; k < n; ++k) {
-        g[k] = 0.0;
-        for (int l = 0; l < n; ++l) g[k] += Dinv[n * k + l] * r[l];
-    }
-    for (int e = 0; e < 36; ++e) Ia[e] = IA[e];
-    for (int e = 0; e < 6; ++e) pa[e] = pA[e] + Ic[e];
-    for (int k = 0; k < n; ++k) {
-        const double *Uk = U + 6 * k;
-        for (int l = 0; l < n; ++l) {
-            const double *Ul = U + 6 * l, w = Dinv[n * k + l];
-            for (int e = 0; e < 6; ++e)
-                for (int f = 0; f < 6; ++f) Ia[6 * e + f] -= Uk[e] * w * Ul[f];
-        }
-        for (int e = 0; e < 6; ++e) pa[e] += Uk[e] * g[k];
-    }
+    for (int k = 0; k < n; ++k) /* D symmetric: upper triangle, mirrored */
+        for (int l = k; l < n; ++l) D[n * k + l] = D[n * l + k] = s6_dot(S + 6 * k, U + 6 * l);
+    if (n > 0 && small_spd_inverse(n, D, scale, d->Dinv + 36 * t)) return aba_singular(d, b);
+    if (p > 0) aba_propagate_n(d, t, jm, p);
     return MBS_OK;
 }
 
@@ -179,15 +207,9 @@ static int aba_backward(mbs_data *d)
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
-        double Ia[36], pa[6], fX[6];
-        const int st = jm->nv == 1 ? aba_joint_1(d, t, jm, Ia, pa) : aba_joint_n(d, t, jm, Ia, pa);
+        const int p = m->bodies[jm->child].parent;
+        const int st = jm->nv == 1 ? aba_joint_1(d, t, jm, p) : aba_joint_n(d, t, jm, p);
         if (st != MBS_OK) return st;
-        if (p == 0) continue;
-        m6_sym_transform_add(d->IA + 36 * p, &d->x_up[b], Ia);
-        xf_apply_transpose(fX, &d->x_up[b], pa);
-        double *restrict pAp = d->f + 6 * p;
-        for (int e = 0; e < 6; ++e) pAp[e] += fX[e];
     }
     return MBS_OK;
 }

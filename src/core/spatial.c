@@ -52,40 +52,54 @@ void rbi_transform_to_parent(mbs_rbi *out, const mbs_pose *X, const mbs_rbi *in)
     for (int i = 0; i < 3; ++i) out->h[i] = y[i] + m * p[i];
 }
 
-/* O (upper triangle, row stride os) += R S R^T for the symmetric 3x3 S given by its upper
-   triangle s = (s00, s01, s02, s11, s12, s22): T = S R^T (27 mul), then 6 entries of R T. */
-static inline void rotate_sym_add(double *restrict O, int os, const double R[9],
-                                  const double s[6])
+/* O = R S R^T for two 3x3 matrices S at once, one per lane (s row-major, R as splats): the
+   upper triangle o = (O00, O01, O02, O11, O12, O22) of each, via T = S R^T (27 products)
+   and then 6 entries of R T. */
+static inline void rotate2(mbs_d2 o[6], const mbs_d2 Rs[9], const mbs_d2 s[9])
 {
-    const double t00 = s[0] * R[0] + s[1] * R[1] + s[2] * R[2];
-    const double t01 = s[0] * R[3] + s[1] * R[4] + s[2] * R[5];
-    const double t02 = s[0] * R[6] + s[1] * R[7] + s[2] * R[8];
-    const double t10 = s[1] * R[0] + s[3] * R[1] + s[4] * R[2];
-    const double t11 = s[1] * R[3] + s[3] * R[4] + s[4] * R[5];
-    const double t12 = s[1] * R[6] + s[3] * R[7] + s[4] * R[8];
-    const double t20 = s[2] * R[0] + s[4] * R[1] + s[5] * R[2];
-    const double t21 = s[2] * R[3] + s[4] * R[4] + s[5] * R[5];
-    const double t22 = s[2] * R[6] + s[4] * R[7] + s[5] * R[8];
-    O[0] += R[0] * t00 + R[1] * t10 + R[2] * t20;
-    O[1] += R[0] * t01 + R[1] * t11 + R[2] * t21;
-    O[2] += R[0] * t02 + R[1] * t12 + R[2] * t22;
-    O[os + 1] += R[3] * t01 + R[4] * t11 + R[5] * t21;
-    O[os + 2] += R[3] * t02 + R[4] * t12 + R[5] * t22;
-    O[2 * os + 2] += R[6] * t02 + R[7] * t12 + R[8] * t22;
+    mbs_d2 t[9];
+    MBS_UNROLL(3)
+    for (int i = 0; i < 3; ++i)
+        MBS_UNROLL(3)
+        for (int j = 0; j < 3; ++j)
+            t[3 * i + j] = d2_dot3(s[3 * i], Rs[3 * j], s[3 * i + 1], Rs[3 * j + 1], s[3 * i + 2],
+                                   Rs[3 * j + 2]);
+    o[0] = d2_dot3(Rs[0], t[0], Rs[1], t[3], Rs[2], t[6]);
+    o[1] = d2_dot3(Rs[0], t[1], Rs[1], t[4], Rs[2], t[7]);
+    o[2] = d2_dot3(Rs[0], t[2], Rs[1], t[5], Rs[2], t[8]);
+    o[3] = d2_dot3(Rs[3], t[1], Rs[4], t[4], Rs[5], t[7]);
+    o[4] = d2_dot3(Rs[3], t[2], Rs[4], t[5], Rs[5], t[8]);
+    o[5] = d2_dot3(Rs[6], t[2], Rs[7], t[5], Rs[8], t[8]);
 }
 
-/* O (row stride 6) += R W R^T for a full 3x3 W: T = W R^T, then R T. */
-static inline void rotate_full_add(double *restrict O, const double R[9], const double W[9])
+/* Rotate the blocks of a shifted articulated inertia and add them to out's upper triangle:
+   A'' = R A' R^T and C'' = R C R^T as the two lanes of one rotation (a = upper triangle of
+   A', c = of C), B'' = R W R^T with W and W^T as the two lanes (lane 1 gives B''^T, i.e.
+   the entries of B'' below its diagonal). */
+static void rotate_blocks_add(double *restrict out, const double R[9], const double a[6],
+                              const double c[6], const double W[9])
 {
-    double T[9];
-    m3_mult(T, W, R);
-    MBS_UNROLL(3)
-    for (int i = 0; i < 3; ++i) {
-        const double r0 = R[3 * i], r1 = R[3 * i + 1], r2 = R[3 * i + 2];
-        O[6 * i] += r0 * T[0] + r1 * T[3] + r2 * T[6];
-        O[6 * i + 1] += r0 * T[1] + r1 * T[4] + r2 * T[7];
-        O[6 * i + 2] += r0 * T[2] + r1 * T[5] + r2 * T[8];
+    mbs_d2 Rs[9], o[6];
+    for (int e = 0; e < 9; ++e) Rs[e] = d2_splat(R[e]);
+    const mbs_d2 ac[9] = {d2_set(a[0], c[0]), d2_set(a[1], c[1]), d2_set(a[2], c[2]),
+                          d2_set(a[1], c[1]), d2_set(a[3], c[3]), d2_set(a[4], c[4]),
+                          d2_set(a[2], c[2]), d2_set(a[4], c[4]), d2_set(a[5], c[5])};
+    rotate2(o, Rs, ac);
+    static const int up[6] = {0, 1, 2, 7, 8, 14}; /* upper triangle of a 3x3 block of a 6x6 */
+    for (int k = 0; k < 6; ++k) {
+        out[up[k]] += d2_lo(o[k]);
+        out[21 + up[k]] += d2_hi(o[k]);
     }
+    const mbs_d2 ww[9] = {d2_set(W[0], W[0]), d2_set(W[1], W[3]), d2_set(W[2], W[6]),
+                          d2_set(W[3], W[1]), d2_set(W[4], W[4]), d2_set(W[5], W[7]),
+                          d2_set(W[6], W[2]), d2_set(W[7], W[5]), d2_set(W[8], W[8])};
+    rotate2(o, Rs, ww);
+    out[3] += d2_lo(o[0]);
+    out[4] += d2_lo(o[1]), out[9] += d2_hi(o[1]);
+    out[5] += d2_lo(o[2]), out[15] += d2_hi(o[2]);
+    out[10] += d2_lo(o[3]);
+    out[11] += d2_lo(o[4]), out[16] += d2_hi(o[4]);
+    out[17] += d2_lo(o[5]);
 }
 
 /* Upper triangle of out += X^T in X for a symmetric 6x6 in = [A B; B^T C] (angular first)
@@ -118,9 +132,7 @@ void m6_sym_transform_add(double *restrict out, const mbs_pose *X, const double 
     Ap[4] = in[8] + (r[0] * B1[1] - r[1] * B1[0]) + (r[2] * W[6] - r[0] * W[8]);
     Ap[5] = in[14] + (r[0] * (B2[1] + W[7]) - r[1] * (B2[0] + W[6]));
     const double Cu[6] = {c00, c01, c02, c11, c12, c22};
-    rotate_sym_add(out, 6, R, Ap);
-    rotate_sym_add(out + 21, 6, R, Cu);
-    rotate_full_add(out + 3, R, W);
+    rotate_blocks_add(out, R, Ap, Cu, W);
 }
 
 /* Full symmetric I_A = X^T I_B X (see m6_sym_transform_add), lower triangle mirrored. */

@@ -17,6 +17,31 @@
 #define MBS_UNROLL(n)
 #endif
 
+/* Two-lane doubles for the hot kernels: the GCC/Clang vector extension (SSE2 on x86-64, NEON
+   on AArch64, scalar code elsewhere) or a plain struct; each lane computes exactly the IEEE
+   operations a scalar expression would (no contraction, no reassociation). */
+#if defined(__GNUC__)
+typedef double mbs_d2 __attribute__((vector_size(16)));
+static inline mbs_d2 d2_set(double lo, double hi) { return (mbs_d2){lo, hi}; }
+static inline mbs_d2 d2_add(mbs_d2 a, mbs_d2 b) { return a + b; }
+static inline mbs_d2 d2_mul(mbs_d2 a, mbs_d2 b) { return a * b; }
+static inline double d2_lo(mbs_d2 a) { return a[0]; }
+static inline double d2_hi(mbs_d2 a) { return a[1]; }
+#else
+typedef struct mbs_d2 { double x[2]; } mbs_d2;
+static inline mbs_d2 d2_set(double lo, double hi) { mbs_d2 r = {{lo, hi}}; return r; }
+static inline mbs_d2 d2_add(mbs_d2 a, mbs_d2 b) { return d2_set(a.x[0] + b.x[0], a.x[1] + b.x[1]); }
+static inline mbs_d2 d2_mul(mbs_d2 a, mbs_d2 b) { return d2_set(a.x[0] * b.x[0], a.x[1] * b.x[1]); }
+static inline double d2_lo(mbs_d2 a) { return a.x[0]; }
+static inline double d2_hi(mbs_d2 a) { return a.x[1]; }
+#endif
+static inline mbs_d2 d2_splat(double x) { return d2_set(x, x); }
+/* a0 b0 + a1 b1 + a2 b2, lane by lane, summed left to right */
+static inline mbs_d2 d2_dot3(mbs_d2 a0, mbs_d2 b0, mbs_d2 a1, mbs_d2 b1, mbs_d2 a2, mbs_d2 b2)
+{
+    return d2_add(d2_add(d2_mul(a0, b0), d2_mul(a1, b1)), d2_mul(a2, b2));
+}
+
 typedef struct mbs_pose {
     double R[9];
     double p[3];
