@@ -22,50 +22,6 @@ static void fixed_motion(const mbs_joint_model *j, const double *q, const double
     if (cJ) memset(cJ, 0, 6 * sizeof(double));
 }
 
-/* Empty q: nothing moves. */
-static void fixed_integrate(const mbs_joint_model *j, const double *q, const double *v,
-                            double dt, double *q_out)
-{
-    (void)j;
-    (void)q;
-    (void)v;
-    (void)dt;
-    (void)q_out;
-}
-
-/* Empty v: nothing to write. */
-static void fixed_difference(const mbs_joint_model *j, const double *q0, const double *q1,
-                             double *v_out)
-{
-    (void)j;
-    (void)q0;
-    (void)q1;
-    (void)v_out;
-}
-
-/* Empty qdot: nothing to write. */
-static void fixed_qdot(const mbs_joint_model *j, const double *q, const double *v, double *qdot)
-{
-    (void)j;
-    (void)q;
-    (void)v;
-    (void)qdot;
-}
-
-/* Empty q: the neutral configuration is implicit. */
-static void fixed_neutral(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    (void)q;
-}
-
-/* Empty q: nothing to project. */
-static void fixed_normalize(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    (void)q;
-}
-
 /* Cut rows: the cut force in Fp (3 POINT rows) and the torque in Fp (3 ANGLE rows). */
 static int fixed_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
 {
@@ -81,11 +37,11 @@ const mbs_joint_ops mbs_joint_fixed_ops = {
     .naux = 0,
     .transform = fixed_transform,
     .motion = fixed_motion,
-    .integrate = fixed_integrate,
-    .difference = fixed_difference,
-    .qdot = fixed_qdot,
-    .neutral = fixed_neutral,
-    .normalize = fixed_normalize,
+    .integrate = mbs_joint_euclid_integrate,
+    .difference = mbs_joint_euclid_difference,
+    .qdot = mbs_joint_euclid_qdot,
+    .neutral = mbs_joint_euclid_neutral,
+    .normalize = mbs_joint_euclid_normalize,
     .aux_init = NULL,
     .rebase = NULL,
     .cut_rows = fixed_cut_rows,

@@ -176,45 +176,6 @@ static void freec_motion(const mbs_joint_model *j, const double *q, const double
     freec_motion_aux(j, NULL, q, v, S, cJ);
 }
 
-/* p + dt vlin, a + dt adot. */
-static void freec_integrate(const mbs_joint_model *j, const double *q, const double *v,
-                            double dt, double *q_out)
-{
-    (void)j;
-    for (int k = 0; k < 6; ++k) q_out[k] = q[k] + dt * v[k];
-}
-
-/* v_out = q1 - q0 (angles relative to the same Fix). */
-static void freec_difference(const mbs_joint_model *j, const double *q0, const double *q1,
-                             double *v_out)
-{
-    (void)j;
-    for (int k = 0; k < 6; ++k) v_out[k] = q1[k] - q0[k];
-}
-
-/* qdot = v. */
-static void freec_qdot(const mbs_joint_model *j, const double *q, const double *v,
-                       double *qdot)
-{
-    (void)j;
-    (void)q;
-    for (int k = 0; k < 6; ++k) qdot[k] = v[k];
-}
-
-/* Neutral: origin and zero angles. */
-static void freec_neutral(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    for (int k = 0; k < 6; ++k) q[k] = 0.0;
-}
-
-/* Every real q is valid: nothing to project. */
-static void freec_normalize(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    (void)q;
-}
-
 /* Fix = I. */
 static void freec_aux_init(const mbs_joint_model *j, double *aux)
 {
@@ -236,11 +197,11 @@ const mbs_joint_ops mbs_joint_free_cardan_ops = {
     .naux = 9,
     .transform = freec_transform,
     .motion = freec_motion,
-    .integrate = freec_integrate,
-    .difference = freec_difference,
-    .qdot = freec_qdot,
-    .neutral = freec_neutral,
-    .normalize = freec_normalize,
+    .integrate = mbs_joint_euclid_integrate,
+    .difference = mbs_joint_euclid_difference,
+    .qdot = mbs_joint_euclid_qdot,
+    .neutral = mbs_joint_euclid_neutral,
+    .normalize = mbs_joint_euclid_normalize,
     .aux_init = freec_aux_init,
     .rebase = freec_rebase,
     .motion_aux = freec_motion_aux,

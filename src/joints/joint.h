@@ -144,4 +144,16 @@ extern const mbs_joint_ops mbs_joint_free_cardan_ops;
 extern const mbs_joint_ops mbs_joint_fixed_ops;
 extern const mbs_joint_ops mbs_joint_distance_ops;
 
+
+/* The Euclidean chart (src/joints/euclidean.c) of the joints whose q and v are the same
+   numbers: integrate q + dt v, difference q1 - q0, qdot = v, neutral 0, normalize none. */
+void mbs_joint_euclid_integrate(const mbs_joint_model *j, const double *q, const double *v,
+                                double dt, double *q_out);
+void mbs_joint_euclid_difference(const mbs_joint_model *j, const double *q0, const double *q1,
+                                 double *v_out);
+void mbs_joint_euclid_qdot(const mbs_joint_model *j, const double *q, const double *v,
+                           double *qdot);
+void mbs_joint_euclid_neutral(const mbs_joint_model *j, double *q);
+void mbs_joint_euclid_normalize(const mbs_joint_model *j, double *q);
+
 #endif

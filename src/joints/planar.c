@@ -36,45 +36,6 @@ static void planar_motion(const mbs_joint_model *j, const double *q, const doubl
     }
 }
 
-/* Euclidean chart: q_out = q + dt v. */
-static void planar_integrate(const mbs_joint_model *j, const double *q, const double *v,
-                             double dt, double *q_out)
-{
-    (void)j;
-    for (int k = 0; k < 3; ++k) q_out[k] = q[k] + dt * v[k];
-}
-
-/* v_out = q1 - q0. */
-static void planar_difference(const mbs_joint_model *j, const double *q0, const double *q1,
-                              double *v_out)
-{
-    (void)j;
-    for (int k = 0; k < 3; ++k) v_out[k] = q1[k] - q0[k];
-}
-
-/* qdot = v. */
-static void planar_qdot(const mbs_joint_model *j, const double *q, const double *v,
-                        double *qdot)
-{
-    (void)j;
-    (void)q;
-    for (int k = 0; k < 3; ++k) qdot[k] = v[k];
-}
-
-/* Neutral [0, 0, 0]. */
-static void planar_neutral(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    q[0] = q[1] = q[2] = 0.0;
-}
-
-/* Every real q is valid: nothing to project. */
-static void planar_normalize(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    (void)q;
-}
-
 /* Cut rows: the force along the plane normal (1 POINT row) and the torques about the
    in-plane axes axis2, axis3 (2 ANGLE rows keeping the normals parallel). */
 static int planar_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
@@ -90,11 +51,11 @@ const mbs_joint_ops mbs_joint_planar_ops = {
     .naux = 0,
     .transform = planar_transform,
     .motion = planar_motion,
-    .integrate = planar_integrate,
-    .difference = planar_difference,
-    .qdot = planar_qdot,
-    .neutral = planar_neutral,
-    .normalize = planar_normalize,
+    .integrate = mbs_joint_euclid_integrate,
+    .difference = mbs_joint_euclid_difference,
+    .qdot = mbs_joint_euclid_qdot,
+    .neutral = mbs_joint_euclid_neutral,
+    .normalize = mbs_joint_euclid_normalize,
     .aux_init = NULL,
     .rebase = NULL,
     .cut_rows = planar_cut_rows,

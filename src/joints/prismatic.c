@@ -23,45 +23,6 @@ static void prismatic_motion(const mbs_joint_model *j, const double *q, const do
     if (cJ) memset(cJ, 0, 6 * sizeof(double));
 }
 
-/* Euclidean chart: q_out = q + dt v. */
-static void prismatic_integrate(const mbs_joint_model *j, const double *q, const double *v,
-                                double dt, double *q_out)
-{
-    (void)j;
-    q_out[0] = q[0] + dt * v[0];
-}
-
-/* v_out = q1 - q0. */
-static void prismatic_difference(const mbs_joint_model *j, const double *q0, const double *q1,
-                                 double *v_out)
-{
-    (void)j;
-    v_out[0] = q1[0] - q0[0];
-}
-
-/* qdot = v. */
-static void prismatic_qdot(const mbs_joint_model *j, const double *q, const double *v,
-                           double *qdot)
-{
-    (void)j;
-    (void)q;
-    qdot[0] = v[0];
-}
-
-/* Neutral displacement 0. */
-static void prismatic_neutral(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    q[0] = 0.0;
-}
-
-/* Every real displacement is valid: nothing to project. */
-static void prismatic_normalize(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    (void)q;
-}
-
 /* Cut rows: the force perpendicular to the axis (2 POINT rows along u1, u2) and the torque
    in Fp (3 ANGLE rows locking the rotation). */
 static int prismatic_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
@@ -77,11 +38,11 @@ const mbs_joint_ops mbs_joint_prismatic_ops = {
     .naux = 0,
     .transform = prismatic_transform,
     .motion = prismatic_motion,
-    .integrate = prismatic_integrate,
-    .difference = prismatic_difference,
-    .qdot = prismatic_qdot,
-    .neutral = prismatic_neutral,
-    .normalize = prismatic_normalize,
+    .integrate = mbs_joint_euclid_integrate,
+    .difference = mbs_joint_euclid_difference,
+    .qdot = mbs_joint_euclid_qdot,
+    .neutral = mbs_joint_euclid_neutral,
+    .normalize = mbs_joint_euclid_normalize,
     .aux_init = NULL,
     .rebase = NULL,
     .cut_rows = prismatic_cut_rows,

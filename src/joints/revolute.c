@@ -23,45 +23,6 @@ static void revolute_motion(const mbs_joint_model *j, const double *q, const dou
     if (cJ) memset(cJ, 0, 6 * sizeof(double));
 }
 
-/* Euclidean chart: q_out = q + dt v. */
-static void revolute_integrate(const mbs_joint_model *j, const double *q, const double *v,
-                               double dt, double *q_out)
-{
-    (void)j;
-    q_out[0] = q[0] + dt * v[0];
-}
-
-/* v_out = q1 - q0 (no wrapping: angles are continuous coordinates). */
-static void revolute_difference(const mbs_joint_model *j, const double *q0, const double *q1,
-                                double *v_out)
-{
-    (void)j;
-    v_out[0] = q1[0] - q0[0];
-}
-
-/* qdot = v. */
-static void revolute_qdot(const mbs_joint_model *j, const double *q, const double *v,
-                          double *qdot)
-{
-    (void)j;
-    (void)q;
-    qdot[0] = v[0];
-}
-
-/* Neutral angle 0: the joint frames coincide. */
-static void revolute_neutral(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    q[0] = 0.0;
-}
-
-/* Every real angle is valid: nothing to project. */
-static void revolute_normalize(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    (void)q;
-}
-
 /* Cut rows: the cut force in Fp (3 POINT rows) and the torques about u1, u2 perpendicular
    to the axis (2 ANGLE rows keeping the child's axis on the parent's). */
 static int revolute_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
@@ -77,11 +38,11 @@ const mbs_joint_ops mbs_joint_revolute_ops = {
     .naux = 0,
     .transform = revolute_transform,
     .motion = revolute_motion,
-    .integrate = revolute_integrate,
-    .difference = revolute_difference,
-    .qdot = revolute_qdot,
-    .neutral = revolute_neutral,
-    .normalize = revolute_normalize,
+    .integrate = mbs_joint_euclid_integrate,
+    .difference = mbs_joint_euclid_difference,
+    .qdot = mbs_joint_euclid_qdot,
+    .neutral = mbs_joint_euclid_neutral,
+    .normalize = mbs_joint_euclid_normalize,
     .aux_init = NULL,
     .rebase = NULL,
     .cut_rows = revolute_cut_rows,

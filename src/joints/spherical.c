@@ -138,45 +138,6 @@ static void sphc_motion(const mbs_joint_model *j, const double *q, const double 
     }
 }
 
-/* Euclidean chart of the angles: q_out = q + dt v. */
-static void sphc_integrate(const mbs_joint_model *j, const double *q, const double *v,
-                           double dt, double *q_out)
-{
-    (void)j;
-    for (int k = 0; k < 3; ++k) q_out[k] = q[k] + dt * v[k];
-}
-
-/* v_out = q1 - q0 (both relative to the same Fix). */
-static void sphc_difference(const mbs_joint_model *j, const double *q0, const double *q1,
-                            double *v_out)
-{
-    (void)j;
-    for (int k = 0; k < 3; ++k) v_out[k] = q1[k] - q0[k];
-}
-
-/* qdot = v (the velocities are the angle rates). */
-static void sphc_qdot(const mbs_joint_model *j, const double *q, const double *v,
-                      double *qdot)
-{
-    (void)j;
-    (void)q;
-    for (int k = 0; k < 3; ++k) qdot[k] = v[k];
-}
-
-/* Neutral angles 0 (with Fix = I the frames coincide). */
-static void sphc_neutral(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    q[0] = q[1] = q[2] = 0.0;
-}
-
-/* Every real angle triple is valid: nothing to project. */
-static void sphc_normalize(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    (void)q;
-}
-
 /* Fix = I. */
 static void sphc_aux_init(const mbs_joint_model *j, double *aux)
 {
@@ -198,11 +159,11 @@ const mbs_joint_ops mbs_joint_spherical_cardan_ops = {
     .naux = 9,
     .transform = sphc_transform,
     .motion = sphc_motion,
-    .integrate = sphc_integrate,
-    .difference = sphc_difference,
-    .qdot = sphc_qdot,
-    .neutral = sphc_neutral,
-    .normalize = sphc_normalize,
+    .integrate = mbs_joint_euclid_integrate,
+    .difference = mbs_joint_euclid_difference,
+    .qdot = mbs_joint_euclid_qdot,
+    .neutral = mbs_joint_euclid_neutral,
+    .normalize = mbs_joint_euclid_normalize,
     .aux_init = sphc_aux_init,
     .rebase = sphc_rebase,
     .cut_rows = spherical_cut_rows,

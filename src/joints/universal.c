@@ -31,48 +31,6 @@ static void universal_motion(const mbs_joint_model *j, const double *q, const do
     }
 }
 
-/* Euclidean chart: q_out = q + dt v. */
-static void universal_integrate(const mbs_joint_model *j, const double *q, const double *v,
-                                double dt, double *q_out)
-{
-    (void)j;
-    q_out[0] = q[0] + dt * v[0];
-    q_out[1] = q[1] + dt * v[1];
-}
-
-/* v_out = q1 - q0. */
-static void universal_difference(const mbs_joint_model *j, const double *q0, const double *q1,
-                                 double *v_out)
-{
-    (void)j;
-    v_out[0] = q1[0] - q0[0];
-    v_out[1] = q1[1] - q0[1];
-}
-
-/* qdot = v. */
-static void universal_qdot(const mbs_joint_model *j, const double *q, const double *v,
-                           double *qdot)
-{
-    (void)j;
-    (void)q;
-    qdot[0] = v[0];
-    qdot[1] = v[1];
-}
-
-/* Neutral [0, 0]. */
-static void universal_neutral(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    q[0] = q[1] = 0.0;
-}
-
-/* Every real q is valid: nothing to project. */
-static void universal_normalize(const mbs_joint_model *j, double *q)
-{
-    (void)j;
-    (void)q;
-}
-
 /* Cut rows: the cut force in Fp (3 POINT rows) and one ANGLE row keeping the angle between
    axis (on the parent) and axis2 (on the child); its multiplier is the torque about the
    unit normal axis x axis2 / |axis x axis2| of the cross (scale -1 / |axis x axis2|). */
@@ -91,11 +49,11 @@ const mbs_joint_ops mbs_joint_universal_ops = {
     .naux = 0,
     .transform = universal_transform,
     .motion = universal_motion,
-    .integrate = universal_integrate,
-    .difference = universal_difference,
-    .qdot = universal_qdot,
-    .neutral = universal_neutral,
-    .normalize = universal_normalize,
+    .integrate = mbs_joint_euclid_integrate,
+    .difference = mbs_joint_euclid_difference,
+    .qdot = mbs_joint_euclid_qdot,
+    .neutral = mbs_joint_euclid_neutral,
+    .normalize = mbs_joint_euclid_normalize,
     .aux_init = NULL,
     .rebase = NULL,
     .cut_rows = universal_cut_rows,
