@@ -69,30 +69,9 @@ static void sym6_complete_mulv2(double *restrict M, const double *restrict s,
     for (int i = 0; i < 6; ++i) U[i] = u[i], W[i] = x[i];
 }
 
-/* Into the parent of a one-dof joint: IA_p += X^T IA X - Up Up^T / D and
-   pA_p += X^T pa0 + Up g with Up = X^T U, i.e. X^T Ia X and X^T pa of RBDA table 7.1 with
-   the rank-one term applied after the transform, so that transforming IA does not wait for
-   U, D and its division (the chain's critical path). Upper triangle of IA_p only. */
-static void aba_propagate_1(double *restrict IAp, double *restrict pAp, const mbs_pose *X,
-                            const double *restrict IA, const double U[6], const double pa0[6],
-                            double dinv, double g)
-{
-    double Up[6], f[6];
-    m6_sym_transform_add(IAp, X, IA);
-    xf_apply_transpose(Up, X, U);
-    xf_apply_transpose(f, X, pa0);
-    MBS_UNROLL(6)
-    for (int r = 0; r < 6; ++r) {
-        const double w = dinv * Up[r];
-        MBS_UNROLL(6)
-        for (int k = r; k < 6; ++k) IAp[6 * r + k] -= w * Up[k];
-    }
-    for (int e = 0; e < 6; ++e) pAp[e] += f[e] + Up[e] * g;
-}
-
 /* One-dof joint: U = IA S, D = S^T U, u = tau - S^T pA, then into the parent p (when not the
-   world) Ia = IA - U U^T / D and pa = pA + IA c + U (u - U^T c) / D (aba_propagate_1).
-   Completes IA. Returns 0 or MBS_ERR_SINGULAR. */
+   world) IA_p += X^T Ia X with Ia = IA - U U^T / D (upper triangle) and pA_p += X^T pa with
+   pa = pA + IA c + U (u - U^T c) / D. Completes IA. Returns 0 or MBS_ERR_SINGULAR. */
 static int aba_joint_1(mbs_data *d, int t, const mbs_joint_model *jm, int p)
 {
     const int i = jm->vadr, b = jm->child;
@@ -100,7 +79,7 @@ static int aba_joint_1(mbs_data *d, int t, const mbs_joint_model *jm, int p)
     const double *restrict pA = d->f + 6 * b;
     const double *restrict S = d->S + 6 * i;
     const double *restrict c = d->cvel + 6 * b;
-    double U[6], Ic[6], pa0[6];
+    double U[6], Ic[6], Ia[36], pa[6], f[6];
     sym6_complete_mulv2(IA, S, c, U, Ic);
     const double D = s6_dot(S, U);
     if (!(D > ABA_SINGULAR_EPS * joint_scale(S, IA))) return aba_singular(d, b);
@@ -110,45 +89,74 @@ static int aba_joint_1(mbs_data *d, int t, const mbs_joint_model *jm, int p)
     d->Dinv[36 * t] = dinv;
     d->u[i] = u;
     if (p == 0) return MBS_OK;
-    for (int e = 0; e < 6; ++e) pa0[e] = pA[e] + Ic[e];
-    aba_propagate_1(d->IA + 36 * p, d->f + 6 * p, &d->x_up[b], IA, U, pa0, dinv,
-                    dinv * (u - s6_dot(U, c)));
+    const double g = dinv * (u - s6_dot(U, c));
+    MBS_UNROLL(6)
+    for (int r = 0; r < 6; ++r) {
+        const double w = dinv * U[r];
+        MBS_UNROLL(6)
+        for (int k = r; k < 6; ++k) Ia[6 * r + k] = IA[6 * r + k] - w * U[k];
+    }
+    for (int e = 0; e < 6; ++e) pa[e] = pA[e] + Ic[e] + U[e] * g;
+    m6_sym_transform_add(d->IA + 36 * p, &d->x_up[b], Ia);
+    xf_apply_transpose(f, &d->x_up[b], pa);
+    double *restrict pAp = d->f + 6 * p;
+    for (int e = 0; e < 6; ++e) pAp[e] += f[e];
     return MBS_OK;
 }
 
 /* Cholesky-invert the n x n SPD D (row-major, n <= 6) into Dinv: D = L L^T, then
    Dinv = L^-T L^-1 with one division per pivot. Pivots are checked against scale[k].
-   Returns 0 or 1 when singular. */
-static int small_spd_inverse(int n, const double *D, const double *scale, double *Dinv)
+   Returns 0 or 1 when singular. Inlined with a constant n, the loops unroll. */
+static inline int spd_inverse(int n, const double *D, const double *scale, double *Dinv)
 {
-    double L[36], Li[36], id[6]; /* Li = L^-1 (lower), id[j] = 1 / L_jj */
+    double L[36] = {0}, Li[36] = {0}, id[6] = {0}; /* Li = L^-1 (lower), id[j] = 1 / L_jj */
+    MBS_UNROLL(6)
     for (int j = 0; j < n; ++j) {
         double s = D[n * j + j];
+        MBS_UNROLL(6)
         for (int k = 0; k < j; ++k) s -= L[6 * j + k] * L[6 * j + k];
         if (!(s > ABA_SINGULAR_EPS * scale[j])) return 1;
         L[6 * j + j] = sqrt(s);
         id[j] = 1.0 / L[6 * j + j];
+        MBS_UNROLL(6)
         for (int r = j + 1; r < n; ++r) {
             double x = D[n * r + j];
+            MBS_UNROLL(6)
             for (int k = 0; k < j; ++k) x -= L[6 * r + k] * L[6 * j + k];
             L[6 * r + j] = x * id[j];
         }
     }
+    MBS_UNROLL(6)
     for (int j = 0; j < n; ++j) { /* column j of L^-1 by forward substitution */
         Li[6 * j + j] = id[j];
+        MBS_UNROLL(6)
         for (int r = j + 1; r < n; ++r) {
             double x = 0.0;
+            MBS_UNROLL(6)
             for (int k = j; k < r; ++k) x -= L[6 * r + k] * Li[6 * k + j];
             Li[6 * r + j] = x * id[r];
         }
     }
+    MBS_UNROLL(6)
     for (int i = 0; i < n; ++i)
+        MBS_UNROLL(6)
         for (int j = i; j < n; ++j) {
             double x = 0.0;
+            MBS_UNROLL(6)
             for (int k = j; k < n; ++k) x += Li[6 * k + i] * Li[6 * k + j];
             Dinv[n * i + j] = Dinv[n * j + i] = x;
         }
     return 0;
+}
+
+/* spd_inverse for any n <= 6, unrolled for the common sizes (free joint 6, spherical 3). */
+static int small_spd_inverse(int n, const double *D, const double *scale, double *Dinv)
+{
+    switch (n) {
+    case 6: return spd_inverse(6, D, scale, Dinv);
+    case 3: return spd_inverse(3, D, scale, Dinv);
+    default: return spd_inverse(n, D, scale, Dinv);
+    }
 }
 
 /* Into the parent p of a joint of n != 1 dofs: Ia = IA - (U Dinv) U^T (upper triangle),
@@ -186,14 +194,16 @@ static int aba_joint_n(mbs_data *d, int t, const mbs_joint_model *jm, int p)
 {
     const int n = jm->nv, i0 = jm->vadr, b = jm->child;
     m6_sym_mirror(d->IA + 36 * b);
-    const double *IA = d->IA + 36 * b, *pA = d->f + 6 * b;
-    const double *S = d->S + 6 * i0;
-    double *U = d->U + 6 * i0, D[36], scale[6];
+    double M[36], S[36], U[36], D[36], scale[6];
+    for (int e = 0; e < 36; ++e) M[e] = d->IA[36 * b + e];
+    for (int e = 0; e < 6 * n; ++e) S[e] = d->S[6 * i0 + e];
+    const double *restrict pA = d->f + 6 * b;
     for (int k = 0; k < n; ++k) {
-        m6_mulv(U + 6 * k, IA, S + 6 * k);
-        scale[k] = joint_scale(S + 6 * k, IA);
+        m6_mulv(U + 6 * k, M, S + 6 * k);
+        scale[k] = joint_scale(S + 6 * k, M);
         d->u[i0 + k] = d->tau[i0 + k] + d->gen_force[i0 + k] - s6_dot(S + 6 * k, pA);
     }
+    for (int e = 0; e < 6 * n; ++e) d->U[6 * i0 + e] = U[e];
     for (int k = 0; k < n; ++k) /* D symmetric: upper triangle, mirrored */
         for (int l = k; l < n; ++l) D[n * k + l] = D[n * l + k] = s6_dot(S + 6 * k, U + 6 * l);
     if (n > 0 && small_spd_inverse(n, D, scale, d->Dinv + 36 * t)) return aba_singular(d, b);
@@ -214,11 +224,16 @@ static int aba_backward(mbs_data *d)
     return MBS_OK;
 }
 
-/* Forward pass of a joint of n != 1 dofs: qdd = D^-1 (u - U^T a'), a = a' + S qdd. */
-static void aba_forward_n(mbs_data *d, int t, const mbs_joint_model *jm, double a[6])
+/* Forward pass of a joint of n != 1 dofs: a = a' + S qdd into ab, with a' = X a_p + c and
+   qdd = D^-1 (u - U^T a'). */
+static void aba_forward_n(mbs_data *d, int t, const mbs_joint_model *jm, const mbs_pose *X,
+                          const double *restrict ap, double *restrict ab)
 {
     const int n = jm->nv, i0 = jm->vadr;
-    double r[6];
+    const double *c = d->cvel + 6 * jm->child;
+    double a[6], r[6];
+    xm_apply(a, X, ap);
+    for (int e = 0; e < 6; ++e) a[e] += c[e];
     for (int k = 0; k < n; ++k) r[k] = d->u[i0 + k] - s6_dot(d->U + 6 * (i0 + k), a);
     for (int k = 0; k < n; ++k) {
         double qdd = 0.0;
@@ -227,24 +242,28 @@ static void aba_forward_n(mbs_data *d, int t, const mbs_joint_model *jm, double 
     }
     for (int k = 0; k < n; ++k)
         for (int e = 0; e < 6; ++e) a[e] += d->S[6 * (i0 + k) + e] * d->qacc[i0 + k];
+    for (int e = 0; e < 6; ++e) ab[e] = a[e];
 }
 
-/* One-dof joint of the forward pass: a' = X a_p + c, qdd = D^-1 (u - U^T a'), a = a' + S qdd.
-   U^T a' is evaluated as (X^T U)^T a_p + U^T c, so that qdd waits only for one dot product
-   after a_p (the chain's critical path) while a' is formed alongside. */
+/* One-dof joint of the forward pass: a = a' + S qdd into ab, with a' = X a_p + c and
+   qdd = D^-1 (u - U^T a'). U^T a' is evaluated as (X^T U)^T a_p + U^T c (pairwise sum), so
+   that qdd waits only for one short dot product after a_p (the chain's critical path) while
+   a' is formed alongside. */
 static inline void aba_forward_1(mbs_data *d, int t, const mbs_joint_model *jm,
                                  const mbs_pose *restrict X, const double *restrict ap,
-                                 double a[6])
+                                 double *restrict ab)
 {
     const int i = jm->vadr, b = jm->child;
     const double *restrict U = d->U + 6 * i, *restrict c = d->cvel + 6 * b;
     const double *restrict S = d->S + 6 * i;
-    double Up[6];
+    double Up[6], a[6];
     xf_apply_transpose(Up, X, U);
     const double uc = d->u[i] - s6_dot(U, c);
-    const double qdd = d->Dinv[36 * t] * (uc - s6_dot(Up, ap));
+    const double Ua = ((Up[0] * ap[0] + Up[1] * ap[1]) + (Up[2] * ap[2] + Up[3] * ap[3])) +
+                      (Up[4] * ap[4] + Up[5] * ap[5]);
+    const double qdd = d->Dinv[36 * t] * (uc - Ua);
     xm_apply(a, X, ap);
-    for (int e = 0; e < 6; ++e) a[e] += c[e] + S[e] * qdd;
+    for (int e = 0; e < 6; ++e) ab[e] = a[e] + (c[e] + S[e] * qdd);
     d->qacc[i] = qdd;
 }
 
@@ -255,18 +274,10 @@ static void aba_forward(mbs_data *d)
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = m->bodies[b].parent;
-        const double *restrict ap = d->acc + 6 * p;
-        double a[6];
-        if (jm->nv == 1) {
-            aba_forward_1(d, t, jm, &d->x_up[b], ap, a);
-        } else {
-            const double *restrict c = d->cvel + 6 * b;
-            xm_apply(a, &d->x_up[b], ap);
-            for (int e = 0; e < 6; ++e) a[e] += c[e];
-            aba_forward_n(d, t, jm, a);
-        }
-        double *restrict ab = d->acc + 6 * b;
-        for (int e = 0; e < 6; ++e) ab[e] = a[e];
+        if (jm->nv == 1)
+            aba_forward_1(d, t, jm, &d->x_up[b], d->acc + 6 * p, d->acc + 6 * b);
+        else
+            aba_forward_n(d, t, jm, &d->x_up[b], d->acc + 6 * p, d->acc + 6 * b);
     }
 }
 

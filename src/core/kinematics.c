@@ -28,13 +28,25 @@ static inline void pose_compose(mbs_pose *restrict C, const mbs_pose *restrict A
     }
 }
 
+/* 1 if R is exactly the identity (joint frames given by a position only, the usual case). */
+static inline int rot_is_identity(const double R[9])
+{
+    return R[0] == 1.0 && R[4] == 1.0 && R[8] == 1.0 && R[1] == 0.0 && R[2] == 0.0 &&
+           R[3] == 0.0 && R[5] == 0.0 && R[6] == 0.0 && R[7] == 0.0;
+}
+
 /* Pose of the child body in its parent body: frame_parent * X_J(q) * frame_child^-1. */
 static void joint_pose_up(const mbs_data *d, const mbs_joint_model *jm, mbs_pose *restrict up)
 {
     mbs_pose XJ, t;
     jm->ops->transform(jm, joint_aux(d, jm), jm->nq > 0 ? d->q + jm->qadr : d->q, &XJ);
     if (jm->frame_child_identity) {
-        pose_compose(up, &jm->frame_parent, &XJ);
+        if (!rot_is_identity(jm->frame_parent.R)) {
+            pose_compose(up, &jm->frame_parent, &XJ);
+            return;
+        }
+        for (int i = 0; i < 9; ++i) up->R[i] = XJ.R[i]; /* frame_parent a pure translation */
+        for (int i = 0; i < 3; ++i) up->p[i] = XJ.p[i] + jm->frame_parent.p[i];
         return;
     }
     pose_compose(&t, &jm->frame_parent, &XJ);

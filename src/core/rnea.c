@@ -10,21 +10,22 @@ static void rnea_forward(mbs_data *d, const double *qacc)
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = m->bodies[b].parent;
         const mbs_rbi *I = &m->bodies[b].rbi;
-        double *a = d->acc + 6 * b, *f = d->f + 6 * b;
-        const double *v = d->vel + 6 * b, *fe = d->f_ext + 6 * b;
-        double Iv[6], vxIv[6];
+        const double *restrict v = d->vel + 6 * b, *restrict fe = d->f_ext + 6 * b;
+        const double *restrict c = d->cvel + 6 * b;
+        double a[6], Ia[6], Iv[6], vxIv[6];
         xm_apply(a, &d->x_up[b], d->acc + 6 * p);
-        for (int i = 0; i < 6; ++i) a[i] += d->cvel[6 * b + i];
+        for (int i = 0; i < 6; ++i) a[i] += c[i];
         if (qacc)
             for (int k = 0; k < jm->nv; ++k) {
-                const double *S = d->S + 6 * (jm->vadr + k);
+                const double *restrict S = d->S + 6 * (jm->vadr + k);
                 const double qdd = qacc[jm->vadr + k];
                 for (int i = 0; i < 6; ++i) a[i] += S[i] * qdd;
             }
-        rbi_mulv(f, I, a);
+        rbi_mulv(Ia, I, a);
         rbi_mulv(Iv, I, v);
         mv_cross_f(vxIv, v, Iv);
-        for (int i = 0; i < 6; ++i) f[i] += vxIv[i] - fe[i];
+        double *restrict ab = d->acc + 6 * b, *restrict f = d->f + 6 * b;
+        for (int i = 0; i < 6; ++i) ab[i] = a[i], f[i] = Ia[i] + (vxIv[i] - fe[i]);
     }
 }
 
@@ -35,7 +36,7 @@ static void rnea_backward(mbs_data *d, double *tau_out)
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = m->bodies[b].parent;
-        const double *f = d->f + 6 * b;
+        const double *restrict f = d->f + 6 * b;
         for (int k = 0; k < jm->nv; ++k) {
             const int i = jm->vadr + k;
             tau_out[i] = s6_dot(d->S + 6 * i, f) - d->gen_force[i];
@@ -43,7 +44,8 @@ static void rnea_backward(mbs_data *d, double *tau_out)
         if (p > 0) {
             double fp[6];
             xf_apply_transpose(fp, &d->x_up[b], f);
-            for (int i = 0; i < 6; ++i) d->f[6 * p + i] += fp[i];
+            double *restrict fpar = d->f + 6 * p;
+            for (int i = 0; i < 6; ++i) fpar[i] += fp[i];
         }
     }
 }
