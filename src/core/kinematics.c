@@ -38,15 +38,16 @@ static inline int rot_is_identity(const double R[9])
 /* Pose of the child body in its parent body: frame_parent * X_J(q) * frame_child^-1. */
 static void joint_pose_up(const mbs_data *d, const mbs_joint_model *jm, mbs_pose *restrict up)
 {
+    const double *q = jm->nq > 0 ? d->q + jm->qadr : d->q;
     mbs_pose XJ, t;
-    jm->ops->transform(jm, joint_aux(d, jm), jm->nq > 0 ? d->q + jm->qadr : d->q, &XJ);
+    if (jm->frame_child_identity && rot_is_identity(jm->frame_parent.R)) {
+        jm->ops->transform(jm, joint_aux(d, jm), q, up); /* frame_parent a translation */
+        for (int i = 0; i < 3; ++i) up->p[i] += jm->frame_parent.p[i];
+        return;
+    }
+    jm->ops->transform(jm, joint_aux(d, jm), q, &XJ);
     if (jm->frame_child_identity) {
-        if (!rot_is_identity(jm->frame_parent.R)) {
-            pose_compose(up, &jm->frame_parent, &XJ);
-            return;
-        }
-        for (int i = 0; i < 9; ++i) up->R[i] = XJ.R[i]; /* frame_parent a pure translation */
-        for (int i = 0; i < 3; ++i) up->p[i] = XJ.p[i] + jm->frame_parent.p[i];
+        pose_compose(up, &jm->frame_parent, &XJ);
         return;
     }
     pose_compose(&t, &jm->frame_parent, &XJ);
