@@ -9,111 +9,17 @@
  * when the folder is absent. */
 #include "common.h"
 #include "loop_mechanisms.h"
+#include "refcsv.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_COLS 8
-#define NAME_LEN 64
 #define G_N 9.80665 /* Modelica.Constants.g_n */
 #define PI 3.14159265358979323846
 
-/* ---------------------------------------------------------------- reference CSV */
-
-typedef struct ref_table {
-    int ncol, nrow;
-    char names[MAX_COLS][NAME_LEN];
-    double *rows; /* [nrow][ncol]; rows of an event (repeated time stamp) keep the last */
-} ref_table;
-
-/* Split a header line into column names (quotes and blanks stripped). */
-static int parse_header(char *line, ref_table *t)
-{
-    t->ncol = 0;
-    for (char *tok = strtok(line, ",\r\n"); tok; tok = strtok(NULL, ",\r\n")) {
-        if (t->ncol == MAX_COLS) return -1;
-        while (*tok == ' ' || *tok == '"') ++tok;
-        size_t n = strlen(tok);
-        while (n > 0 && (tok[n - 1] == '"' || tok[n - 1] == ' ')) --n;
-        if (n >= NAME_LEN) return -1;
-        memcpy(t->names[t->ncol], tok, n);
-        t->names[t->ncol++][n] = '\0';
-    }
-    return t->ncol >= 2 ? 0 : -1;
-}
-
-/* Parse ncol numbers separated by commas; -1 if malformed. */
-static int parse_row(const char *line, int ncol, double *out)
-{
-    const char *s = line;
-    for (int c = 0; c < ncol; ++c) {
-        char *end;
-        out[c] = strtod(s, &end);
-        if (end == s) return -1;
-        s = end;
-        while (*s == ' ' || *s == ',') ++s;
-    }
-    return 0;
-}
-
-/* Load dir/rel; a row whose time equals the previous row's replaces it (event rows: the
-   signals here are continuous, so either side of an event is the same value). */
-static void load_table(const char *dir, const char *rel, ref_table *t)
-{
-    char path[1024], line[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    FILE *fp = fopen(path, "r");
-    if (!fp) print_error("cannot open %s\n", path);
-    assert_non_null(fp);
-    assert_non_null(fgets(line, sizeof line, fp));
-    assert_int_equal(parse_header(line, t), 0);
-    int cap = 1024;
-    t->nrow = 0;
-    t->rows = malloc(sizeof(double) * (size_t)(cap * t->ncol));
-    assert_non_null(t->rows);
-    while (fgets(line, sizeof line, fp)) {
-        if (line[0] == '\n' || line[0] == '\r' || line[0] == '\0') continue;
-        if (t->nrow == cap) {
-            cap *= 2;
-            t->rows = realloc(t->rows, sizeof(double) * (size_t)(cap * t->ncol));
-            assert_non_null(t->rows);
-        }
-        double *r = t->rows + t->nrow * t->ncol;
-        assert_int_equal(parse_row(line, t->ncol, r), 0);
-        if (t->nrow > 0 && r[0] == r[-t->ncol]) memmove(r - t->ncol, r, sizeof(double) * (size_t)t->ncol);
-        else t->nrow++;
-    }
-    fclose(fp);
-    assert_true(t->nrow > 10);
-}
-
-static int column(const ref_table *t, const char *name)
-{
-    for (int c = 0; c < t->ncol; ++c)
-        if (strcmp(t->names[c], name) == 0) return c;
-    print_error("column \"%s\" not in the reference file\n", name);
-    fail();
-    return -1;
-}
-
-/* Column c linearly interpolated at tq (clamped to the table's span). */
-static double ref_interp(const ref_table *t, int c, double tq)
-{
-    int nc = t->ncol, lo = 0, hi = t->nrow - 1;
-    if (tq <= t->rows[0]) return t->rows[c];
-    if (tq >= t->rows[hi * nc]) return t->rows[hi * nc + c];
-    while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-        if (t->rows[mid * nc] <= tq) lo = mid;
-        else hi = mid;
-    }
-    double t0 = t->rows[lo * nc], t1 = t->rows[hi * nc];
-    return t->rows[lo * nc + c] + (t->rows[hi * nc + c] - t->rows[lo * nc + c]) * (tq - t0) / (t1 - t0);
-}
-
-/* ---------------------------------------------------------------- simulate and compare */
+/* ---------------------------------------------------------------- simulation and compare */
 
 typedef double (*signal_fn)(mbs_data *d, int arg);
 typedef struct signal { const char *name; signal_fn get; int arg; } signal;
