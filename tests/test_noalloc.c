@@ -70,7 +70,7 @@ static long count_end(void)
 
 /* ---------------------------------------------------------------- calls under test */
 typedef int (*data_call)(mbs_data *d);
-static double outbuf[1 << 15]; /* outputs (M up to 181 x 181), allocated before counting */
+static double outbuf[1 << 16]; /* outputs (M and a vector up to nv = 255), allocated before counting */
 
 static int call_forward(mbs_data *d) { return mbs_forward_dynamics(d); }
 static int call_inverse(mbs_data *d)
@@ -79,6 +79,14 @@ static int call_inverse(mbs_data *d)
 }
 static int call_mass(mbs_data *d) { return mbs_mass_matrix(d, outbuf); }
 static int call_bias(mbs_data *d) { return mbs_bias_forces(d, outbuf); }
+static int call_mass_factor_solve(mbs_data *d)
+{
+    const int nv = mbs_model_nv(d->model);
+    double *x = outbuf + (size_t)nv * (size_t)nv;
+    for (int i = 0; i < nv; ++i) x[i] = 1.0 + i;
+    const int st = mbs_mass_matrix_factor(d, outbuf);
+    return st == MBS_OK ? mbs_mass_matrix_solve(d, outbuf, x) : st;
+}
 static int call_energy(mbs_data *d)
 {
     double T, V;
@@ -117,6 +125,7 @@ static const struct {
     {"set_body_wrench", call_wrench},   {"forward_dynamics", call_forward},
     {"inverse_dynamics", call_inverse}, {"mass_matrix", call_mass},
     {"bias_forces", call_bias},         {"energy", call_energy},
+    {"mass_matrix_factor/solve", call_mass_factor_solve},
     {"kinematics", call_kinematics},    {"body_pose/velocity", call_pose_velocity},
     {"assemble", call_assemble},
 };

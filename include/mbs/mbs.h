@@ -234,6 +234,15 @@ int mbs_inverse_dynamics(mbs_data *d, const double *qacc, double *tau_out);
 int mbs_mass_matrix(mbs_data *d, double *M);
 /* c (nv x 1): M qacc + c = tau on a tree (Coriolis, centrifugal, gravity, force elements). */
 int mbs_bias_forces(mbs_data *d, double *c);
+/* The tree-sparse factorisation M = L^T D L of the mass matrix at the current q
+   (Featherstone, "Rigid Body Dynamics Algorithms" 2008, §6.5), written into LDL (nv x nv,
+   row-major): its lower triangle holds L (unit diagonal implied) and D on the diagonal, the
+   strict upper triangle is not written. Branch sparsity is kept: the cost is O(nv depth), no
+   LAPACK. MBS_ERR_SINGULAR for a singular M (a massless end of a chain). */
+int mbs_mass_matrix_factor(mbs_data *d, double *LDL);
+/* Solve M x = b in place (x (nv x 1) holds b on entry) with a factor of
+   mbs_mass_matrix_factor of the same data's model: O(nv depth). */
+int mbs_mass_matrix_solve(mbs_data *d, const double *LDL, double *x);
 /* Normalise the quaternions of q; with cut joints close the loops (Newton-Raphson on the
    dependent coordinates, residual below 1e-12 of the loop's size, at most 50 iterations)
    keeping the independent coordinates, then project v onto the velocity constraints. q and v

@@ -2,54 +2,87 @@
  * factorisation and solve (RBDA §6.5, tables 6.3 and 6.4). */
 #include "core/internal.h"
 
-/* Rows i.. of M for the dofs of body b's joint: M_ij = S_j^T X^T ... Ic_b S_i up the
-   ancestors (RBDA table 6.2 inner loop); Ic_b must be complete. */
-static void crba_rows(mbs_data *d, const mbs_joint_model *jm, double *M)
+/* Pose of body b about the origin of its root body (the first body of its subtree below
+   the world): world rotation, position p_root[b] = R_parent p_up + p_root[parent] summed from
+   the root down (parents first), never through the world position, so a system far from
+   the origin loses no digits. */
+static void pose_about_root(mbs_data *d, int b, mbs_pose *X)
+{
+    const mbs_pose *xw = &d->x_world[b], *up = &d->x_up[b];
+    const int p = d->model->bodies[b].parent;
+    double *pr = d->p_root + 3 * b;
+    if (d->root_body[b] == b) {
+        pr[0] = pr[1] = pr[2] = 0.0;
+    } else {
+        m3_mulv(pr, d->x_world[p].R, up->p);
+        v3_add(pr, pr, d->p_root + 3 * p);
+    }
+    for (int i = 0; i < 9; ++i) X->R[i] = xw->R[i];
+    v3_copy(X->p, pr);
+}
+
+/* Body inertias and motion subspaces in the root frame of each subtree: Ic (nbody) and
+   Sw (6 nv). With both in one frame, the composite inertia of a subtree is a plain sum
+   and M_ij = Sw_j . (Ic_i Sw_i) needs no transform per ancestor (Featherstone RBDA §6.2,
+   the "world coordinates" variant that Pinocchio also uses). */
+static void crba_root_frame(mbs_data *d)
 {
     const mbs_model *m = d->model;
-    const int nv = m->nv;
-    for (int k = 0; k < jm->nv; ++k) {
-        const int i = jm->vadr + k;
-        double F[6], G[6];
-        rbi_mulv(F, &d->Ic[jm->child], d->S + 6 * i);
-        for (int l = 0; l <= k; ++l) { /* diagonal block */
-            const int r = jm->vadr + l;
-            M[nv * i + r] = M[nv * r + i] = s6_dot(d->S + 6 * r, F);
-        }
-        for (int b = jm->child; m->bodies[b].parent > 0; b = m->bodies[b].parent) {
-            const mbs_joint_model *pj = &m->joints[m->bodies[m->bodies[b].parent].joint];
-            xf_apply_transpose(G, &d->x_up[b], F);
-            for (int e = 0; e < 6; ++e) F[e] = G[e];
-            for (int l = 0; l < pj->nv; ++l) {
-                const int r = pj->vadr + l;
-                M[nv * i + r] = M[nv * r + i] = s6_dot(d->S + 6 * r, F);
-            }
-        }
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child;
+        mbs_pose X;
+        pose_about_root(d, b, &X);
+        rbi_transform_to_parent(&d->Ic[b], &X, &m->bodies[b].rbi);
+        for (int k = 0; k < jm->nv; ++k)
+            xm_apply_inv(d->Sw + 6 * (jm->vadr + k), &X, d->S + 6 * (jm->vadr + k));
     }
 }
 
-/* M (nv x nv row-major, full) at the current kinematics. */
-void mbs_crba(mbs_data *d, double *M)
+/* Lower-triangle rows of M for the dofs of joint jm, whose child's composite inertia Ic is
+   complete: the diagonal block, then one dot product per ancestor dof (RBDA table 6.2);
+   entries of a row with no ancestor relation are zeroed first. */
+static void crba_rows(mbs_data *d, const mbs_joint_model *jm, double *restrict M)
+{
+    const int nv = d->model->nv;
+    const int *lam = d->model->dof_parent;
+    const double *restrict Sw = d->Sw;
+    for (int k = 0; k < jm->nv; ++k) {
+        const int i = jm->vadr + k;
+        double *restrict row = M + (size_t)nv * (size_t)i;
+        if (d->dof_depth[i] < i) /* a branched tree: not every earlier dof is an ancestor */
+            for (int j = 0; j < jm->vadr; ++j) row[j] = 0.0;
+        double F[6];
+        rbi_mulv(F, &d->Ic[jm->child], Sw + 6 * i);
+        for (int l = 0; l <= k; ++l) row[jm->vadr + l] = s6_dot(Sw + 6 * (jm->vadr + l), F);
+        for (int j = lam[jm->vadr]; j >= 0; j = lam[j]) row[j] = s6_dot(Sw + 6 * j, F);
+    }
+}
+
+/* See internal.h: the lower triangle of M, diagonal included. */
+void mbs_crba_lower(mbs_data *d, double *M)
 {
     const mbs_model *m = d->model;
-    const int nv = m->nv;
-    for (int i = 0; i < nv * nv; ++i) M[i] = 0.0;
-    for (int t = 0; t < m->ntree; ++t) {
-        const int b = m->joints[m->tree[t]].child;
-        d->Ic[b] = m->bodies[b].rbi;
-    }
+    crba_root_frame(d);
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = m->bodies[b].parent;
         crba_rows(d, jm, M);
-        if (p > 0) { /* Ic_p += X^T Ic_b X */
-            mbs_rbi x;
-            rbi_transform_to_parent(&x, &d->x_up[b], &d->Ic[b]);
-            d->Ic[p].m += x.m;
-            for (int e = 0; e < 3; ++e) d->Ic[p].h[e] += x.h[e];
-            for (int e = 0; e < 9; ++e) d->Ic[p].I[e] += x.I[e];
+        if (p > 0) { /* same frame: Ic_p += Ic_b */
+            d->Ic[p].m += d->Ic[b].m;
+            for (int e = 0; e < 3; ++e) d->Ic[p].h[e] += d->Ic[b].h[e];
+            for (int e = 0; e < 9; ++e) d->Ic[p].I[e] += d->Ic[b].I[e];
         }
     }
+}
+
+/* M (nv x nv row-major, full) from the current poses and S. */
+void mbs_crba(mbs_data *d, double *M)
+{
+    const int nv = d->model->nv;
+    mbs_crba_lower(d, M);
+    for (int i = 0; i < nv; ++i)
+        for (int j = i + 1; j < nv; ++j) M[nv * i + j] = M[nv * j + i];
 }
 
 /* In-place M = L^T D L over the branch sparsity lambda = dof_parent (RBDA table 6.3):

@@ -36,12 +36,16 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     d->Dinv = alloc0(36 * (size_t)m->ntree, sizeof(double));
     d->u = alloc0(nv, sizeof(double));
     d->Ic = alloc0(nb, sizeof(mbs_rbi));
+    d->Sw = alloc0(6 * nv, sizeof(double));
+    d->root_body = alloc0(nb, sizeof(int));
+    d->dof_depth = alloc0(nv, sizeof(int));
+    d->p_root = alloc0(3 * nb, sizeof(double));
     d->M = alloc0(nv * nv, sizeof(double));
     d->work = alloc0(nwork, sizeof(double));
     if (!d->q || !d->v || !d->tau || !d->qacc || !d->lambda || !d->aux || !d->x_up ||
         !d->x_world || !d->S || !d->vel || !d->cvel || !d->f_ext || !d->gen_force ||
         !d->wrench_in || !d->acc || !d->f || !d->IA || !d->U || !d->Dinv || !d->u || !d->Ic ||
-        !d->M || !d->work)
+        !d->Sw || !d->root_body || !d->dof_depth || !d->p_root || !d->M || !d->work)
         return MBS_ERR_NOMEM;
     return mbs_loops_create(d); /* loop workspace (nothing for a tree) */
 }
@@ -60,6 +64,12 @@ static void data_init_state(mbs_data *d)
         pose_identity(&d->x_up[b]);
         pose_identity(&d->x_world[b]);
     }
+    for (int t = 0; t < m->ntree; ++t) { /* parents first: a body inherits its parent's root */
+        const int b = m->joints[m->tree[t]].child, p = m->bodies[b].parent;
+        d->root_body[b] = p > 0 ? d->root_body[p] : b;
+    }
+    for (int i = 0; i < m->nv; ++i) /* dof_parent[i] < i */
+        d->dof_depth[i] = m->dof_parent[i] >= 0 ? d->dof_depth[m->dof_parent[i]] + 1 : 0;
 }
 
 /* Create the data of a compiled model (NULL for a NULL model or out of memory). */
@@ -105,6 +115,10 @@ void mbs_data_destroy(mbs_data *d)
     free(d->Ic);
     free(d->M);
     free(d->work);
+    free(d->Sw);
+    free(d->root_body);
+    free(d->dof_depth);
+    free(d->p_root);
     mbs_loops_destroy(d);
     free(d);
 }

@@ -21,6 +21,39 @@ static int first_nonfinite(const double *x, int n)
     return -1;
 }
 
+/* 1 if the lower triangle (diagonal included) of the n x n row-major A is finite: 0 * x
+   is 0 for every finite x and NaN otherwise, summed in four independent lanes. */
+static int lower_all_finite(const double *A, int n)
+{
+    double z[4] = {0.0, 0.0, 0.0, 0.0};
+    for (int i = 0; i < n; ++i) {
+        const double *row = A + (size_t)n * (size_t)i;
+        int j = 0;
+        for (; j + 3 <= i; j += 4)
+            for (int l = 0; l < 4; ++l) z[l] += 0.0 * row[j + l];
+        for (; j <= i; ++j) z[0] += 0.0 * row[j];
+    }
+    return (z[0] + z[1] + z[2] + z[3]) == 0.0;
+}
+
+/* Strict upper triangle of the n x n row-major A from its lower triangle. */
+static void mirror_lower(double *A, int n)
+{
+    for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) A[(size_t)n * i + j] = A[(size_t)n * j + i];
+}
+
+/* out = the symmetric matrix whose lower triangle is that of L (both n x n row-major). */
+static void copy_symmetric(double *restrict out, const double *restrict L, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        const double *row = L + (size_t)n * (size_t)i;
+        double *o = out + (size_t)n * (size_t)i;
+        for (int j = 0; j <= i; ++j) o[j] = row[j];
+        for (int j = i + 1; j < n; ++j) o[j] = L[(size_t)n * j + i];
+    }
+}
+
 /* Cut joint that owns constraint row r (-1 if none). */
 static int cut_of_row(const mbs_model *m, int r)
 {
@@ -111,18 +144,65 @@ int mbs_inverse_dynamics(mbs_data *d, const double *qacc, double *tau_out)
 }
 
 /* M (nv x nv row-major) by CRBA. */
+/* The lower triangle of M at the current q into d->M, checked finite. */
+static int mass_lower(mbs_data *d, const char *call)
+{
+    const int nv = d->model->nv;
+    const int st = mbs_check_state(d, 0, 0);
+    if (st != MBS_OK) return st;
+    mbs_kinematics_subspace(d);
+    mbs_crba_lower(d, d->M);
+    if (lower_all_finite(d->M, nv)) return MBS_OK;
+    mirror_lower(d->M, nv);
+    const int bad = first_nonfinite(d->M, nv * nv);
+    char buf[96];
+    return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: M[%d] (joint %s) is not finite", call, bad,
+                         mbs_joint_label(d->model, d->model->dof_joint[bad / nv], buf,
+                                         (int)sizeof buf));
+}
+
 int mbs_mass_matrix(mbs_data *d, double *M)
 {
     if (!d) return MBS_ERR_ARG;
     if (!M) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mass_matrix: NULL output");
-    const int nv = d->model->nv;
-    const int st = mbs_check_state(d, 0, 0);
+    const int st = mass_lower(d, "mass_matrix");
     if (st != MBS_OK) return st;
-    mbs_kinematics(d);
-    mbs_crba(d, d->M);
-    const int bad = first_nonfinite(d->M, nv * nv);
-    if (bad >= 0) return fail_nonfinite(d, "M", bad, d->model->dof_joint[bad / nv]);
-    for (int i = 0; i < nv * nv; ++i) M[i] = d->M[i];
+    copy_symmetric(M, d->M, d->model->nv);
+    return MBS_OK;
+}
+
+/* M = L^T D L into the caller's LDL (lower triangle), tree-sparse (crba.c). */
+int mbs_mass_matrix_factor(mbs_data *d, double *LDL)
+{
+    if (!d) return MBS_ERR_ARG;
+    if (!LDL) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mass_matrix_factor: NULL output");
+    const int nv = d->model->nv;
+    const int st = mass_lower(d, "mass_matrix_factor");
+    if (st != MBS_OK) return st;
+    if (mbs_mass_factor(d->model, d->M) != MBS_OK)
+        return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "mass_matrix_factor: the mass matrix is "
+                             "singular (a massless body at the end of a chain?)");
+    for (int i = 0; i < nv; ++i)
+        for (int j = 0; j <= i; ++j) LDL[(size_t)nv * i + j] = d->M[(size_t)nv * i + j];
+    return MBS_OK;
+}
+
+/* x = M^-1 b in place with the factor of mbs_mass_matrix_factor (RBDA table 6.4). */
+int mbs_mass_matrix_solve(mbs_data *d, const double *LDL, double *x)
+{
+    if (!d) return MBS_ERR_ARG;
+    if (!LDL || !x) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mass_matrix_solve: NULL LDL or x");
+    const int nv = d->model->nv;
+    const int bad = first_nonfinite(x, nv);
+    if (bad >= 0) return fail_nonfinite(d, "b", bad, d->model->dof_joint[bad]);
+    for (int i = 0; i < nv; ++i)
+        if (!(LDL[(size_t)nv * i + i] > 0.0) || !isfinite(LDL[(size_t)nv * i + i]))
+            return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mass_matrix_solve: LDL[%d][%d] = %g is not "
+                                 "a factor of mbs_mass_matrix_factor", i, i,
+                                 LDL[(size_t)nv * i + i]);
+    mbs_mass_solve(d->model, LDL, x);
+    const int badx = first_nonfinite(x, nv);
+    if (badx >= 0) return fail_nonfinite(d, "x", badx, d->model->dof_joint[badx]);
     return MBS_OK;
 }
 

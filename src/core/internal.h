@@ -27,11 +27,16 @@ const char *mbs_name_label(const char *name, int id, char *buf, int len);
 void mbs_kinematics(mbs_data *d);
 /* Forward kinematics of poses only (no velocities). */
 void mbs_kinematics_pos(mbs_data *d);
+/* Poses and motion subspaces S only (no velocities): enough for CRBA. */
+void mbs_kinematics_subspace(mbs_data *d);
 /* RNEA with current kinematics and forces: tau = M qacc + c - (J^T f_ext + gen_force).
    (RBDA table 5.1) */
 void mbs_rnea(mbs_data *d, const double *qacc, double *tau_out);
-/* CRBA with current kinematics: M (nv x nv row-major) (RBDA table 6.2). */
+/* CRBA with current poses and S: M (nv x nv row-major) (RBDA table 6.2). */
 void mbs_crba(mbs_data *d, double *M);
+/* The same, lower triangle and diagonal only (the strict upper triangle is not written):
+   all that mbs_mass_factor reads. */
+void mbs_crba_lower(mbs_data *d, double *M);
 /* ABA with current kinematics and forces: qacc from tau + gen_force (RBDA table 7.1).
    Returns MBS_ERR_SINGULAR (message naming the body) if an articulated D is singular. */
 int mbs_aba(mbs_data *d);

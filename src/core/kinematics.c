@@ -68,6 +68,16 @@ void mbs_kinematics_pos(mbs_data *d)
     }
 }
 
+/* S of jm from Fc to child-body coordinates (frames given with a rotation or offset). */
+static void subspace_to_body(const mbs_joint_model *jm, double *restrict S)
+{
+    for (int k = 0; k < jm->nv; ++k) {
+        double s[6];
+        xm_apply_inv(s, &jm->frame_child, S + 6 * k);
+        for (int i = 0; i < 6; ++i) S[6 * k + i] = s[i];
+    }
+}
+
 /* S (in child-body coordinates) and the joint velocity vJ = S v and bias cJ (body coords). */
 static void joint_motion(mbs_data *d, const mbs_joint_model *jm, double vJ[6], double cJ[6])
 {
@@ -83,11 +93,7 @@ static void joint_motion(mbs_data *d, const mbs_joint_model *jm, double vJ[6], d
     } else { /* Fc -> body coordinates: pose of Fc in the body */
         double c[6];
         mbs_joint_motion(jm, joint_aux(d, jm), d->q + jm->qadr, v, S, c);
-        for (int k = 0; k < nv; ++k) {
-            double s[6];
-            xm_apply_inv(s, &jm->frame_child, S + 6 * k);
-            for (int i = 0; i < 6; ++i) S[6 * k + i] = s[i];
-        }
+        subspace_to_body(jm, S);
         xm_apply_inv(cJ, &jm->frame_child, c);
     }
     for (int i = 0; i < 6; ++i) vJ[i] = S[i] * v[0];
@@ -121,5 +127,22 @@ void mbs_kinematics(mbs_data *d)
         pose_compose(&xw[b], &xw[p], &xup[b]);
         joint_motion(d, jm, vJ, cJ);
         body_velocity(d->vel + 6 * b, d->cvel + 6 * b, &xup[b], d->vel + 6 * p, vJ, cJ);
+    }
+}
+
+/* Poses and S only (what the mass matrix needs): no velocities, no bias terms. */
+void mbs_kinematics_subspace(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = m->bodies[b].parent;
+        joint_pose_up(d, jm, &xup[b]);
+        pose_compose(&xw[b], &xw[p], &xup[b]);
+        if (jm->nv == 0) continue;
+        double *S = d->S + 6 * jm->vadr;
+        mbs_joint_motion(jm, joint_aux(d, jm), d->q + jm->qadr, d->v + jm->vadr, S, NULL);
+        if (!jm->frame_child_identity) subspace_to_body(jm, S);
     }
 }

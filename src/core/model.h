@@ -81,7 +81,12 @@ struct mbs_data {
     double *U;            /* [6 nv] U = IA S */
     double *Dinv;         /* [36 ntree] inverse of D = S^T U per joint (nv_j x nv_j) */
     double *u;            /* [nv] u = tau - S^T pA */
-    mbs_rbi *Ic;          /* [nbody] composite inertias (CRBA) */
+    mbs_rbi *Ic;          /* [nbody] composite inertias (CRBA, in the root frame) */
+    double *Sw;           /* [6 nv] motion subspace columns in the root frame (CRBA) */
+    int *root_body;       /* [nbody] first body below the world on the path to each body
+                             (itself for a root; 0 for the world): the CRBA frame origin */
+    double *p_root;       /* [3 nbody] body origin relative to its root body's, world axes */
+    int *dof_depth;       /* [nv] number of ancestor dofs of each dof (dof_parent chain) */
     double *M;            /* [nv nv] mass matrix scratch (row-major) */
     double *work;         /* [max(6 nv, 36) + nv] general scratch */
     int callback_status;  /* return value of the force callback that failed last (> 0
