@@ -39,39 +39,91 @@ static void crba_root_frame(mbs_data *d)
     }
 }
 
-/* Lower-triangle rows of M for the dofs of joint jm, whose child's composite inertia Ic is
-   complete: the diagonal block, then one dot product per ancestor dof (RBDA table 6.2);
-   entries of a row with no ancestor relation are zeroed first. */
-static void crba_rows(mbs_data *d, const mbs_joint_model *jm, double *restrict M)
+/* Ic_p += Ic_b: 13 contiguous doubles (m, h, I) added in place. */
+static inline void rbi_add(mbs_rbi *restrict o, const mbs_rbi *restrict a)
 {
-    const int nv = d->model->nv;
-    const int *lam = d->model->dof_parent;
-    const double *restrict Sw = d->Sw;
-    for (int k = 0; k < jm->nv; ++k) {
-        const int i = jm->vadr + k;
-        double *restrict row = M + (size_t)nv * (size_t)i;
-        if (d->dof_depth[i] < i) /* a branched tree: not every earlier dof is an ancestor */
-            for (int j = 0; j < jm->vadr; ++j) row[j] = 0.0;
-        double F[6];
-        rbi_mulv(F, &d->Ic[jm->child], Sw + 6 * i);
-        for (int l = 0; l <= k; ++l) row[jm->vadr + l] = s6_dot(Sw + 6 * (jm->vadr + l), F);
-        for (int j = lam[jm->vadr]; j >= 0; j = lam[j]) row[j] = s6_dot(Sw + 6 * j, F);
-    }
+    o->m += a->m;
+    for (int e = 0; e < 3; ++e) o->h[e] += a->h[e];
+    for (int e = 0; e < 9; ++e) o->I[e] += a->I[e];
 }
 
-/* See internal.h: the lower triangle of M, diagonal included. */
-void mbs_crba_lower(mbs_data *d, double *M)
+/* Composite inertias from the leaves up and, as each one completes, the force
+   F_i = Ic S_i of every dof of the joint into its body (RBDA table 6.2, first half). */
+static void crba_forces(mbs_data *d)
 {
     const mbs_model *m = d->model;
-    crba_root_frame(d);
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = m->bodies[b].parent;
-        crba_rows(d, jm, M);
-        if (p > 0) { /* same frame: Ic_p += Ic_b */
-            d->Ic[p].m += d->Ic[b].m;
-            for (int e = 0; e < 3; ++e) d->Ic[p].h[e] += d->Ic[b].h[e];
-            for (int e = 0; e < 9; ++e) d->Ic[p].I[e] += d->Ic[b].I[e];
+        for (int k = 0; k < jm->nv; ++k)
+            rbi_mulv(d->Fw + 6 * (jm->vadr + k), &d->Ic[b], d->Sw + 6 * (jm->vadr + k));
+        if (p > 0) rbi_add(&d->Ic[p], &d->Ic[b]); /* same frame: a plain sum */
+    }
+}
+
+/* Rows i and p = lambda(i) of the lower triangle at once: both need Sw_j . F for every
+   ancestor j of p, so each Sw_j is loaded once for two dot products (two lanes, each
+   summed in the order of s6_dot, so the result is the same bit for bit). */
+static void crba_row_pair(const mbs_data *d, int i, int p, double *restrict M)
+{
+    const int nv = d->model->nv;
+    const int *lam = d->model->dof_parent;
+    const double *restrict Sw = d->Sw, *restrict Fi = d->Fw + 6 * i, *restrict Fp = d->Fw + 6 * p;
+    double *restrict ri = M + (size_t)nv * (size_t)i, *restrict rp = M + (size_t)nv * (size_t)p;
+    mbs_d2 f[6];
+    for (int k = 0; k < 6; ++k) f[k] = d2_set(Fi[k], Fp[k]);
+    ri[i] = s6_dot(Sw + 6 * i, Fi);
+    ri[p] = s6_dot(Sw + 6 * p, Fi);
+    rp[p] = s6_dot(Sw + 6 * p, Fp);
+    for (int j = lam[p]; j >= 0; j = lam[j]) {
+        const double *restrict s = Sw + 6 * j;
+        mbs_d2 a = d2_mul(f[0], d2_splat(s[0]));
+        for (int k = 1; k < 6; ++k) a = d2_add(a, d2_mul(f[k], d2_splat(s[k])));
+        ri[j] = d2_lo(a);
+        rp[j] = d2_hi(a);
+    }
+}
+
+/* Row i of the lower triangle alone: diagonal and one dot product per ancestor dof. */
+static void crba_row(const mbs_data *d, int i, double *restrict M)
+{
+    const int nv = d->model->nv;
+    const int *lam = d->model->dof_parent;
+    const double *restrict Sw = d->Sw, *restrict F = d->Fw + 6 * i;
+    double *restrict row = M + (size_t)nv * (size_t)i;
+    row[i] = s6_dot(Sw + 6 * i, F);
+    for (int j = lam[i]; j >= 0; j = lam[j]) row[j] = s6_dot(Sw + 6 * j, F);
+}
+
+/* Zero the lower-triangle entries of rows that have non-ancestor dofs before them (a
+   branched tree); a chain has none. */
+static void crba_zero_branches(const mbs_data *d, double *M)
+{
+    const int nv = d->model->nv;
+    for (int i = 0; i < nv; ++i)
+        if (d->dof_depth[i] < i)
+            for (int j = 0; j < i; ++j) M[(size_t)nv * i + j] = 0.0;
+}
+
+/* See internal.h: the lower triangle of M, diagonal included. Rows are taken from the
+   deepest dof up, each paired with its nearest ancestor dof when that row is still to do. */
+void mbs_crba_lower(mbs_data *d, double *M)
+{
+    const int nv = d->model->nv;
+    const int *lam = d->model->dof_parent;
+    unsigned char *done = d->crba_done;
+    crba_root_frame(d);
+    crba_forces(d);
+    crba_zero_branches(d, M);
+    for (int i = 0; i < nv; ++i) done[i] = 0;
+    for (int i = nv - 1; i >= 0; --i) {
+        if (done[i]) continue;
+        const int p = lam[i];
+        if (p >= 0 && !done[p]) {
+            crba_row_pair(d, i, p, M);
+            done[p] = 1;
+        } else {
+            crba_row(d, i, M);
         }
     }
 }

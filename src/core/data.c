@@ -40,12 +40,14 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     d->root_body = alloc0(nb, sizeof(int));
     d->dof_depth = alloc0(nv, sizeof(int));
     d->p_root = alloc0(3 * nb, sizeof(double));
+    d->Fw = alloc0(6 * nv, sizeof(double));
+    d->crba_done = alloc0(nv, 1);
     d->M = alloc0(nv * nv, sizeof(double));
     d->work = alloc0(nwork, sizeof(double));
     if (!d->q || !d->v || !d->tau || !d->qacc || !d->lambda || !d->aux || !d->x_up ||
         !d->x_world || !d->S || !d->vel || !d->cvel || !d->f_ext || !d->gen_force ||
         !d->wrench_in || !d->acc || !d->f || !d->IA || !d->U || !d->Dinv || !d->u || !d->Ic ||
-        !d->Sw || !d->root_body || !d->dof_depth || !d->p_root || !d->M || !d->work)
+        !d->Sw || !d->root_body || !d->dof_depth || !d->p_root || !d->Fw || !d->crba_done || !d->M || !d->work)
         return MBS_ERR_NOMEM;
     return mbs_loops_create(d); /* loop workspace (nothing for a tree) */
 }
@@ -119,6 +121,8 @@ void mbs_data_destroy(mbs_data *d)
     free(d->root_body);
     free(d->dof_depth);
     free(d->p_root);
+    free(d->Fw);
+    free(d->crba_done);
     mbs_loops_destroy(d);
     free(d);
 }

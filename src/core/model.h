@@ -85,6 +85,8 @@ struct mbs_data {
     double *Sw;           /* [6 nv] motion subspace columns in the root frame (CRBA) */
     int *root_body;       /* [nbody] first body below the world on the path to each body
                              (itself for a root; 0 for the world): the CRBA frame origin */
+    double *Fw;           /* [6 nv] CRBA forces Ic S of each dof, root frame */
+    unsigned char *crba_done; /* [nv] rows of M already computed (CRBA pairing) */
     double *p_root;       /* [3 nbody] body origin relative to its root body's, world axes */
     int *dof_depth;       /* [nv] number of ancestor dofs of each dof (dof_parent chain) */
     double *M;            /* [nv nv] mass matrix scratch (row-major) */
