@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mbs needs, only those missing (Debian 12; root or sudo).
 set -euo pipefail
-pkgs=(gcc pkg-config meson ninja-build libopenblas-dev liblapacke-dev libsundials-dev libcmocka-dev)
+pkgs=(gcc pkg-config meson ninja-build libopenblas-dev liblapacke-dev libsundials-dev libcmocka-dev
+      python3 python3-numpy python3-pytest)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,0 +1,27 @@
+"""mbs: the embeddable multibody dynamics library, from Python.
+
+    import mbs
+    b = mbs.Builder()
+    link = b.add_body("link", mass=1.0, com=(0.5, 0, 0), inertia=[0.01, 0, 0, 0, 0.01, 0, 0, 0, 0.01])
+    b.add_joint("revolute", mbs.WORLD, link, axis=(0, 1, 0))
+    model = b.compile()
+    data = mbs.Data(model)
+    data.q[0] = 0.3
+    stepper = mbs.Stepper(data, "rk4")
+    for _ in range(1000):
+        stepper.step(1e-3)
+
+Names follow the C API (mbs_add_body -> Builder.add_body, mbs_forward_dynamics ->
+Data.forward_dynamics, ...); every failing call raises an mbs.Error subclass carrying the C
+message. See docs/python.md.
+"""
+from .core import Builder, Model, WORLD, JOINT_TYPES, STEPPERS, status_name
+from .data import Data, Stepper
+from .errors import (Error, ArgError, NoMemError, StateError, TopologyError, SingularError,
+                     ConvergenceError, InconsistentError, NonfiniteError, SolverError,
+                     CallbackError)
+
+__all__ = ["Builder", "Model", "Data", "Stepper", "WORLD", "JOINT_TYPES", "STEPPERS",
+           "status_name", "Error", "ArgError", "NoMemError", "StateError", "TopologyError",
+           "SingularError", "ConvergenceError", "InconsistentError", "NonfiniteError",
+           "SolverError", "CallbackError"]

@@ -1,0 +1,243 @@
+"""Builder, Model, Data and Stepper: the C lifecycle with the C names, numpy views of the
+state arrays (q, v, tau writable; qacc, lam read-only), and exceptions for statuses."""
+import ctypes
+import threading
+
+import numpy as np
+
+from . import _lib
+from ._lib import lib, c_double_p
+from .errors import raise_status
+
+WORLD = 0
+JOINT_TYPES = {"revolute": 0, "prismatic": 1, "cylindrical": 2, "universal": 3,
+               "spherical": 4, "planar": 5, "free": 6, "fixed": 7, "distance": 8}
+ROTATIONS = {"quaternion": 0, "cardan": 1}
+STEPPERS = {"euler": 0, "rk4": 1, "cvode_adams": 2, "cvode_bdf": 3}
+
+
+def status_name(status):
+    return lib.mbs_status_name(int(status)).decode()
+
+
+_local = threading.local()  # per thread: exceptions raised inside force callbacks
+
+
+def _pending():
+    if not hasattr(_local, "pending"):
+        _local.pending = []
+    return _local.pending
+
+
+def _check(status, error_text):
+    """Return a non-negative status; raise the exception of a negative one (chained to the
+    Python exception of a force callback that caused it)."""
+    pending = _pending()
+    cause = pending.pop() if pending else None
+    pending.clear()
+    if status < 0:
+        try:
+            raise_status(status, status_name(status), error_text())
+        except Exception as e:
+            raise e.with_traceback(None) from cause
+    return status
+
+
+def _vec(x, n, what):
+    """A C double array of n values from a sequence (or None for None)."""
+    if x is None:
+        return None
+    a = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+    if a.size != n:
+        from .errors import ArgError
+        raise ArgError(-1, "MBS_ERR_ARG", f"{what}: expected {n} values, got {a.size}")
+    return a
+
+
+def _ptr(a):
+    return None if a is None else a.ctypes.data_as(c_double_p)
+
+
+def _set_array(dst, value, n, what):
+    src = _vec(value, n, what)
+    for i in range(n):
+        dst[i] = float(src[i])
+
+
+def _set_frame(frame, f):
+    """frame from None, a dict {pos, rot} or a (pos, rot) pair; rot 3x3 or 9 values."""
+    if f is None:
+        return
+    pos, rot = (f.get("pos"), f.get("rot")) if isinstance(f, dict) else f
+    if pos is not None:
+        _set_array(frame.pos, pos, 3, "frame pos")
+    if rot is not None:
+        _set_array(frame.rot, rot, 9, "frame rot")
+
+
+class Builder:
+    """mbs_builder: add bodies, joints and force elements, then compile()."""
+
+    def __init__(self):
+        self._b = lib.mbs_builder_create()
+        if not self._b:
+            raise MemoryError("mbs_builder_create")
+        self._keep = []  # callbacks and their user data must outlive the model
+
+    def __del__(self):
+        if getattr(self, "_b", None):
+            lib.mbs_builder_destroy(self._b)
+            self._b = None
+
+    def _err(self):
+        return lib.mbs_builder_error(self._b).decode()
+
+    def _call(self, status):
+        return _check(status, self._err)
+
+    def set_gravity(self, g):
+        return self._call(lib.mbs_builder_set_gravity(self._b, _ptr(_vec(g, 3, "gravity"))))
+
+    def set_point_gravity(self, center, mu):
+        return self._call(lib.mbs_builder_set_point_gravity(
+            self._b, _ptr(_vec(center, 3, "center")), float(mu)))
+
+    def set_no_gravity(self):
+        return self._call(lib.mbs_builder_set_no_gravity(self._b))
+
+    def set_root_rotation(self, rotation):
+        return self._call(lib.mbs_builder_set_root_rotation(self._b, ROTATIONS[rotation]))
+
+    def add_body(self, name=None, mass=1.0, com=(0, 0, 0), inertia=None):
+        """Body id >= 1; inertia about the COM (3x3 or 9 values, default diag(1e-3))."""
+        d = lib.mbs_default_body_def()
+        d.name = name.encode() if name else None
+        d.mass = float(mass)
+        _set_array(d.com, com, 3, "com")
+        if inertia is not None:
+            _set_array(d.inertia, inertia, 9, "inertia")
+        return self._call(lib.mbs_add_body(self._b, ctypes.byref(d)))
+
+    def add_joint(self, type, parent, child, name=None, frame_parent=None, frame_child=None,
+                  axis=None, axis2=None, rotation="quaternion", length=0.0, cut=False,
+                  state_priority=0):
+        """Joint id >= 0. type: 'revolute', 'prismatic', ... (JOINT_TYPES); frames as
+        (pos, rot) pairs or dicts."""
+        d = lib.mbs_default_joint_def(JOINT_TYPES[type])
+        d.name = name.encode() if name else None
+        d.parent, d.child = int(parent), int(child)
+        _set_frame(d.frame_parent, frame_parent)
+        _set_frame(d.frame_child, frame_child)
+        if axis is not None:
+            _set_array(d.axis, axis, 3, "axis")
+        if axis2 is not None:
+            _set_array(d.axis2, axis2, 3, "axis2")
+        d.rotation = ROTATIONS[rotation]
+        d.length = float(length)
+        d.cut = 1 if cut else 0
+        d.state_priority = int(state_priority)
+        return self._call(lib.mbs_add_joint(self._b, ctypes.byref(d)))
+
+    def add_spring_damper(self, body_a, body_b, point_a=(0, 0, 0), point_b=(0, 0, 0),
+                          stiffness=0.0, damping=0.0, rest_length=0.0, name=None):
+        d = lib.mbs_default_spring_damper_def()
+        d.name = name.encode() if name else None
+        d.body_a, d.body_b = int(body_a), int(body_b)
+        _set_array(d.point_a, point_a, 3, "point_a")
+        _set_array(d.point_b, point_b, 3, "point_b")
+        d.stiffness, d.damping, d.rest_length = float(stiffness), float(damping), float(rest_length)
+        return self._call(lib.mbs_add_spring_damper(self._b, ctypes.byref(d)))
+
+    def add_joint_spring_damper(self, joint, dof, stiffness, damping=0.0, rest_position=0.0):
+        return self._call(lib.mbs_add_joint_spring_damper(
+            self._b, int(joint), int(dof), float(stiffness), float(damping), float(rest_position)))
+
+    def add_force_callback(self, fn, name=None):
+        """fn(data) is called during dynamics (Data.apply_body_wrench and
+        apply_generalized_force work there); it returns 0 ok, > 0 recoverable, < 0 fatal
+        (None counts as 0; an exception as fatal)."""
+        from .data import Data  # data.py imports this module
+
+        def trampoline(dptr, user):
+            try:
+                r = fn(Data._borrowed(dptr))
+                return 0 if r is None else int(r)
+            except Exception as e:  # must not cross the C stack: kept, raised after the call
+                _pending().append(e)
+                return -1
+        cb = _lib.FORCE_CALLBACK(trampoline)
+        self._keep.append(cb)
+        return self._call(lib.mbs_add_force_callback(
+            self._b, name.encode() if name else None, cb, None))
+
+    def load(self, path):
+        """Add the elements of a model file (URDF or mbs's superset)."""
+        if not _lib.has("mbs_builder_load"):
+            raise NotImplementedError("this libmbs has no model-file loader")
+        fn = lib.mbs_builder_load
+        fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]
+        return self._call(fn(self._b, str(path).encode()))
+
+    def compile(self):
+        out = ctypes.c_void_p()
+        self._call(lib.mbs_compile(self._b, ctypes.byref(out)))
+        return Model(out.value, keep=list(self._keep))
+
+
+class Model:
+    """mbs_model: immutable after compile; shared by any number of Data objects."""
+
+    def __init__(self, ptr, keep=()):
+        self._m = ptr
+        self._keep = keep
+
+    def __del__(self):
+        if getattr(self, "_m", None):
+            lib.mbs_model_destroy(self._m)
+            self._m = None
+
+    nq = property(lambda self: lib.mbs_model_nq(self._m))
+    nv = property(lambda self: lib.mbs_model_nv(self._m))
+    nbody = property(lambda self: lib.mbs_model_nbody(self._m))
+    njoint = property(lambda self: lib.mbs_model_njoint(self._m))
+    ncon = property(lambda self: lib.mbs_model_ncon(self._m))
+    nforce = property(lambda self: lib.mbs_model_nforce(self._m))
+
+    def _id(self, status, what):
+        if status < 0:
+            from .errors import ArgError
+            raise ArgError(status, status_name(status), what)
+        return status
+
+    def joint_qadr(self, j): return lib.mbs_model_joint_qadr(self._m, int(j))
+    def joint_vadr(self, j): return lib.mbs_model_joint_vadr(self._m, int(j))
+    def joint_nq(self, j): return lib.mbs_model_joint_nq(self._m, int(j))
+    def joint_nv(self, j): return lib.mbs_model_joint_nv(self._m, int(j))
+
+    def joint_is_cut(self, j):
+        return bool(self._id(lib.mbs_model_joint_is_cut(self._m, int(j)), f"joint {j}"))
+
+    def find_body(self, name):
+        return self._id(lib.mbs_model_find_body(self._m, name.encode()), f"no body {name!r}")
+
+    def find_joint(self, name):
+        return self._id(lib.mbs_model_find_joint(self._m, name.encode()), f"no joint {name!r}")
+
+    def neutral_q(self):
+        q = np.zeros(self.nq)
+        _check(lib.mbs_neutral_q(self._m, _ptr(q)), lambda: "neutral_q")
+        return q
+
+    def integrate_q(self, q, v, dt):
+        """q (+) dt v on the configuration manifold (quaternions stay unit)."""
+        qa, va, out = _vec(q, self.nq, "q"), _vec(v, self.nv, "v"), np.zeros(self.nq)
+        _check(lib.mbs_integrate_q(self._m, _ptr(qa), _ptr(va), float(dt), _ptr(out)),
+               lambda: "integrate_q: non-finite input or result")
+        return out
+
+    def difference_q(self, q0, q1):
+        out = np.zeros(self.nv)
+        _check(lib.mbs_difference_q(self._m, _ptr(_vec(q0, self.nq, "q0")),
+                                    _ptr(_vec(q1, self.nq, "q1")), _ptr(out)),
+               lambda: "difference_q")
+        return out

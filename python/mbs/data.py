@@ -1,0 +1,173 @@
+"""Data (state, dynamics, queries) and Stepper."""
+import ctypes
+
+import numpy as np
+
+from ._lib import lib, StepperDef
+from .core import STEPPERS, Model, _check, _ptr, _vec
+
+
+def _view(ptr, n, writable):
+    """A numpy array that is the C array itself (no copy)."""
+    if n == 0:
+        return np.zeros(0)
+    a = np.ctypeslib.as_array(ptr, shape=(n,))
+    a.flags.writeable = writable
+    return a
+
+
+class Data:
+    """mbs_data: the state and every scratch array of one simulation (one per thread).
+    q, v, tau are writable numpy views of the C arrays; qacc and lam are read-only views."""
+
+    def __init__(self, model):
+        if not isinstance(model, Model):
+            raise TypeError("Data(model) needs an mbs.Model")
+        self._d = lib.mbs_data_create(model._m)
+        if not self._d:
+            raise MemoryError("mbs_data_create")
+        self.model = model
+        self._owned = True
+        self._bind(model.nq, model.nv, model.ncon)
+
+    @classmethod
+    def _borrowed(cls, ptr):
+        """A view of a data object owned by C (inside a force callback)."""
+        d = cls.__new__(cls)
+        d._d, d.model, d._owned = ptr, None, False
+        return d
+
+    def _bind(self, nq, nv, ncon):
+        self.q = _view(lib.mbs_data_q(self._d), nq, True)
+        self.v = _view(lib.mbs_data_v(self._d), nv, True)
+        self.tau = _view(lib.mbs_data_tau(self._d), nv, True)
+        self.qacc = _view(lib.mbs_data_qacc(self._d), nv, False)
+        self.lam = _view(lib.mbs_data_lambda(self._d), ncon, False)
+        self.nq, self.nv, self.ncon = nq, nv, ncon
+
+    def __del__(self):
+        if getattr(self, "_owned", False) and self._d:
+            lib.mbs_data_destroy(self._d)
+            self._d = None
+
+    def _err(self):
+        return lib.mbs_data_error(self._d).decode()
+
+    def _call(self, status):
+        return _check(status, self._err)
+
+    @property
+    def error(self):
+        return self._err()
+
+    @property
+    def time(self):
+        return lib.mbs_data_time(self._d)
+
+    @time.setter
+    def time(self, t):
+        self._call(lib.mbs_data_set_time(self._d, float(t)))
+
+    def forward_dynamics(self):
+        """qacc (and lam) from t, q, v, tau and the forces; returns a copy of qacc."""
+        self._call(lib.mbs_forward_dynamics(self._d))
+        return self.qacc.copy()
+
+    def inverse_dynamics(self, qacc):
+        tau = np.zeros(self.nv)
+        self._call(lib.mbs_inverse_dynamics(self._d, _ptr(_vec(qacc, self.nv, "qacc")),
+                                            _ptr(tau)))
+        return tau
+
+    def mass_matrix(self):
+        M = np.zeros((self.nv, self.nv))
+        self._call(lib.mbs_mass_matrix(self._d, _ptr(M)))
+        return M
+
+    def mass_matrix_factor(self):
+        """The tree-sparse L^T D L factor (lower triangle; upper triangle zero)."""
+        LDL = np.zeros((self.nv, self.nv))
+        self._call(lib.mbs_mass_matrix_factor(self._d, _ptr(LDL)))
+        return LDL
+
+    def mass_matrix_solve(self, LDL, b):
+        LDL = np.ascontiguousarray(LDL, dtype=np.float64)
+        if LDL.shape != (self.nv, self.nv):
+            raise ValueError(f"LDL must be {self.nv} x {self.nv}")
+        x = _vec(b, self.nv, "b").copy()
+        self._call(lib.mbs_mass_matrix_solve(self._d, _ptr(LDL), _ptr(x)))
+        return x
+
+    def bias_forces(self):
+        c = np.zeros(self.nv)
+        self._call(lib.mbs_bias_forces(self._d, _ptr(c)))
+        return c
+
+    def assemble(self):
+        return self._call(lib.mbs_assemble(self._d))
+
+    def constraint_info(self):
+        """(rank, active) with active a bool array of the ncon rows."""
+        rank = ctypes.c_int()
+        active = (ctypes.c_ubyte * max(self.ncon, 1))()
+        self._call(lib.mbs_constraint_info(self._d, ctypes.byref(rank), active))
+        return rank.value, np.array(active[:self.ncon], dtype=bool)
+
+    def body_pose(self, body):
+        """(pos (3,), rot (3, 3)) in the world: x_world = rot x_body + pos."""
+        p, R = np.zeros(3), np.zeros((3, 3))
+        self._call(lib.mbs_body_pose(self._d, int(body), _ptr(p), _ptr(R)))
+        return p, R
+
+    def body_velocity(self, body):
+        lin, ang = np.zeros(3), np.zeros(3)
+        self._call(lib.mbs_body_velocity(self._d, int(body), _ptr(lin), _ptr(ang)))
+        return lin, ang
+
+    def energy(self):
+        """(kinetic, potential)."""
+        T, V = ctypes.c_double(), ctypes.c_double()
+        self._call(lib.mbs_energy(self._d, ctypes.byref(T), ctypes.byref(V)))
+        return T.value, V.value
+
+    def _wrench(self, fn, body, force, torque, point):
+        return self._call(fn(self._d, int(body), _ptr(_vec(force, 3, "force")),
+                             _ptr(_vec(torque, 3, "torque")),
+                             _ptr(_vec(point, 3, "point"))))
+
+    def set_body_wrench(self, body, force, torque=(0, 0, 0), point=(0, 0, 0)):
+        """Host input: world force/torque at a body point, held until changed."""
+        return self._wrench(lib.mbs_set_body_wrench, body, force, torque, point)
+
+    def apply_body_wrench(self, body, force, torque=(0, 0, 0), point=(0, 0, 0)):
+        """Inside a force callback only."""
+        return self._wrench(lib.mbs_apply_body_wrench, body, force, torque, point)
+
+    def apply_generalized_force(self, index, f):
+        """Inside a force callback only."""
+        return self._call(lib.mbs_apply_generalized_force(self._d, int(index), float(f)))
+
+
+class Stepper:
+    """mbs_stepper: kind 'euler', 'rk4', 'cvode_adams' or 'cvode_bdf'; options as in
+    mbs_stepper_def (rtol, atol, max_step, max_internal_steps)."""
+
+    def __init__(self, data, kind="rk4", **options):
+        d = lib.mbs_default_stepper_def(STEPPERS[kind])
+        for key, value in options.items():
+            if key not in ("rtol", "atol", "max_step", "max_internal_steps"):
+                raise TypeError(f"unknown stepper option {key!r}")
+            setattr(d, key, value)
+        self.data = data
+        self._s = lib.mbs_stepper_create(data._d, ctypes.byref(d))
+        if not self._s:
+            _check(-3 if data._err() else -2, data._err)
+
+    def __del__(self):
+        if getattr(self, "_s", None):
+            lib.mbs_stepper_destroy(self._s)
+            self._s = None
+
+    def step(self, dt):
+        """Advance the data's time by dt (one step for fixed-step kinds)."""
+        return self.data._call(lib.mbs_stepper_step(self._s, float(dt)))
