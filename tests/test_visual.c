@@ -1,6 +1,8 @@
 /* Visual shapes (mbs_add_visual, mbs_model_visual): every shape stored and compiled with
  * its fields bit for bit, strings copied, every bad input refused with its own message and
- * the builder left as it was, and out-of-memory at each allocation reported without leaks. */
+ * the builder left as it was, and out-of-memory at each allocation reported without leaks.
+ * The definitions back from a model (mbs_model_body_def / _joint_def / _spring_damper_def)
+ * equal what was added, axes normalised, automatic roots included. */
 #include "common.h"
 
 #include <math.h>
@@ -308,6 +310,74 @@ static void test_nomem(void **state)
 #endif
 }
 
+/* Body, joint and spring-damper definitions read back from a compiled model. */
+static void test_model_defs(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    bd.name = "arm";
+    bd.mass = 2.5;
+    bd.com[0] = 0.3;
+    bd.inertia[0] = 0.02, bd.inertia[4] = 0.03, bd.inertia[8] = 0.04;
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    bd.name = "loose";
+    assert_int_equal(mbs_add_body(b, &bd), 2);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jd.name = "hinge";
+    jd.child = 1;
+    jd.axis[0] = 0.0, jd.axis[1] = 3.0, jd.axis[2] = 4.0;
+    jd.frame_parent.pos[2] = 1.5;
+    rot_z(jd.frame_child.rot, 0.7);
+    jd.state_priority = 2;
+    assert_int_equal(mbs_add_joint(b, &jd), 0);
+    mbs_spring_damper_def sd = mbs_default_spring_damper_def();
+    sd.name = "spring";
+    sd.body_a = 1, sd.body_b = 2;
+    sd.point_a[1] = 0.25;
+    sd.stiffness = 10.0, sd.damping = 0.5, sd.rest_length = 0.2;
+    assert_int_equal(mbs_add_spring_damper(b, &sd), 0);
+    assert_int_equal(mbs_add_joint_spring_damper(b, 0, 0, 1.0, 0.0, 0.0), 1);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_body_def ob;
+    assert_int_equal(mbs_model_body_def(m, 0, &ob), MBS_OK);
+    assert_string_equal(ob.name, "world");
+    assert_true(ob.mass == 0.0);
+    assert_int_equal(mbs_model_body_def(m, 1, &ob), MBS_OK);
+    assert_string_equal(ob.name, "arm");
+    assert_true(ob.mass == 2.5 && ob.com[0] == 0.3 && ob.inertia[8] == 0.04);
+    mbs_joint_def oj;
+    assert_int_equal(mbs_model_joint_def(m, 0, &oj), MBS_OK);
+    assert_string_equal(oj.name, "hinge");
+    assert_int_equal(oj.type, MBS_JOINT_REVOLUTE);
+    assert_int_equal(oj.parent, 0);
+    assert_int_equal(oj.child, 1);
+    assert_true(fabs(oj.axis[1] - 0.6) < 1e-15 && fabs(oj.axis[2] - 0.8) < 1e-15);
+    assert_true(oj.frame_parent.pos[2] == 1.5);
+    assert_memory_equal(oj.frame_child.rot, jd.frame_child.rot, sizeof oj.frame_child.rot);
+    assert_int_equal(oj.state_priority, 2);
+    assert_int_equal(oj.cut, 0);
+    assert_int_equal(mbs_model_joint_def(m, 1, &oj), MBS_OK); /* automatic root of "loose" */
+    assert_string_equal(oj.name, "free_loose");
+    assert_int_equal(oj.type, MBS_JOINT_FREE);
+    assert_int_equal(oj.child, 2);
+    mbs_spring_damper_def os;
+    assert_int_equal(mbs_model_spring_damper_def(m, 0, &os), MBS_OK);
+    assert_string_equal(os.name, "spring");
+    assert_true(os.body_a == 1 && os.body_b == 2 && os.point_a[1] == 0.25);
+    assert_true(os.stiffness == 10.0 && os.damping == 0.5 && os.rest_length == 0.2);
+    assert_int_equal(mbs_model_spring_damper_def(m, 1, &os), MBS_ERR_ARG); /* joint spring */
+    assert_int_equal(mbs_model_spring_damper_def(m, 2, &os), MBS_ERR_ARG);
+    assert_int_equal(mbs_model_body_def(m, 3, &ob), MBS_ERR_ARG);
+    assert_int_equal(mbs_model_joint_def(m, 2, &oj), MBS_ERR_ARG);
+    assert_int_equal(mbs_model_joint_def(m, -1, &oj), MBS_ERR_ARG);
+    assert_int_equal(mbs_model_body_def(NULL, 0, &ob), MBS_ERR_ARG);
+    assert_int_equal(mbs_model_body_def(m, 0, NULL), MBS_ERR_ARG);
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -316,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_builder_reuse),
         cmocka_unit_test(test_nomem),
+        cmocka_unit_test(test_model_defs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -329,6 +329,13 @@ int mbs_model_nvisual(const mbs_model *m);
 /* Copy of visual id's definition into out; its strings (name never NULL: "" if unnamed;
    mesh NULL unless a mesh) point into the model and live as long as it. */
 int mbs_model_visual(const mbs_model *m, int id, mbs_visual_def *out);
+/* The definitions a compiled model was built from, for viewers and exporters (names point
+   into the model). Body 0 is the world (mass 0); automatic free root joints are included;
+   axes are the normalised ones. mbs_model_spring_damper_def: MBS_ERR_ARG when force element
+   id is not a line spring-damper. */
+int mbs_model_body_def(const mbs_model *m, int body, mbs_body_def *out);
+int mbs_model_joint_def(const mbs_model *m, int joint, mbs_joint_def *out);
+int mbs_model_spring_damper_def(const mbs_model *m, int force, mbs_spring_damper_def *out);
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop

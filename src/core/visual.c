@@ -1,6 +1,7 @@
 /* Visual shapes: boxes, cylinders, spheres and meshes fixed on bodies, kept by the builder
  * and the compiled model for viewers (mbs-sim --animate / --gltf). They never enter the
- * dynamics. Validated on entry like every other builder element. */
+ * dynamics. Validated on entry like every other builder element. Also the definitions back
+ * from a compiled model (bodies, joints, line spring-dampers) that viewers draw. */
 #include "core/builder.h"
 #include "core/internal.h"
 
@@ -153,5 +154,63 @@ int mbs_model_visual(const mbs_model *m, int id, mbs_visual_def *out)
 {
     if (!m || !out || id < 0 || id >= m->nvisual) return MBS_ERR_ARG;
     *out = m->visuals[id];
+    return MBS_OK;
+}
+
+/* Definition of a body as compiled (the world: mass 0, name "world"). */
+int mbs_model_body_def(const mbs_model *m, int body, mbs_body_def *out)
+{
+    if (!m || !out || body < 0 || body >= m->nbody) return MBS_ERR_ARG;
+    const mbs_body_model *bm = &m->bodies[body];
+    *out = mbs_default_body_def();
+    out->name = bm->name;
+    out->mass = bm->mass;
+    v3_copy(out->com, bm->com);
+    memcpy(out->inertia, bm->inertia, sizeof out->inertia);
+    return MBS_OK;
+}
+
+/* A joint frame of the model as a public frame. */
+static void pose_frame(mbs_frame *f, const mbs_pose *X)
+{
+    memcpy(f->rot, X->R, sizeof f->rot);
+    v3_copy(f->pos, X->p);
+}
+
+/* Definition of a joint as compiled (cut flag: 1 for every cut joint). */
+int mbs_model_joint_def(const mbs_model *m, int joint, mbs_joint_def *out)
+{
+    if (!m || !out || joint < 0 || joint >= m->njoint) return MBS_ERR_ARG;
+    const mbs_joint_model *jm = &m->joints[joint];
+    *out = mbs_default_joint_def(jm->type);
+    out->name = jm->name;
+    out->parent = jm->parent;
+    out->child = jm->child;
+    pose_frame(&out->frame_parent, &jm->frame_parent);
+    pose_frame(&out->frame_child, &jm->frame_child);
+    v3_copy(out->axis, jm->axis);
+    v3_copy(out->axis2, jm->axis2);
+    out->rotation = jm->rotation;
+    out->length = jm->length;
+    out->cut = jm->cut;
+    out->state_priority = jm->state_priority;
+    return MBS_OK;
+}
+
+/* Definition of a line spring-damper element. */
+int mbs_model_spring_damper_def(const mbs_model *m, int force, mbs_spring_damper_def *out)
+{
+    if (!m || !out || force < 0 || force >= m->nforce) return MBS_ERR_ARG;
+    const mbs_force_model *f = &m->forces[force];
+    if (f->ops != &mbs_force_spring_damper_ops) return MBS_ERR_ARG;
+    *out = mbs_default_spring_damper_def();
+    out->name = f->name;
+    out->body_a = f->body_a;
+    out->body_b = f->body_b;
+    v3_copy(out->point_a, f->point_a);
+    v3_copy(out->point_b, f->point_b);
+    out->stiffness = f->stiffness;
+    out->damping = f->damping;
+    out->rest_length = f->rest;
     return MBS_OK;
 }
