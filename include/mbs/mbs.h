@@ -301,6 +301,42 @@ void mbs_stepper_destroy(mbs_stepper *s);
    and their rates; a new loop selection or partition restarts CVODE. */
 int mbs_stepper_step(mbs_stepper *s, double dt);
 
+/* ---------------------------------------------------------------- visual shapes */
+/* Shapes drawn for a body by viewers (mbs-sim --animate / --gltf, model files' <visual>);
+   they have no effect on the dynamics. */
+typedef enum mbs_shape_type {
+    MBS_SHAPE_BOX,
+    MBS_SHAPE_CYLINDER,
+    MBS_SHAPE_SPHERE,
+    MBS_SHAPE_MESH
+} mbs_shape_type;
+typedef struct mbs_visual_def {
+    const char *name;     /* copied; may be NULL */
+    int body;             /* body id; MBS_WORLD allowed */
+    mbs_shape_type shape;
+    mbs_frame frame;      /* shape frame in body coordinates; cylinder axis = frame z, as URDF */
+    double size[3];       /* box: full extents x, y, z; cylinder: radius, length; sphere:
+                             radius; entries a shape does not use are ignored (finite) */
+    double scale[3];      /* mesh: scale factors per axis, nonzero (negative mirrors) */
+    double color[4];      /* rgba in [0, 1] */
+    const char *mesh;     /* mesh: file name (as written in the model file), copied */
+} mbs_visual_def;
+/* no name, body -1 (must be set), sphere of radius 0.05, identity frame, scale 1,
+   colour (0.7, 0.7, 0.7, 1), no mesh */
+mbs_visual_def mbs_default_visual_def(void);
+int mbs_add_visual(mbs_builder *b, const mbs_visual_def *def); /* visual id >= 0 */
+int mbs_model_nvisual(const mbs_model *m);
+/* Copy of visual id's definition into out; its strings (name never NULL: "" if unnamed;
+   mesh NULL unless a mesh) point into the model and live as long as it. */
+int mbs_model_visual(const mbs_model *m, int id, mbs_visual_def *out);
+/* The definitions a compiled model was built from, for viewers and exporters (names point
+   into the model). Body 0 is the world (mass 0); automatic free root joints are included;
+   axes are the normalised ones. mbs_model_spring_damper_def: MBS_ERR_ARG when force element
+   id is not a line spring-damper. */
+int mbs_model_body_def(const mbs_model *m, int body, mbs_body_def *out);
+int mbs_model_joint_def(const mbs_model *m, int joint, mbs_joint_def *out);
+int mbs_model_spring_damper_def(const mbs_model *m, int force, mbs_spring_damper_def *out);
+
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop
 #endif

@@ -42,7 +42,7 @@ char *mbs_strdup_name(const char *name)
 }
 
 /* Make room for need elements of size elem in *arr (capacity *cap); 0 or -1 if out of memory. */
-static int grow(void **arr, int *cap, int need, size_t elem)
+int mbs_builder_grow(void **arr, int *cap, int need, size_t elem)
 {
     if (need <= *cap) return 0;
     if (*cap > INT_MAX / 2) return -1;
@@ -74,6 +74,7 @@ void mbs_builder_destroy(mbs_builder *b)
     for (int i = 0; i < b->nbody; ++i) free_name(b->bodies[i].name);
     for (int i = 0; i < b->njoint; ++i) free_name(b->joints[i].name);
     for (int i = 0; i < b->nforce; ++i) free(b->forces[i].name);
+    mbs_visuals_free(b->visuals, b->nvisual);
     free(b->bodies);
     free(b->joints);
     free(b->forces);
@@ -227,7 +228,7 @@ int mbs_add_body(mbs_builder *b, const mbs_body_def *def)
     double sym[9];
     int st = check_mass_inertia(b, def, lbl, sym);
     if (st != MBS_OK) return st;
-    if (grow((void **)&b->bodies, &b->body_cap, b->nbody + 1, sizeof *b->bodies) != 0)
+    if (mbs_builder_grow((void **)&b->bodies, &b->body_cap, b->nbody + 1, sizeof *b->bodies) != 0)
         return mbs_errorf(b->error, MBS_ERR_NOMEM, "body %s: out of memory", lbl);
     char *name = mbs_strdup_name(def->name);
     if (!name) return mbs_errorf(b->error, MBS_ERR_NOMEM, "body %s: out of memory", lbl);
@@ -257,7 +258,7 @@ mbs_joint_def mbs_default_joint_def(mbs_joint_type type)
 }
 
 /* 0 if R is orthonormal with det +1, 1 if not orthonormal, 2 if a reflection. */
-static int rot_check(const double R[9])
+int mbs_rot_check(const double R[9])
 {
     double RRt[9];
     m3_mult(RRt, R, R);
@@ -274,7 +275,7 @@ static int check_frame(mbs_builder *b, const mbs_frame *f, const char *which, co
 {
     if (!mbs_all_finite(f->pos, 3) || !mbs_all_finite(f->rot, 9))
         return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: %s is not finite", lbl, which);
-    int r = rot_check(f->rot);
+    int r = mbs_rot_check(f->rot);
     if (r == 1)
         return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: %s rotation is not orthonormal", lbl,
                           which);
@@ -376,7 +377,7 @@ int mbs_add_joint(mbs_builder *b, const mbs_joint_def *def)
     if (st == MBS_OK) st = check_axes(b, def, lbl, &j);
     if (st != MBS_OK) return st;
     j.cut = (def->cut != 0 || def->type == MBS_JOINT_DISTANCE) ? 1 : 0;
-    if (grow((void **)&b->joints, &b->joint_cap, b->njoint + 1, sizeof *b->joints) != 0)
+    if (mbs_builder_grow((void **)&b->joints, &b->joint_cap, b->njoint + 1, sizeof *b->joints) != 0)
         return mbs_errorf(b->error, MBS_ERR_NOMEM, "joint %s: out of memory", lbl);
     char *name = mbs_strdup_name(def->name);
     if (!name) return mbs_errorf(b->error, MBS_ERR_NOMEM, "joint %s: out of memory", lbl);
@@ -391,7 +392,7 @@ int mbs_builder_push_force(mbs_builder *b, const mbs_force_model *f)
 {
     if (!b) return MBS_ERR_ARG;
     if (!f) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_builder_push_force: element is NULL");
-    if (grow((void **)&b->forces, &b->force_cap, b->nforce + 1, sizeof *b->forces) != 0) {
+    if (mbs_builder_grow((void **)&b->forces, &b->force_cap, b->nforce + 1, sizeof *b->forces) != 0) {
         char lbl[96];
         elem_label(f->name, b->nforce, lbl, sizeof lbl);
         return mbs_errorf(b->error, MBS_ERR_NOMEM, "force element %s: out of memory", lbl);

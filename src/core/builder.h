@@ -2,6 +2,8 @@
 #ifndef MBS_CORE_BUILDER_H
 #define MBS_CORE_BUILDER_H
 
+#include <stddef.h>
+
 #include "core/model.h"
 
 struct mbs_builder {
@@ -18,6 +20,8 @@ struct mbs_builder {
     double gravity_center[3];
     double gravity_mu;
     mbs_rotation root_rotation; /* of automatic free joints */
+    int nvisual, visual_cap;
+    mbs_visual_def *visuals;   /* [nvisual], name and mesh owned (src/core/visual.c) */
 };
 
 /* Copy of a name (NULL -> ""), or NULL when out of memory. */
@@ -25,5 +29,9 @@ char *mbs_strdup_name(const char *name);
 /* Append one force element (copied; takes ownership of its name); returns its id or
    MBS_ERR_NOMEM. */
 int mbs_builder_push_force(mbs_builder *b, const mbs_force_model *f);
+/* Make room for need elements of size elem in *arr (capacity *cap); 0 or -1 if out of memory. */
+int mbs_builder_grow(void **arr, int *cap, int need, size_t elem);
+/* 0 if R (row-major 3x3) is orthonormal with det +1, 1 if not orthonormal, 2 if a reflection. */
+int mbs_rot_check(const double R[9]);
 
 #endif

@@ -490,6 +490,8 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
     if (st == MBS_OK) st = fill_joints(b, t, m);
     if (st == MBS_OK) st = layout(t, m);
     if (st == MBS_OK) st = fill_forces(b, m);
+    if (st == MBS_OK) st = mbs_visuals_copy(b->visuals, b->nvisual, &m->visuals);
+    if (st == MBS_OK) m->nvisual = b->nvisual;
     if (st != MBS_OK) {
         mbs_model_destroy(m);
         return st;

@@ -21,6 +21,7 @@ void mbs_model_destroy(mbs_model *m)
     free(m->dof_parent);
     free(m->dof_joint);
     free(m->forces);
+    mbs_visuals_free(m->visuals, m->nvisual);
     free(m);
 }
 

@@ -42,6 +42,8 @@ struct mbs_model {
     double gravity[3];        /* uniform */
     double gravity_center[3]; /* point */
     double gravity_mu;        /* point */
+    int nvisual;              /* visual shapes (drawing only) */
+    mbs_visual_def *visuals;  /* [nvisual], name ("" if unnamed) and mesh owned */
 };
 
 /* Host input wrench on one body, held until changed. */
@@ -98,5 +100,10 @@ struct mbs_data {
        when the model has no cut-joint rows */
     struct mbs_loops *loops;
 };
+
+/* Free the owned strings of n visual definitions and the array (src/core/visual.c). */
+void mbs_visuals_free(mbs_visual_def *v, int n);
+/* Deep copy of n visual definitions into *out (NULL when n is 0); MBS_OK or MBS_ERR_NOMEM. */
+int mbs_visuals_copy(const mbs_visual_def *src, int n, mbs_visual_def **out);
 
 #endif
