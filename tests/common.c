@@ -106,6 +106,7 @@ test_tree_opts test_default_tree_opts(int nbody)
     o.fixed_joints = 1;
     o.roots = 1;
     o.springs = 0;
+    o.quaternions_only = 0;
     return o;
 }
 
@@ -144,15 +145,16 @@ static int add_random_body(test_rng *r, mbs_builder *b, int i)
 }
 
 static int add_random_joint(test_rng *r, mbs_builder *b, int parent, int child, int k,
-                            int allow_fixed)
+                            const test_tree_opts *o)
 {
+    const int allow_fixed = o->fixed_joints;
     mbs_joint_def jd;
     mbs_joint_type type;
     mbs_rotation rot;
     joint_kind(k, &type, &rot);
     if (type == MBS_JOINT_FIXED && !allow_fixed) type = MBS_JOINT_REVOLUTE;
     jd = mbs_default_joint_def(type);
-    jd.rotation = rot;
+    jd.rotation = o->quaternions_only ? MBS_ROT_QUATERNION : rot;
     jd.parent = parent;
     jd.child = child;
     random_frame(r, &jd.frame_parent);
@@ -210,7 +212,7 @@ mbs_model *test_random_tree(uint64_t seed, const test_tree_opts *o)
     const int k0 = test_rng_int(&r, 0, 10);
     for (int i = 1; i <= n; ++i) {
         if (i == rootless) continue;
-        const int j = add_random_joint(&r, b, parent[i], i, k0 + i, o->fixed_joints);
+        const int j = add_random_joint(&r, b, parent[i], i, k0 + i, o);
         assert_true(j >= 0);
         if (o->springs) add_joint_spring(&r, b, j, k0 + i, o->springs == 2);
     }

@@ -39,6 +39,7 @@ typedef struct test_tree_opts {
     int springs;        /* 0: none; 1: a joint spring on a dof of every revolute, prismatic,
                            cylindrical, universal and planar joint and two line springs
                            between random bodies (conservative); 2: the same, damped */
+    int quaternions_only; /* 1: spherical and free joints never use Cardan angles */
 } test_tree_opts;
 test_tree_opts test_default_tree_opts(int nbody);
 /* A compiled random tree: random parent of every body among the earlier ones, every joint

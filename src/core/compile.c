@@ -507,6 +507,21 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
 
 /* Validate the builder's graph and compile it into a new immutable model. The builder is
    left unchanged except for its error message; *out is only written on success. */
+/* A build without LAPACK (-Dlapack=disabled) cannot close loops: refuse them here, naming
+   the first cut joint, rather than fail at the first dynamics call. */
+static int check_loops_supported(mbs_model *m, char *err)
+{
+    if (MBS_HAVE_LAPACK || m->ncon == 0) return MBS_OK;
+    for (int j = 0; j < m->njoint; ++j)
+        if (m->joints[j].cut) {
+            char buf[96];
+            return mbs_errorf(err, MBS_ERR_STATE, "compile: joint %s closes a loop, and this "
+                              "build of mbs has no LAPACK (configured with -Dlapack=disabled)",
+                              mbs_joint_label(m, j, buf, (int)sizeof buf));
+        }
+    return MBS_OK;
+}
+
 int mbs_compile(const mbs_builder *b, mbs_model **out)
 {
     if (!b) return MBS_ERR_ARG;
@@ -525,6 +540,10 @@ int mbs_compile(const mbs_builder *b, mbs_model **out)
         if (st != MBS_OK) mbs_errorf(err, st, "compile: out of memory");
     }
     free(t.block);
-    if (st == MBS_OK) *out = m;
+    if (st == MBS_OK) st = check_loops_supported(m, err);
+    if (st == MBS_OK)
+        *out = m;
+    else
+        mbs_model_destroy(m);
     return st;
 }

@@ -7,6 +7,10 @@
 #ifndef MBS_CORE_LINALG_H
 #define MBS_CORE_LINALG_H
 
+/* What every factorisation returns in a build configured with -Dlapack=disabled
+   (src/core/linalg_none.c); such a build refuses closed loops at compile. */
+#define MBS_LINALG_UNAVAILABLE (-1000)
+
 /* Make OpenBLAS single-threaded (bitwise repeatable results); idempotent, cheap. */
 void mbs_linalg_init(void);
 

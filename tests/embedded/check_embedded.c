@@ -1,0 +1,98 @@
+/* The embedded build (-Dlapack=disabled -Dcvode=disabled) against the full one: this program
+ * is linked with each libmbs.a by scripts/test-embedded.sh, which compares their outputs
+ * (tree dynamics and RK4 must agree bit for bit: they use no LAPACK) and, with argument
+ * "embedded", checks that what was left out reports MBS_ERR_STATE with a message.
+ * Prints hexadecimal floats, then "N passed, N failed". */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mbs/mbs.h"
+
+static int npass, nfail;
+
+static void check(int ok, const char *what)
+{
+    if (ok)
+        npass++;
+    else
+        nfail++, printf("FAILED: %s\n", what);
+}
+
+/* Three links on revolute joints about alternating axes, a spherical joint at the end and
+   a spring: enough joint types to exercise the tree passes. */
+static mbs_model *chain(int with_loop)
+{
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    int prev = MBS_WORLD;
+    for (int i = 0; i < 4; ++i) {
+        bd.mass = 1.0 + 0.5 * i;
+        bd.com[0] = 0.2;
+        bd.inertia[0] = 0.01, bd.inertia[4] = 0.02 + 0.001 * i, bd.inertia[8] = 0.02;
+        const int body = mbs_add_body(b, &bd);
+        mbs_joint_def jd = mbs_default_joint_def(i == 3 ? MBS_JOINT_SPHERICAL : MBS_JOINT_REVOLUTE);
+        jd.parent = prev, jd.child = body;
+        jd.frame_parent.pos[0] = prev == MBS_WORLD ? 0.0 : 0.4;
+        jd.axis[0] = 0.0, jd.axis[1] = i % 2, jd.axis[2] = 1 - i % 2;
+        mbs_add_joint(b, &jd);
+        prev = body;
+    }
+    mbs_spring_damper_def sd = mbs_default_spring_damper_def();
+    sd.body_a = MBS_WORLD, sd.body_b = prev, sd.stiffness = 50.0, sd.damping = 0.0;
+    sd.rest_length = 0.5, sd.point_a[2] = 1.0;
+    mbs_add_spring_damper(b, &sd);
+    if (with_loop) { /* a distance joint: a closed loop */
+        mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_DISTANCE);
+        jd.parent = MBS_WORLD, jd.child = 2, jd.length = 0.3;
+        mbs_add_joint(b, &jd);
+    }
+    mbs_model *m = NULL;
+    const int st = mbs_compile(b, &m);
+    if (with_loop) {
+        check(st == MBS_ERR_STATE && strstr(mbs_builder_error(b), "no LAPACK") != NULL,
+              "a loop is refused at compile, naming LAPACK");
+        printf("loop: %s: %s\n", mbs_status_name(st), mbs_builder_error(b));
+    }
+    mbs_builder_destroy(b);
+    return m;
+}
+
+int main(int argc, char **argv)
+{
+    const int embedded = argc > 1 && !strcmp(argv[1], "embedded");
+    mbs_model *m = chain(0);
+    mbs_data *d = mbs_data_create(m);
+    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    for (int i = 0; i < nv; ++i) mbs_data_v(d)[i] = 0.3 * (i + 1), mbs_data_tau(d)[i] = 0.1 * i;
+    mbs_data_q(d)[0] = 0.4, mbs_data_q(d)[1] = -0.7;
+    double T0, V0, T1, V1, M[64];
+    check(mbs_forward_dynamics(d) == MBS_OK, "forward dynamics");
+    for (int i = 0; i < nv; ++i) printf("qacc %a\n", mbs_data_qacc(d)[i]);
+    check(mbs_mass_matrix(d, M) == MBS_OK, "mass matrix");
+    for (int i = 0; i < nv * nv; ++i) printf("M %a\n", M[i]);
+    for (int i = 0; i < nv; ++i) mbs_data_tau(d)[i] = 0.0;
+    mbs_energy(d, &T0, &V0);
+    mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);
+    mbs_stepper *s = mbs_stepper_create(d, &def);
+    int st = MBS_OK;
+    for (int n = 0; n < 1000 && st == MBS_OK; ++n) st = mbs_stepper_step(s, 1e-3);
+    check(st == MBS_OK, "1000 RK4 steps");
+    mbs_energy(d, &T1, &V1);
+    check(fabs(T1 + V1 - T0 - V0) < 1e-6 * (1.0 + fabs(T0 + V0)), "RK4 conserves energy");
+    for (int i = 0; i < nq; ++i) printf("q %a\n", mbs_data_q(d)[i]);
+    mbs_stepper_destroy(s);
+    def = mbs_default_stepper_def(MBS_STEP_CVODE_ADAMS);
+    s = mbs_stepper_create(d, &def);
+    if (embedded)
+        check(!s && strstr(mbs_data_error(d), "no SUNDIALS") != NULL,
+              "CVODE stepper refused, naming SUNDIALS");
+    else
+        check(s != NULL, "CVODE stepper in the full build");
+    mbs_stepper_destroy(s);
+    if (embedded) chain(1);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+    printf("embedded check: %d passed, %d failed\n", npass, nfail);
+    return nfail != 0;
+}

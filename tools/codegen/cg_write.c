@@ -1,0 +1,189 @@
+/* The generated file: forward dynamics, inverse dynamics, the q-manifold step and the RK4
+ * step of the library (the commutator-free scheme of src/solvers/stepper_fixed.c), all
+ * straight-line C99 with libm only. */
+#include "cg_aba.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int cg_check_model(const mbs_model *m, char *why, int len)
+{
+    char buf[96];
+    if (m->ncon > 0) {
+        for (int j = 0; j < m->njoint; ++j)
+            if (m->joints[j].cut)
+                return snprintf(why, (size_t)len, "joint %s closes a loop: the generator "
+                                "writes trees only", mbs_joint_label(m, j, buf, (int)sizeof buf)), -1;
+    }
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        if (!cg_joint_emitter_for(jm))
+            return snprintf(why, (size_t)len, "joint %s: %s with Cardan angles is not generated "
+                            "(its reference frame is re-based at run time); use quaternions",
+                            mbs_joint_label(m, m->tree[t], buf, (int)sizeof buf), jm->ops->name), -1;
+    }
+    for (int i = 0; i < m->nforce; ++i)
+        if (!cg_force_supported(&m->forces[i]))
+            return snprintf(why, (size_t)len, "force element \"%s\" (%s) is not generated: only "
+                            "gravity, line and joint spring-dampers are", m->forces[i].name,
+                            m->forces[i].ops->name), -1;
+    return 0;
+}
+
+/* int P_forward_dynamics(const double *q, const double *v, const double *tau, double *qacc) */
+static int write_forward(FILE *f, const mbs_model *m, const char *P, int *nline)
+{
+    cg_out o;
+    cg_kin k;
+    cg_begin(&o, f);
+    fprintf(f, "/* qacc (nv) from q (nq), v (nv) and the joint forces tau (nv): the articulated-body\n"
+               "   algorithm unrolled for this model; 0, or -1 when qacc is not finite. */\n"
+               "int %s_forward_dynamics(const double *q, const double *v, const double *tau,"
+               " double *qacc)\n{\n", P);
+    int st = cg_kin_init(&o, &k, m);
+    cg_val *tau = calloc((size_t)m->nv + 1, sizeof(cg_val)), *qdd = calloc((size_t)m->nv + 1, sizeof(cg_val));
+    if (st == 0 && tau && qdd) {
+        for (int i = 0; i < m->nv; ++i) tau[i] = cg_input(&o, "tau[%d]", i);
+        cg_kinematics(&o, &k);
+        cg_forces(&o, &k);
+        st = cg_emit_aba(&o, &k, tau, qdd);
+        for (int i = 0; st == 0 && i < m->nv; ++i) cg_store(&o, "qacc[%d]", i, qdd[i]);
+    } else {
+        st = -1;
+    }
+    if (cg_flush(&o) != 0) st = -1;
+    fprintf(f, "    for (int i = 0; i < %s_NV; ++i)\n        if (!isfinite(qacc[i])) return -1;\n"
+               "    return 0;\n}\n\n", P);
+    *nline += o.nline;
+    free(tau), free(qdd);
+    cg_kin_free(&k);
+    return st;
+}
+
+/* int P_inverse_dynamics(const double *q, const double *v, const double *qacc, double *tau) */
+static int write_inverse(FILE *f, const mbs_model *m, const char *P, int *nline)
+{
+    cg_out o;
+    cg_kin k;
+    cg_begin(&o, f);
+    fprintf(f, "/* tau (nv) for which forward dynamics returns qacc (nv): the recursive Newton-Euler\n"
+               "   algorithm unrolled for this model; 0, or -1 when tau is not finite. */\n"
+               "int %s_inverse_dynamics(const double *q, const double *v, const double *qacc,"
+               " double *tau)\n{\n", P);
+    int st = cg_kin_init(&o, &k, m);
+    cg_val *qdd = calloc((size_t)m->nv + 1, sizeof(cg_val)), *tau = calloc((size_t)m->nv + 1, sizeof(cg_val));
+    if (st == 0 && qdd && tau) {
+        for (int i = 0; i < m->nv; ++i) qdd[i] = cg_input(&o, "qacc[%d]", i);
+        cg_kinematics(&o, &k);
+        cg_forces(&o, &k);
+        st = cg_emit_rnea(&o, &k, qdd, tau);
+        for (int i = 0; st == 0 && i < m->nv; ++i) cg_store(&o, "tau[%d]", i, tau[i]);
+    } else {
+        st = -1;
+    }
+    if (cg_flush(&o) != 0) st = -1;
+    fprintf(f, "    for (int i = 0; i < %s_NV; ++i)\n        if (!isfinite(tau[i])) return -1;\n"
+               "    return 0;\n}\n\n", P);
+    *nline += o.nline;
+    free(qdd), free(tau);
+    cg_kin_free(&k);
+    return st;
+}
+
+/* P_integrate: q (+) dt v joint by joint (Euclidean or unit quaternion). */
+static void write_integrate(FILE *f, const mbs_model *m, const char *P)
+{
+    fprintf(f, "/* q_out = q (+) dt v on the configuration manifold (mbs_integrate_q). */\n"
+               "void %s_integrate(const double *q, const double *v, double dt, double *q_out)\n{\n", P);
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const cg_joint_emitter *e = cg_joint_emitter_for(jm);
+        if (jm->nq == 0) continue;
+        const int nlin = e->quaternion ? e->quat_at : jm->nq;
+        for (int i = 0; i < nlin; ++i)
+            fprintf(f, "    q_out[%d] = q[%d] + dt * v[%d];\n", jm->qadr + i, jm->qadr + i, jm->vadr + i);
+        if (e->quaternion)
+            fprintf(f, "    quat_integrate(q_out + %d, q + %d, v + %d, dt);\n", jm->qadr + nlin,
+                    jm->qadr + nlin, jm->vadr + nlin);
+    }
+    fputs("}\n\n", f);
+}
+
+static const char *const helpers =
+    "/* o = q (x) exp(w dt), normalised (mbs_quat_integrate; exp by its series below 1e-3). */\n"
+    "static void quat_integrate(double *o, const double *q, const double *w, double dt)\n{\n"
+    "    const double r[3] = {w[0] * dt, w[1] * dt, w[2] * dt};\n"
+    "    const double th2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2], th = sqrt(th2);\n"
+    "    const double k = th < 1e-3 ? 0.5 - th2 / 48.0 + th2 * th2 / 3840.0 : sin(0.5 * th) / th;\n"
+    "    const double e[4] = {cos(0.5 * th), k * r[0], k * r[1], k * r[2]};\n"
+    "    const double a[4] = {q[0], q[1], q[2], q[3]};\n"
+    "    o[0] = a[0] * e[0] - a[1] * e[1] - a[2] * e[2] - a[3] * e[3];\n"
+    "    o[1] = a[0] * e[1] + a[1] * e[0] + a[2] * e[3] - a[3] * e[2];\n"
+    "    o[2] = a[0] * e[2] - a[1] * e[3] + a[2] * e[0] + a[3] * e[1];\n"
+    "    o[3] = a[0] * e[3] + a[1] * e[2] - a[2] * e[1] + a[3] * e[0];\n"
+    "    const double s = 1.0 / sqrt(o[0] * o[0] + o[1] * o[1] + o[2] * o[2] + o[3] * o[3]);\n"
+    "    for (int i = 0; i < 4; ++i) o[i] *= s;\n}\n\n";
+
+/* The RK4 step: the library's commutator-free scheme on the q-manifold. */
+static void write_rk4(FILE *f, const char *P)
+{
+    fprintf(f,
+        "/* One RK4 step of h from (t, q, v) with tau held (the commutator-free Lie-group RK4 of\n"
+        "   the library's MBS_STEP_RK4); q, v, t updated in place only on success; 0 or -1. */\n"
+        "int %s_rk4_step(double *t, double *q, double *v, const double *tau, double h)\n{\n"
+        "    double A[4][%s_NV + 1], V2[%s_NV + 1], V3[%s_NV + 1], V4[%s_NV + 1], W[%s_NV + 1];\n"
+        "    double Q2[%s_NQ + 1], Qs[%s_NQ + 1];\n"
+        "    int i, st = %s_forward_dynamics(q, v, tau, A[0]);\n"
+        "    %s_integrate(q, v, 0.5 * h, Q2);\n"
+        "    for (i = 0; i < %s_NV; ++i) V2[i] = v[i] + 0.5 * h * A[0][i];\n"
+        "    st |= %s_forward_dynamics(Q2, V2, tau, A[1]);\n"
+        "    %s_integrate(q, V2, 0.5 * h, Qs);\n"
+        "    for (i = 0; i < %s_NV; ++i) V3[i] = v[i] + 0.5 * h * A[1][i];\n"
+        "    st |= %s_forward_dynamics(Qs, V3, tau, A[2]);\n"
+        "    for (i = 0; i < %s_NV; ++i) W[i] = V3[i] - 0.5 * v[i];\n"
+        "    %s_integrate(Q2, W, h, Qs);\n"
+        "    for (i = 0; i < %s_NV; ++i) V4[i] = v[i] + h * A[2][i];\n"
+        "    st |= %s_forward_dynamics(Qs, V4, tau, A[3]);\n"
+        "    if (st != 0) return -1;\n"
+        "    for (i = 0; i < %s_NV; ++i) W[i] = (3.0 * v[i] + 2.0 * V2[i] + 2.0 * V3[i] - V4[i]) / 12.0;\n"
+        "    %s_integrate(q, W, h, Q2);\n"
+        "    for (i = 0; i < %s_NV; ++i) W[i] = (-v[i] + 2.0 * V2[i] + 2.0 * V3[i] + 3.0 * V4[i]) / 12.0;\n"
+        "    %s_integrate(Q2, W, h, q);\n"
+        "    for (i = 0; i < %s_NV; ++i)\n"
+        "        v[i] = v[i] + h / 6.0 * (A[0][i] + 2.0 * A[1][i] + 2.0 * A[2][i] + A[3][i]);\n"
+        "    *t += h;\n    return 0;\n}\n",
+        P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P, P);
+}
+
+/* 1 when a joint of m integrates a unit quaternion. */
+static int has_quaternion(const mbs_model *m)
+{
+    for (int t = 0; t < m->ntree; ++t)
+        if (cg_joint_emitter_for(&m->joints[m->tree[t]])->quaternion) return 1;
+    return 0;
+}
+
+int cg_write(FILE *f, const mbs_model *m, const cg_options *opt, char *why, int len)
+{
+    if (cg_check_model(m, why, len) != 0) return -1;
+    const char *P = opt->prefix;
+    int nline = 0;
+    fprintf(f, "/* Generated by mbs-codegen from %s: do not edit.\n"
+               " * Straight-line C99 for one model (constants folded, products with 0 and 1\n"
+               " * removed), with libm only: no malloc, no LAPACK, no SUNDIALS. */\n"
+               "#include <math.h>\n\n#define %s_NQ %d\n#define %s_NV %d\n\n",
+            opt->source ? opt->source : "a model", P, m->nq, P, m->nv);
+    fprintf(f, "int %s_forward_dynamics(const double *q, const double *v, const double *tau, double *qacc);\n"
+               "int %s_inverse_dynamics(const double *q, const double *v, const double *qacc, double *tau);\n"
+               "void %s_integrate(const double *q, const double *v, double dt, double *q_out);\n"
+               "int %s_rk4_step(double *t, double *q, double *v, const double *tau, double h);\n\n",
+            P, P, P, P);
+    if (has_quaternion(m)) fputs(helpers, f);
+    if (write_forward(f, m, P, &nline) != 0 || write_inverse(f, m, P, &nline) != 0) {
+        snprintf(why, (size_t)len, "out of memory");
+        return -1;
+    }
+    write_integrate(f, m, P);
+    write_rk4(f, P);
+    return nline;
+}
