@@ -1,11 +1,11 @@
-/* A free body hung on two springs (seed 000 Fig. 8; MSL Elementary.FreeBody). The bar (1 kg,
- * centre of mass 0.2 m along x, I = diag(1, 1, 1)) has no joint: mbs_compile gives it a free
- * joint "free_bar" with q = [position (3), quaternion w x y z (4)] and v = [linear velocity
- * (3), angular velocity in the body (3)]. Spring 1 joins the world origin and the bar's
- * origin, spring 2 the world point (0.8, 0, 0) and the bar point (0.4, 0, 0); c = 20 N/m,
- * unstretched length 0. The bar starts at rest at (0.2, -0.5, 0.1), turned by Cardan angles
- * of 10 degrees about x, y, z. RK4 at 1 ms for 10 s; no damping, so the energy is conserved
- * up to the integration error.
+/* A free body hung on two springs (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody
+ * Library", Fig. 8; MSL Elementary.FreeBody). The bar (1 kg, centre of mass 0.2 m along x, I =
+ * diag(1, 1, 1)) has no joint: mbs_compile gives it a free joint "free_bar" with q = [position
+ * (3), quaternion w x y z (4)] and v = [linear velocity (3), angular velocity in the body
+ * (3)]. Spring 1 joins the world origin and the bar's origin, spring 2 the world point (0.8,
+ * 0, 0) and the bar point (0.4, 0, 0); c = 20 N/m, unstretched length 0. The bar starts at
+ * rest at (0.2, -0.5, 0.1), turned by Cardan angles of 10 degrees about x, y, z. RK4 at 1 ms
+ * for 10 s; no damping, so the energy is conserved up to the integration error.
  *
  * Build: cc free_body_springs.c $(pkg-config --cflags --libs mbs) -lm */
 #include <math.h>

@@ -1,9 +1,10 @@
-/* The first example of the Modelica MultiBody paper (seed 000 §2; MSL Elementary.Pendulum):
- * a 1 kg body (centre of mass 0.5 m along x, I = diag(0.001)) on a revolute joint about z at
- * the world origin, with a rotational damper d = 0.1 N m s/rad in the joint. The y axis
- * points up (gravity 9.80665 m/s^2 along -y); the pendulum starts horizontal and at rest.
- * Stepped with RK4 at 1 ms for 5 s; the end state is compared with the MSL reference
- * phi(5) = -1.6796346 rad, w(5) = -2.3181470 rad/s (Dymola, DASSL, tolerance 1e-6).
+/* The first example of the Modelica MultiBody paper (Otter, Elmqvist, Mattsson 2003, "The New
+ * Modelica MultiBody Library", §2; MSL Elementary.Pendulum): a 1 kg body (centre of mass 0.5 m
+ * along x, I = diag(0.001)) on a revolute joint about z at the world origin, with a rotational
+ * damper d = 0.1 N m s/rad in the joint. The y axis points up (gravity 9.80665 m/s^2 along
+ * -y); the pendulum starts horizontal and at rest. Stepped with RK4 at 1 ms for 5 s; the end
+ * state is compared with the MSL reference phi(5) = -1.6796346 rad, w(5) = -2.3181470 rad/s
+ * (Dymola, DASSL, tolerance 1e-6).
  *
  * Build: cc pendulum.c $(pkg-config --cflags --libs mbs) -lm */
 #include <math.h>

@@ -1,9 +1,9 @@
-/* Two bodies in a point gravity field (seed 000 Fig. 7; MSL Elementary.PointGravity):
- * mu = 1 m^3/s^2 at the origin, two 1 kg bodies (I = diag(0.1)) without joints, so each gets
- * a free joint from mbs_compile ("free_body1", "free_body2"). body1 starts at (0, 0.6, 0)
- * with velocity (1, 0, 0), body2 at (0.6, 0.6, 0) with (0.6, 0, 0). CVODE Adams for 5 s;
- * prints both positions and checks the two Kepler invariants of each orbit: energy and
- * angular momentum about the centre.
+/* Two bodies in a point gravity field (Otter, Elmqvist, Mattsson 2003, "The New Modelica
+ * MultiBody Library", Fig. 7; MSL Elementary.PointGravity): mu = 1 m^3/s^2 at the origin, two
+ * 1 kg bodies (I = diag(0.1)) without joints, so each gets a free joint from mbs_compile
+ * ("free_body1", "free_body2"). body1 starts at (0, 0.6, 0) with velocity (1, 0, 0), body2 at
+ * (0.6, 0.6, 0) with (0.6, 0, 0). CVODE Adams for 5 s; prints both positions and checks the
+ * two Kepler invariants of each orbit: energy and angular momentum about the centre.
  *
  * Build: cc point_gravity.c $(pkg-config --cflags --libs mbs) -lm */
 #include <math.h>

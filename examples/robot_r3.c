@@ -1,12 +1,12 @@
-/* The six-axis robot r3 (seed 003; masses, inertias and geometry of the Modelica Standard
- * Library's Systems.RobotR3 mechanical structure) with a 15 kg load on a fixed joint at the
- * flange. Joint axes y, x, x, y, x, y; gravity 9.81 m/s^2 along -y. Each axis has a servo
- * modelled as a joint spring-damper pulling towards a working pose. The arm starts upright
- * (all angles 0, the MSL reference configuration) and at rest; RK4 at 1 ms for 3 s. Prints
- * the joint angles and the position of the load every 0.25 s.
- * (b1's inertia: 1.16 kg m^2 about its joint axis as in MSL; its other moments are 0.58 so
- * that the tensor obeys the triangle inequality, which changes nothing: b1 only turns about
- * that axis.)
+/* The six-axis robot r3 (Otter 2000-2002, "ModelicaAdditions.MultiBody" library documentation;
+ * masses, inertias and geometry of the Modelica Standard Library's Systems.RobotR3 mechanical
+ * structure) with a 15 kg load on a fixed joint at the flange. Joint axes y, x, x, y, x, y;
+ * gravity 9.81 m/s^2 along -y. Each axis has a servo modelled as a joint spring-damper pulling
+ * towards a working pose. The arm starts upright (all angles 0, the MSL reference
+ * configuration) and at rest; RK4 at 1 ms for 3 s. Prints the joint angles and the position of
+ * the load every 0.25 s. (b1's inertia: 1.16 kg m^2 about its joint axis as in MSL; its other
+ * moments are 0.58 so that the tensor obeys the triangle inequality, which changes nothing: b1
+ * only turns about that axis.)
  *
  * Build: cc robot_r3.c $(pkg-config --cflags --libs mbs) */
 #include <stdio.h>

@@ -12,7 +12,7 @@ if [ ! -f build-embedded/build.ninja ]; then
     >/dev/null
 fi
 ninja -C build-embedded >/dev/null
-deps=$(ldd build-embedded/libmbs.so | awk '{print $1}' | grep -vE '^(linux-vdso|libm\.so|libc\.so|/lib64/ld-linux)' || true)
+deps=$(ldd build-embedded/libmbs.so.0 | awk '{print $1}' | grep -vE '^(linux-vdso|libm\.so|libc\.so|/lib64/ld-linux)' || true)
 if [ -n "$deps" ]; then echo "embedded libmbs.so needs more than libm and libc: $deps"; exit 1; fi
 defined=$(nm --defined-only build-embedded/libmbs.a | awk 'NF == 3 {print $3}' | sort -u)
 foreign=$(nm -u build-embedded/libmbs.a | awk '{print $2}' | sort -u | comm -23 - <(echo "$defined") \

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "sim_anim.h"
 
 #ifndef MBS_SIM_VERSION
 #define MBS_SIM_VERSION "unknown"
@@ -30,6 +31,9 @@ static void usage(FILE *f)
           "  --plot FILE.svg    plot signals against time\n"
           "  --signals A,B,...  the plotted signals: CSV column names (default: the\n"
           "                     mechanism's; at most 10)\n"
+          "  --animate FILE.html  a 3-D animation of the motion (one self-contained page,\n"
+          "                     three.js, 60 frames per second)\n"
+          "  --gltf FILE.glb    the same motion as an animated glTF 2.0 binary (Blender, ...)\n"
           "  --check            exit with status 3 when the sanity check fails\n"
           "  --progress, --no-progress\n"
           "                     progress line on stderr (default: when it is a terminal)\n"
@@ -75,9 +79,38 @@ static int write_plot(const char *path, const mech *m, const sim_settings *s, co
     return sim_svg_write(path, title, &r->table, io->cols, io->ncols, err, n);
 }
 
+/* Write the --animate page and the --gltf file of a finished run; -1 with a message. */
+static int write_anim(const sim_options *o, const sim_anim *a, const mech *m,
+                      const sim_settings *s, char *err, size_t n)
+{
+    char title[160];
+    snprintf(title, sizeof title, "mbs-sim %s: %s, %s %g s, %g s", m->name, m->title,
+             sim_stepper_name(s->stepper), s->dt, sim_anim_duration(a));
+    if (o->anim_path && sim_anim_write_html(a, o->anim_path, title, err, n) < 0) return -1;
+    if (o->gltf_path && sim_gltf_write(a, o->gltf_path, title, err, n) < 0) return -1;
+    return 0;
+}
+
+/* Size of a file in MB (for the summary), or -1. */
+static double file_mb(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1.0;
+    fseek(f, 0, SEEK_END);
+    const long len = ftell(f);
+    fclose(f);
+    return len < 0 ? -1.0 : (double)len / 1e6;
+}
+
 /* Files line(s) after the summary. */
 static void print_files(const sim_options *o, const sim_result *r, const sim_io *io)
 {
+    for (int k = 0; k < 2 && io->anim; ++k) {
+        const char *path = k ? o->gltf_path : o->anim_path;
+        if (path)
+            printf("  %-15s %s (%ld frames, %.3g s, %.2f MB)\n", k ? "gltf" : "animation", path,
+                   io->anim->nframe, sim_anim_duration(io->anim), file_mb(path));
+    }
     if (o->csv_path)
         printf("  csv             %s (%ld rows x %d columns)\n", o->csv_path, r->csv_rows,
                r->table.ncol);
@@ -105,26 +138,36 @@ static int cmd_run(int argc, char **argv)
     sim_settings s;
     if (sim_resolve(m, &o, &s, err, sizeof err) < 0) return fail(SIM_EXIT_USAGE, err);
     if (o.signals && !o.svg_path) return fail(SIM_EXIT_USAGE, "--signals needs --plot FILE.svg");
+    if (o.anim_path && !sim_anim_html_available())
+        return fail(SIM_EXIT_FAIL, "--animate: mbs-sim was built without three.js (Debian "
+                                   "package libjs-three, installed by scripts/install-deps.sh)");
+    sim_anim anim;
+    memset(&anim, 0, sizeof anim);
     sim_io io = {.csv_path = o.csv_path,
                  .plot = o.svg_path != NULL,
                  .signals = o.signals,
-                 .progress = o.progress};
+                 .progress = o.progress,
+                 .anim = o.anim_path || o.gltf_path ? &anim : NULL};
     sim_result r;
     const int st = sim_run(m, &s, &io, &r, err, sizeof err);
     int code = st == SIM_ERR_USAGE ? SIM_EXIT_USAGE : st != MBS_OK ? SIM_EXIT_FAIL : SIM_EXIT_OK;
     if (code == SIM_EXIT_OK && o.svg_path &&
         write_plot(o.svg_path, m, &s, &r, &io, err, sizeof err) < 0)
         code = SIM_EXIT_FAIL;
+    if (code == SIM_EXIT_OK && io.anim && write_anim(&o, &anim, m, &s, err, sizeof err) < 0)
+        code = SIM_EXIT_FAIL;
     if (code != SIM_EXIT_OK) {
         char line[SIM_MSG + 64];
         snprintf(line, sizeof line, "%s: %s", m->name, err);
         sim_result_free(&r);
+        sim_anim_free(&anim);
         return fail(code, line);
     }
     sim_print_summary(stdout, m, &s, &r);
     print_files(&o, &r, &io);
     if (o.check && !r.check_ok) code = SIM_EXIT_CHECK;
     sim_result_free(&r);
+    sim_anim_free(&anim);
     return code;
 }
 

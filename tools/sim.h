@@ -30,6 +30,7 @@ typedef struct sim_options {
     const char *signals; /* comma-separated CSV column names for the plot; NULL: default */
     int check;           /* nonzero: a failed sanity check is exit status 3 */
     int progress;        /* -1 auto (stderr is a terminal), 0 never, 1 always */
+    const char *anim_path, *gltf_path; /* --animate page.html, --gltf motion.glb */
 } sim_options;
 
 /* Parse the arguments after `run`; MBS_OK or -1 with a one-line message in err. */
@@ -68,6 +69,7 @@ typedef struct sim_io {
     const char *signals;  /* comma-separated plot signals; NULL: the mechanism's default */
     int progress;         /* -1 auto (stderr is a terminal), 0 never, 1 always */
     int cols[SIM_MAX_SIGNALS], ncols; /* out: the plot columns */
+    struct sim_anim *anim; /* records the motion for --animate / --gltf; NULL: none */
 } sim_io;
 
 typedef struct sim_result {

@@ -71,6 +71,8 @@ static int apply_valued(const char *opt, const char *val, sim_options *o, char *
     if (strcmp(opt, "--out") == 0) return set_path(opt, val, &o->csv_path, err, n);
     if (strcmp(opt, "--plot") == 0) return set_path(opt, val, &o->svg_path, err, n);
     if (strcmp(opt, "--signals") == 0) return set_path(opt, val, &o->signals, err, n);
+    if (strcmp(opt, "--animate") == 0) return set_path(opt, val, &o->anim_path, err, n);
+    if (strcmp(opt, "--gltf") == 0) return set_path(opt, val, &o->gltf_path, err, n);
     /* --stepper */
     o->stepper = sim_stepper_parse(val);
     if (o->stepper >= 0) return 0;
@@ -82,7 +84,8 @@ static int apply_valued(const char *opt, const char *val, sim_options *o, char *
 static int takes_value(const char *opt, size_t len)
 {
     static const char *const names[] = {"--t-end", "--dt",   "--rtol",    "--atol",
-                                        "--out",   "--plot", "--signals", "--stepper"};
+                                        "--out",   "--plot", "--signals", "--stepper",
+                                        "--animate", "--gltf"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         if (strlen(names[i]) == len && strncmp(opt, names[i], len) == 0) return 1;
     return 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "sim_anim.h"
 
 typedef struct run_ctx {
     const mech *m;
@@ -18,6 +19,7 @@ typedef struct run_ctx {
     int *qi, *vi, *bodies; /* source index in q, v; body id of each tracked point */
     double *row;           /* (ncol) the current sample */
     sim_csv csv;
+    sim_anim *anim; /* NULL: no animation recorded */
     char *err;
     size_t n;
 } run_ctx;
@@ -225,6 +227,10 @@ static int sample(run_ctx *c, int last)
         if (sim_csv_row(&c->csv, c->row, t->ncol, c->err, c->n) < 0) return SIM_ERR_IO;
         ++c->r->csv_rows;
     }
+    const int res = c->m->closure != NULL; /* energy and residual: the last columns */
+    if (c->anim && sim_anim_sample(c->anim, c->d, c->row[t->ncol - 1 - res],
+                                   res ? c->row[t->ncol - 1] : 0.0, last, c->err, c->n) < 0)
+        return MBS_ERR_NOMEM;
     if ((t->seen % t->stride == 0 || last) && t->nrow < t->cap)
         memcpy(t->rows + t->nrow++ * t->ncol, c->row, (size_t)t->ncol * sizeof *c->row);
     ++t->seen;
@@ -294,11 +300,14 @@ static int plot_columns(run_ctx *c, sim_io *io)
 int sim_run(const mech *m, const sim_settings *s, sim_io *io, sim_result *r, char *err, size_t n)
 {
     memset(r, 0, sizeof *r);
-    run_ctx c = {.m = m, .s = s, .r = r, .err = err, .n = n};
+    run_ctx c = {.m = m, .s = s, .r = r, .anim = io->anim, .err = err, .n = n};
     const long nsteps = (long)ceil(s->t_end / s->dt - 1e-9);
     int st = setup_model(&c);
     if (st == MBS_OK) st = setup_state(&c);
     if (st == MBS_OK) st = setup_columns(&c);
+    if (st == MBS_OK && c.anim &&
+        sim_anim_begin(c.anim, c.model, c.d, m->closure != NULL, err, n) < 0)
+        st = MBS_ERR_NOMEM;
     if (st == MBS_OK && io->plot) st = plot_columns(&c, io);
     if (st == MBS_OK) st = setup_rows(&c, nsteps + 1);
     if (st == MBS_OK && io->csv_path && sim_csv_open(&c.csv, io->csv_path, &r->table, err, n) < 0)

@@ -31,7 +31,8 @@ def _candidates():
     if found:
         yield found
     here = os.path.dirname(os.path.abspath(__file__))
-    yield os.path.join(here, "..", "..", "build", "libmbs.so")
+    for name in ("libmbs.so.0", "libmbs.so"):  # an uninstalled build: soname file first
+        yield os.path.join(here, "..", "..", "build", name)
 
 
 def _load():

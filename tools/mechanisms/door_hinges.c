@@ -61,7 +61,8 @@ static const char *const PLOT[] = {"q.hinge1", "v.hinge1", NULL};
 const mech mech_door_hinges = {
     .name = "door_hinges",
     .title = "door on two coaxial hinges with a torsion spring: 5 cut rows, rank 0",
-    .source = "seed 004 §6 (Door1)",
+    .source = "Elmqvist, Mattsson, Chapuis 2009, \"Redundancies in Multibody Systems and "
+              "Automatic Coupling of CATIA and Modelica\", §6 (Door1)",
     .build = build,
     .init = init,
     .closure = closure,

@@ -82,7 +82,8 @@ static const char *const PLOT[] = {"q.bearing", "q.cylinder.0", "q.cylinder.1", 
 const mech mech_engine_cylindrical = {
     .name = "engine_cylindrical",
     .title = "one-cylinder engine, piston in a cylindrical joint, revolute cut at the piston pin",
-    .source = "seed 004 §6.4 (Engine); MSL Loops.Engine1a geometry",
+    .source = "Elmqvist, Mattsson, Chapuis 2009, \"Redundancies in Multibody Systems and "
+              "Automatic Coupling of CATIA and Modelica\", §6.4 (Engine); MSL Loops.Engine1a geometry",
     .build = build,
     .init = init,
     .closure = closure,

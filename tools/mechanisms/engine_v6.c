@@ -168,7 +168,8 @@ static const char *const PLOT[] = {"v.bearing", "q.cylinder1", "q.cylinder2", NU
 const mech mech_engine_v6 = {
     .name = "engine_v6",
     .title = "V6 engine coasting from 10 rad/s: six slider-cranks on one crankshaft, 1 dof",
-    .source = "seed 000 §7 Fig. 10; MSL Loops.EngineV6 (no gas force)",
+    .source = "Otter, Elmqvist, Mattsson 2003, \"The New Modelica MultiBody Library\","
+              " §7 Fig. 10; MSL Loops.EngineV6 (no gas force)",
     .build = build,
     .init = init,
     .closure = closure,

@@ -50,7 +50,8 @@ static const char *const PLOT[] = {"x.com", "y.com", "z.com", NULL};
 const mech mech_free_body_springs = {
     .name = "free_body_springs",
     .title = "free body (automatic free joint) hung on two springs",
-    .source = "seed 000 §6.5 Fig. 8; MSL Elementary.FreeBody",
+    .source = "Otter, Elmqvist, Mattsson 2003, \"The New Modelica MultiBody Library\","
+              " §6.5 Fig. 8; MSL Elementary.FreeBody",
     .build = build,
     .init = init,
     .t_end = 10.0,

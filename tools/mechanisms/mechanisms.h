@@ -25,7 +25,7 @@ typedef struct mech_point {
 typedef struct mech {
     const char *name;   /* command-line name: lower case, digits and '_' */
     const char *title;  /* one line: what it is */
-    const char *source; /* where it comes from, e.g. "seed 000 §2; MSL Elementary.Pendulum" */
+    const char *source; /* where it comes from (paper: authors, year, title, section; MSL) */
     /* Add bodies, joints and force elements to an empty builder (gravity included);
        returns MBS_OK or the first failing status (the builder holds the message). */
     int (*build)(mbs_builder *b);

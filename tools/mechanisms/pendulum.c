@@ -24,7 +24,8 @@ static const char *const PLOT[] = {"q.rev", "v.rev", NULL};
 const mech mech_pendulum = {
     .name = "pendulum",
     .title = "pendulum with a damped revolute joint, released horizontally",
-    .source = "seed 000 §2 (first example); MSL Elementary.Pendulum",
+    .source = "Otter, Elmqvist, Mattsson 2003, \"The New Modelica MultiBody Library\","
+              " §2 (first example); MSL Elementary.Pendulum",
     .build = build,
     .t_end = 5.0,
     .stepper = MBS_STEP_RK4,

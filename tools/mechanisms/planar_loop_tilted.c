@@ -98,7 +98,8 @@ static const char *const PLOT[] = {"q.rev1", "q.rev3", NULL};
 const mech mech_planar_loop_tilted = {
     .name = "planar_loop_tilted",
     .title = "planar four-bar in a plane tilted by 30 deg, fixed cut joint: 3 of 6 rows kept",
-    .source = "seed 004 §6.3 (PlanarLoop2)",
+    .source = "Elmqvist, Mattsson, Chapuis 2009, \"Redundancies in Multibody Systems and "
+              "Automatic Coupling of CATIA and Modelica\", §6.3 (PlanarLoop2)",
     .build = build,
     .init = init,
     .closure = closure,

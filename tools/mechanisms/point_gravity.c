@@ -45,7 +45,8 @@ static const char *const PLOT[] = {"x.body1", "y.body1", "x.body2", "y.body2", N
 const mech mech_point_gravity = {
     .name = "point_gravity",
     .title = "two bodies on elliptic orbits in a point gravity field",
-    .source = "seed 000 §6.1 Fig. 7; MSL Elementary.PointGravity",
+    .source = "Otter, Elmqvist, Mattsson 2003, \"The New Modelica MultiBody Library\","
+              " §6.1 Fig. 7; MSL Elementary.PointGravity",
     .build = build,
     .init = init,
     .t_end = 5.0,

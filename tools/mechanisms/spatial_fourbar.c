@@ -85,7 +85,8 @@ static const char *const PLOT[] = {"q.j1", "v.j1", "x.slider", NULL};
 const mech mech_spatial_fourbar = {
     .name = "spatial_fourbar",
     .title = "spatial four-bar, 6 revolute + 1 prismatic joint in one loop, crank at 300 deg/s",
-    .source = "seed 000 §7 Fig. 9; MSL Loops.Fourbar1",
+    .source = "Otter, Elmqvist, Mattsson 2003, \"The New Modelica MultiBody Library\","
+              " §7 Fig. 9; MSL Loops.Fourbar1",
     .build = build,
     .init = init,
     .closure = closure,
