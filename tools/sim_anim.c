@@ -245,6 +245,10 @@ int sim_anim_begin(sim_anim *a, const mbs_model *m, mbs_data *d, int has_residua
     a->next_t = -INFINITY;
     a->stride = 3 + 7 * (a->nbody - 1);
     a->scale = length_scale(m, d);
+    double g[3] = {0, 0, 0};
+    mbs_model_gravity(m, g);
+    const double gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    for (int i = 0; i < 3; ++i) a->up[i] = gn > 0.0 ? -g[i] / gn : (i == 2);
     unsigned char *drawable = calloc((size_t)a->nbody, 1);
     int st = drawable && copy_names(a, m) == 0 ? 0 : -1;
     if (st == 0) st = add_visuals(a, m, drawable);

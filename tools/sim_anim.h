@@ -32,6 +32,7 @@ typedef struct sim_anim {
     int nbody;           /* world included */
     char **names;        /* [nbody] body names (owned) */
     double scale;        /* length scale of the model [m] */
+    double up[3];        /* unit vector against uniform gravity; z without it */
     sim_shape *shapes;
     int nshape, shape_cap;
     sim_line *segments;  /* static, on body_a */

@@ -95,6 +95,7 @@ static void write_scene(FILE *f, const sim_anim *a, const char *title)
     static const char *const kinds[] = {"box", "cylinder", "sphere", "mesh"};
     fputs("{\"title\":", f);
     json_string(f, title);
+    fprintf(f, ",\"up\":[%.9g,%.9g,%.9g]", a->up[0], a->up[1], a->up[2]);
     fprintf(f, ",\"scale\":%.7g,\"floor\":0,\"fps\":%g,\"hasResidual\":%s,\"bodies\":[", a->scale,
             a->fps, a->has_residual ? "true" : "false");
     for (int b = 0; b < a->nbody; ++b) {

@@ -2,8 +2,8 @@
  * §4.4 GLB file format): one node per body with translation and rotation channels sampled at
  * the frame times, a child node per shape with a unit box / cylinder / sphere mesh scaled to
  * its size, lines to the joint points, springs and rods as thin cylinders whose translation,
- * rotation and scale follow their end points, and the world frame's axes. mbs's z-up world
- * sits under a root node that turns it into glTF's y-up. */
+ * rotation and scale follow their end points, and the world frame's axes. The world sits
+ * under a root node that turns "up" (against gravity, z without it) into glTF's y axis. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -461,9 +461,15 @@ static int build(gltf *g, const sim_anim *a)
     char *list = malloc(cap);
     if (list) {
         child_list(list, cap, ids, nkids);
-        /* z-up to glTF's y-up: -90 degrees about x */
-        jitem(&g->nodes, "{\"name\":\"mbs (z up)\",\"rotation\":[-0.70710678,0,0,0.70710678],"
-                         "\"children\":[%s]}", list);
+        /* up onto glTF's y: half-way quaternion (up x y, 1 + up.y), 180 deg about x if -y */
+        const double *u = a->up, w = 1.0 + u[1];
+        double q[4] = {1.0, 0.0, 0.0, 0.0};
+        if (w > 1e-12) {
+            const double n = sqrt(u[2] * u[2] + u[0] * u[0] + w * w);
+            q[0] = -u[2] / n, q[1] = 0.0, q[2] = u[0] / n, q[3] = w / n;
+        }
+        jitem(&g->nodes, "{\"name\":\"mbs world\",\"rotation\":[%.9g,%.9g,%.9g,%.9g],"
+                         "\"children\":[%s]}", q[0], q[1], q[2], q[3], list);
     }
     free(list);
     free(ids);

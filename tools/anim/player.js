@@ -61,9 +61,11 @@
   /* the world frame: axes (x red, y green, z blue) and a grid in the x-y plane */
   var axes = new THREE.AxesHelper(0.4 * L);
   scene.add(axes);
+  /* "up" is against gravity (z without gravity); the grid lies in the plane through the
+     origin normal to it */
+  var up = new THREE.Vector3().fromArray(scene0.up).normalize();
   var grid = new THREE.GridHelper(4 * L, 20, 0xb0b4ba, 0xd4d7db);
-  grid.rotateX(Math.PI / 2);
-  grid.position.z = scene0.floor;
+  grid.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), up);
   scene.add(grid);
   /* springs: lines between two body points, moved every frame */
   var lineGeo = new THREE.BufferGeometry();
@@ -83,8 +85,13 @@
   box.expandByScalar(0.1 * L);
   var sphere = box.getBoundingSphere(new THREE.Sphere());
   var camera = new THREE.PerspectiveCamera(40, 1, sphere.radius / 100, sphere.radius * 100);
-  camera.up.set(0, 0, 1);
-  var dir = new THREE.Vector3(1.0, -2.2, 1.1).normalize();
+  camera.up.copy(up);
+  /* view from the front-right and above: h1 = x (or y) made horizontal, h2 = up x h1 */
+  var h1 = new THREE.Vector3(1, 0, 0);
+  if (Math.abs(h1.dot(up)) > 0.9) h1.set(0, 1, 0);
+  h1.addScaledVector(up, -h1.dot(up)).normalize();
+  var h2 = new THREE.Vector3().crossVectors(up, h1);
+  var dir = h1.clone().addScaledVector(h2, -2.2).addScaledVector(up, 1.1).normalize();
   camera.position.copy(sphere.center).addScaledVector(dir, sphere.radius / Math.sin(Math.PI / 9));
   camera.lookAt(sphere.center);
   var controls = THREE.OrbitControls ? new THREE.OrbitControls(camera, renderer.domElement) : null;
