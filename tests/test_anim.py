@@ -12,7 +12,9 @@ usage: test_anim.py MBS_SIM SOURCE_ROOT
   opened in headless Chromium at t = 0.25 s and 1.0 s: no JavaScript error, the player is
   ready, and the screenshots differ (more than 300 pixels) only inside the screen
   rectangles of the bodies the page reports (outside the control panel, whose readout
-  changes).
+  changes); the page's self-test (#selftest) of the orbit camera, with three.js's
+  OrbitControls and with the page's own: a drag moves the camera at a constant distance
+  from the target, the wheel changes that distance.
 Chromium: Debian chromium-headless-shell or chromium; installed by scripts/install-browser.sh
 when missing. Without it the page part is skipped (exit 77) unless MBS_REQUIRE_BROWSER=1
 (CI), which makes it a failure.
@@ -186,7 +188,7 @@ def browse(browser, url, mode, out=None):
 
 def page_state(browser, page, t):
     """Attributes the player wrote on <html> at time t: boxes, panel, errors, state."""
-    dom = browse(browser, "file://%s#t=%g" % (page, t), "dom")
+    dom = browse(browser, "file://%s#t=%s" % (page, t), "dom")
     m = re.search(r"<html[^>]*>", dom)
     attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(0))) if m else {}
     unq = lambda s: s.replace("&quot;", '"').replace("&amp;", "&")
@@ -231,6 +233,12 @@ def test_page(sim, root, tmp):
         shot = os.path.join(tmp, "shot%g.png" % t)
         browse(browser, "file://%s#t=%g" % (page, t), "shot", shot)
         shots.append(png_pixels(shot))
+    for own in ("", "&orbit=own"):  # Debian's OrbitControls, and the page's own orbit
+        attrs, dom = page_state(browser, page, "0.5&selftest" + own)
+        check(attrs.get("data-selftest", "").startswith("ok"), "orbit camera self-test%s: %s"
+              % (own, attrs.get("data-selftest")))
+        check("data-errors" not in attrs, "page raised: %s" % attrs.get("data-errors"))
+        print("orbit self-test: " + attrs.get("data-selftest", "missing"))
     (w, h, a), (_, _, b) = shots
     inside = lambda x, y, r, m=3: r[0] - m <= x <= r[2] + m and r[1] - m <= y <= r[3] + m
     changed = stray = 0

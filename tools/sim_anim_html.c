@@ -15,8 +15,8 @@ extern const char sim_asset_page[], sim_asset_css[], sim_asset_player[], sim_ass
     sim_asset_orbit[];
 extern const size_t sim_asset_three_len, sim_asset_orbit_len;
 
-/* three.js and its OrbitControls were found at build time. */
-int sim_anim_html_available(void) { return sim_asset_three_len > 0 && sim_asset_orbit_len > 0; }
+/* three.js was found at build time (without its OrbitControls the page uses its own). */
+int sim_anim_html_available(void) { return sim_asset_three_len > 0; }
 
 /* A JSON string: quotes, backslashes, control characters and '<' escaped. */
 static void json_string(FILE *f, const char *s)

@@ -94,9 +94,52 @@
   var dir = h1.clone().addScaledVector(h2, -2.2).addScaledVector(up, 1.1).normalize();
   camera.position.copy(sphere.center).addScaledVector(dir, sphere.radius / Math.sin(Math.PI / 9));
   camera.lookAt(sphere.center);
-  var controls = THREE.OrbitControls ? new THREE.OrbitControls(camera, renderer.domElement) : null;
-  if (controls) { controls.target.copy(sphere.center); controls.update(); }
-  else throw new Error("three.js OrbitControls missing (Debian libjs-three at build time)");
+  var ownOrbit = !THREE.OrbitControls || /[#&]orbit=own/.test(location.hash);
+  var controls = ownOrbit ? new SmallOrbit(camera, renderer.domElement)
+                          : new THREE.OrbitControls(camera, renderer.domElement);
+  controls.target.copy(sphere.center);
+  controls.update();
+
+  /* Orbit camera for a three.js without examples/js/controls/OrbitControls.js: drag turns
+     about the target (azimuth about camera.up, elevation kept off the poles), right or
+     shift drag pans, the wheel zooms. */
+  function SmallOrbit(cam, el) {
+    var self = this, drag = null;
+    this.target = new THREE.Vector3();
+    this.update = function () { cam.lookAt(self.target); };
+    el.addEventListener("contextmenu", function (e) { e.preventDefault(); });
+    el.addEventListener("mousedown", function (e) {
+      drag = { x: e.clientX, y: e.clientY, pan: e.button === 2 || e.shiftKey };
+    });
+    window.addEventListener("mouseup", function () { drag = null; });
+    window.addEventListener("mousemove", function (e) {
+      if (!drag) return;
+      var dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+      drag.x = e.clientX; drag.y = e.clientY;
+      var off = cam.position.clone().sub(self.target), dist = off.length();
+      if (drag.pan) {
+        var right = new THREE.Vector3().crossVectors(off, cam.up).normalize();
+        var upv = new THREE.Vector3().crossVectors(right, off).normalize();
+        var k = dist / el.clientHeight;
+        var shift = right.multiplyScalar(dx * k).add(upv.multiplyScalar(dy * k));
+        self.target.add(shift); cam.position.add(shift);
+      } else {
+        off.applyAxisAngle(cam.up, -dx * 0.008);
+        var axis = new THREE.Vector3().crossVectors(cam.up, off).normalize();
+        var elev = Math.asin(Math.max(-1, Math.min(1, off.dot(cam.up) / dist)));
+        var turn = Math.max(-1.5 - elev, Math.min(1.5 - elev, dy * 0.008));
+        off.applyAxisAngle(axis, turn);
+        cam.position.copy(self.target).add(off);
+      }
+      self.update();
+    });
+    el.addEventListener("wheel", function (e) {
+      e.preventDefault();
+      var off = cam.position.clone().sub(self.target).multiplyScalar(e.deltaY > 0 ? 1.1 : 1 / 1.1);
+      cam.position.copy(self.target).add(off);
+      self.update();
+    }, { passive: false });
+  }
 
   var qa = new THREE.Quaternion(), qb = new THREE.Quaternion();
   /* Poses at time t: linear in position, slerp in rotation between the recorded frames. */
@@ -188,8 +231,30 @@
       (scene0.hasResidual ? "\nresidual " + fmt(frames[o + 2]) + " (loop closure)" : "");
     renderer.render(scene, camera);
     report();
+    if (wantSelfTest) { wantSelfTest = false; selfTest(); }
     requestAnimationFrame(frame);
   }
+  /* "#...&selftest": drag and wheel on the canvas must orbit (distance to the target kept,
+     camera moved) and zoom (distance changed); the verdict goes to data-selftest. */
+  function selfTest() {
+    var el = renderer.domElement, cx = el.clientWidth / 2, cy = el.clientHeight / 2;
+    function mouse(type, x, y) {
+      el.dispatchEvent(new MouseEvent(type, { bubbles: true, cancelable: true, clientX: x,
+        clientY: y, button: 0, buttons: 1 }));
+    }
+    var p0 = camera.position.clone(), d0 = p0.distanceTo(controls.target);
+    mouse("mousedown", cx, cy); mouse("mousemove", cx + 60, cy + 25); mouse("mouseup", cx + 60, cy + 25);
+    var d1 = camera.position.distanceTo(controls.target), moved = camera.position.distanceTo(p0);
+    el.dispatchEvent(new WheelEvent("wheel", { bubbles: true, cancelable: true, deltaY: 120,
+      deltaMode: 0, clientX: cx, clientY: cy }));
+    var d2 = camera.position.distanceTo(controls.target);
+    var ok = moved > 1e-2 * d0 && Math.abs(d1 - d0) < 1e-6 * d0 && Math.abs(d2 - d1) > 1e-2 * d1;
+    document.documentElement.setAttribute("data-selftest", (ok ? "ok " : "fail ") +
+      (ownOrbit ? "own" : "OrbitControls") + " moved " + moved.toPrecision(3) + " d " +
+      d0.toPrecision(6) + " " + d1.toPrecision(6) + " " + d2.toPrecision(6));
+  }
+  var wantSelfTest = /[#&]selftest/.test(location.hash);
+
   window.mbsPlayer = {
     setTime: function (t) { state.t = t; setPlaying(false); },
     play: function () { setPlaying(true); }, pause: function () { setPlaying(false); }
