@@ -4,8 +4,15 @@
  * joint into it, springs and distance rods become moving lines; frames are taken at 60 fps
  * with the last one always kept, and each frame's position and quaternion reproduce
  * mbs_body_pose; the --animate / --gltf options parse and refuse empty names; the writers
- * report an unwritable path. */
+ * report an unwritable path; STL mesh visuals (binary and ASCII, package:// and relative
+ * names) are read and scaled, a missing one is skipped with its name. */
+#define _POSIX_C_SOURCE 200809L
 #include "common.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -83,7 +90,7 @@ static void test_scene(void **state)
     assert_int_equal(mbs_assemble(d), MBS_OK);
     sim_anim a;
     char err[SIM_MSG];
-    assert_int_equal(sim_anim_begin(&a, m, d, 1, err, sizeof err), 0);
+    assert_int_equal(sim_anim_begin(&a, m, d, 1, NULL, err, sizeof err), 0);
     assert_int_equal(a.nmesh_skipped, 1);
     assert_string_equal(a.names[1], "boxed");
     int nbox = 0, nsphere = 0, ncyl = 0;
@@ -132,7 +139,7 @@ static void test_frames(void **state)
     mbs_stepper *st = mbs_stepper_create(d, &sd);
     sim_anim a;
     char err[SIM_MSG];
-    assert_int_equal(sim_anim_begin(&a, m, d, 0, err, sizeof err), 0);
+    assert_int_equal(sim_anim_begin(&a, m, d, 0, NULL, err, sizeof err), 0);
     double worst = 0.0;
     for (int k = 0; k <= 500; ++k) {
         if (k > 0) assert_int_equal(mbs_stepper_step(st, 1e-3), MBS_OK);
@@ -191,12 +198,114 @@ static void test_options(void **state)
     assert_non_null(strstr(err, "--gltf: empty file name"));
 }
 
+/* A binary STL of the unit tetrahedron (4 triangles) at path. */
+static void write_tetra(const char *path)
+{
+    static const float V[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    static const int F[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {1, 2, 3}};
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    unsigned char head[80] = {0};
+    uint32_t n = 4;
+    fwrite(head, 1, 80, f);
+    fwrite(&n, 4, 1, f); /* little-endian machine */
+    for (int t = 0; t < 4; ++t) {
+        float rec[12] = {0};
+        for (int k = 0; k < 3; ++k)
+            for (int c = 0; c < 3; ++c) rec[3 + 3 * k + c] = V[F[t][k]][c];
+        fwrite(rec, 4, 12, f);
+        fwrite("\0\0", 1, 2, f);
+    }
+    fclose(f);
+}
+
+/* Mesh visuals: binary STL through package://, ASCII STL relative to the model folder, a
+   missing file skipped (its body then drawn with the defaults). */
+static void test_meshes(void **state)
+{
+    (void)state;
+    char dir[64], sub[128], path[192];
+    snprintf(dir, sizeof dir, "/tmp/mbs_anim_test_%ld", (long)getpid());
+    snprintf(sub, sizeof sub, "%s/pkg", dir);
+    mkdir(dir, 0700);
+    mkdir(sub, 0700);
+    snprintf(path, sizeof path, "%s/pkg/meshes", dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/pkg/urdf", dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/pkg/meshes/tet.stl", dir);
+    write_tetra(path);
+    snprintf(path, sizeof path, "%s/pkg/urdf/tri.stl", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("solid t\n facet normal 0 0 1\n  outer loop\n   vertex 0 0 0\n   vertex 0.5 0 0\n"
+          "   vertex 0 0.25 0\n  endloop\n endfacet\nendsolid t\n", f);
+    fclose(f);
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    for (int i = 1; i <= 2; ++i) {
+        assert_int_equal(mbs_add_body(b, &bd), i);
+        mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+        j.parent = i - 1, j.child = i;
+        j.frame_parent.pos[0] = i > 1 ? 1.0 : 0.0;
+        assert_int_equal(mbs_add_joint(b, &j), i - 1);
+    }
+    const char *names[3] = {"package://pkg/meshes/tet.stl", "tri.stl", "missing.stl"};
+    for (int k = 0; k < 3; ++k) {
+        mbs_visual_def v = mbs_default_visual_def();
+        v.shape = MBS_SHAPE_MESH;
+        v.body = k < 2 ? 1 : 2;
+        v.mesh = names[k];
+        v.scale[0] = 2.0;
+        assert_int_equal(mbs_add_visual(b, &v), k);
+    }
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    mbs_data *d = mbs_data_create(m);
+    sim_anim a;
+    char err[SIM_MSG], urdf[160];
+    snprintf(urdf, sizeof urdf, "%s/pkg/urdf", dir);
+    assert_int_equal(sim_anim_begin(&a, m, d, 0, urdf, err, sizeof err), 0);
+    assert_int_equal(a.nmesh, 2);
+    assert_int_equal(a.meshes[0].ntri, 4);
+    assert_int_equal(a.meshes[1].ntri, 1);
+    assert_true(a.meshes[0].tri[9 * 3] == 2.0f && a.meshes[0].tri[9 * 3 + 4] == 1.0f); /* (1,0,0) x2 */
+    assert_true(a.meshes[1].tri[3] == 1.0f && a.meshes[1].tri[7] == 0.25f);
+    assert_int_equal(a.nmesh_skipped, 1);
+    assert_non_null(strstr(a.mesh_note, "missing.stl: not found"));
+    int spheres[3] = {0, 0, 0};
+    for (int i = 0; i < a.nshape; ++i)
+        if (a.shapes[i].kind == MBS_SHAPE_SPHERE) spheres[a.shapes[i].body]++;
+    assert_int_equal(spheres[1], 0); /* drawn by its meshes */
+    assert_int_equal(spheres[2], 1); /* its mesh is missing: the default sphere */
+    assert_int_equal(sim_anim_sample(&a, d, 0.0, 0.0, 1, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/m.glb", dir);
+    assert_int_equal(sim_gltf_write(&a, path, "meshes", err, sizeof err), 0);
+    if (sim_anim_html_available()) {
+        snprintf(path, sizeof path, "%s/m.html", dir);
+        assert_int_equal(sim_anim_write_html(&a, path, "meshes", err, sizeof err), 0);
+    }
+    if (!getenv("MBS_KEEP_TEST_FILES")) {
+        const char *files[] = {"pkg/meshes/tet.stl", "pkg/urdf/tri.stl", "m.glb", "m.html",
+                               "pkg/meshes", "pkg/urdf", "pkg", ""};
+        for (int i = 0; i < 8; ++i) {
+            snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+            if (remove(path) != 0 && i < 3) fail();
+        }
+    }
+    sim_anim_free(&a);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scene),
         cmocka_unit_test(test_frames),
         cmocka_unit_test(test_options),
+        cmocka_unit_test(test_meshes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,16 +42,15 @@ static void json_array(FILE *f, const double *x, int n)
     fputc(']', f);
 }
 
-/* The frames as base64 of little-endian float32 values. */
-static void base64_frames(FILE *f, const sim_anim *a)
+/* count floats as base64 of little-endian float32 values. */
+static void base64_floats(FILE *f, const float *x, size_t count)
 {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const size_t count = (size_t)a->nframe * (size_t)a->stride;
     unsigned char buf[3];
     int have = 0;
     for (size_t i = 0; i < count; ++i) {
         uint32_t u;
-        memcpy(&u, &a->frames[i], sizeof u);
+        memcpy(&u, &x[i], sizeof u);
         for (int k = 0; k < 4; ++k) {
             buf[have++] = (unsigned char)(u >> (8 * k));
             if (have == 3) {
@@ -119,8 +118,21 @@ static void write_scene(FILE *f, const sim_anim *a, const char *title)
     json_lines(f, a->segments, a->nseg, 0);
     fputs(",\"lines\":", f);
     json_lines(f, a->lines, a->nline, 1);
-    fprintf(f, ",\"nframe\":%ld,\"frames\":\"", a->nframe);
-    base64_frames(f, a);
+    fputs(",\"meshes\":[", f);
+    for (int i = 0; i < a->nmesh; ++i) {
+        const sim_mesh_shape *s = &a->meshes[i];
+        fprintf(f, "%s{\"b\":%d,\"p\":", i ? "," : "", s->body);
+        json_array(f, s->pos, 3);
+        fputs(",\"q\":", f);
+        json_array(f, s->quat, 4);
+        fputs(",\"c\":", f);
+        json_array(f, s->color, 4);
+        fputs(",\"v\":\"", f);
+        base64_floats(f, s->tri, (size_t)s->ntri * 9);
+        fputs("\"}", f);
+    }
+    fprintf(f, "],\"nframe\":%ld,\"frames\":\"", a->nframe);
+    base64_floats(f, a->frames, (size_t)a->nframe * (size_t)a->stride);
     fputs("\"}", f);
 }
 

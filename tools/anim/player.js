@@ -53,6 +53,17 @@
   var groups = [];
   for (var b = 0; b < nb; ++b) { groups.push(new THREE.Group()); scene.add(groups[b]); }
   scene0.shapes.forEach(function (s) { groups[s.b].add(shapeMesh(s)); });
+  /* mesh visuals read from STL files: triangles in the shape frame, flat shaded */
+  (scene0.meshes || []).forEach(function (s) {
+    var g = new THREE.BufferGeometry();
+    g.setAttribute("position", new THREE.BufferAttribute(decodeFloats(s.v), 3));
+    g.computeVertexNormals();
+    var m = new THREE.Mesh(g, material(s.c));
+    m.material.side = THREE.DoubleSide;
+    m.position.set(s.p[0], s.p[1], s.p[2]);
+    m.quaternion.set(s.q[0], s.q[1], s.q[2], s.q[3]);
+    groups[s.b].add(m);
+  });
   scene0.segments.forEach(function (s) {
     var g = new THREE.BufferGeometry();
     g.setAttribute("position", new THREE.Float32BufferAttribute(s.p0.concat(s.p1), 3));
@@ -75,8 +86,12 @@
   var springs = new THREE.LineSegments(lineGeo, new THREE.LineBasicMaterial({ color: 0x1a9850 }));
   scene.add(springs);
 
-  /* camera on the bounding sphere of every body position over the motion */
+  var qa = new THREE.Quaternion(), qb = new THREE.Quaternion();
+  /* camera on the bounding sphere of every body position over the motion and of the
+     shapes at the start */
   var box = new THREE.Box3();
+  pose(t0);
+  for (var b0 = 0; b0 < nb; ++b0) box.union(new THREE.Box3().setFromObject(groups[b0]));
   for (var f = 0; f < nframe; ++f)
     for (b = 1; b < nb; ++b) {
       var o = f * stride + 3 + 7 * (b - 1);
@@ -141,7 +156,6 @@
     }, { passive: false });
   }
 
-  var qa = new THREE.Quaternion(), qb = new THREE.Quaternion();
   /* Poses at time t: linear in position, slerp in rotation between the recorded frames. */
   function pose(t) {
     var lo = 0, hi = nframe - 1;
