@@ -60,4 +60,20 @@ cmake --build "$tmp/cxx" >/dev/null || fail "the C++ consumer does not build"
 cxx_out=$(LD_LIBRARY_PATH="$lib" "$tmp/cxx/consumer") || fail "the C++ consumer failed"
 [ "$cxx_out" = "$c_out" ] || fail "C++ consumer printed '$cxx_out', the C example '$c_out'"
 echo "install test: C++ find_package(mbs): $cxx_out"
+# Python: the package meson installed finds the installed library by itself (no
+# MBS_LIBRARY, no LD_LIBRARY_PATH) and runs the same pendulum
+init=$(find "$tmp/prefix" -path '*/mbs/__init__.py' | head -n 1)
+[ -n "$init" ] || fail "meson install did not install the Python package"
+py_out=$(cd "$tmp" && env -u MBS_LIBRARY PYTHONPATH="$(dirname "$(dirname "$init")")" /usr/bin/python3 -c '
+import mbs
+b = mbs.Builder()
+body = b.add_body(mass=1.0, com=(0.5, 0, 0))
+b.add_joint("revolute", mbs.WORLD, body, axis=(0, 1, 0))
+d = mbs.Data(b.compile())
+s = mbs.Stepper(d, "rk4")
+for _ in range(1000):
+    s.step(1e-3)
+print("t = %.3f  angle = %.6f rad" % (d.time, d.q[0]))') || fail "import mbs after meson install failed"
+[ "$py_out" = "$c_out" ] || fail "Python printed '$py_out', the C example '$c_out'"
+echo "install test: Python import mbs: $py_out"
 echo "install test: ok"
