@@ -8,6 +8,8 @@ usage: test_anim.py MBS_SIM SOURCE_ROOT
   input that runs from 0 to t_end with as many samples as frames reported, unit
   quaternions, and the translation of body b2 equal (float32) to the slider point of the CSV
   (b2's origin) at every frame time.
+* glTF springs: free_body_springs 1 s, spring 1 (world origin to the bar origin) as a node
+  whose translation is the midpoint and whose z scale the length at every frame (CSV, 1e-6).
 * Page: engine_v6 5 s at 60 fps under 5 MB and under 2 s of extra wall time; spatial_fourbar
   opened in headless Chromium at t = 0.25 s and 1.0 s: no JavaScript error, the player is
   ready, and the screenshots differ (more than 300 pixels) only inside the screen
@@ -124,6 +126,34 @@ def test_gltf(sim, tmp):
     check(worst_p < 2e-7 * 4, "glb: b2 translation differs from the CSV by %g" % worst_p)
     print("glTF: %d nodes, %d channels, %d frames, b2 vs CSV %.2g, |q| %.2g"
           % (len(names), len(chans), nframe, worst_p, worst_q))
+
+
+def test_gltf_springs(sim, tmp):
+    """free_body_springs: spring 1 (world origin to the bar's origin) is a node whose
+    translation is the midpoint and whose z scale is the length, at every frame."""
+    glb, csvp = os.path.join(tmp, "s.glb"), os.path.join(tmp, "s.csv")
+    run_sim(sim, ["free_body_springs", "--t-end", "1", "--gltf", glb, "--out", csvp])
+    doc, binary = read_glb(glb)
+    anim = doc["animations"][0]
+    names = [n.get("name") for n in doc["nodes"]]
+    check(names.count("line0") == 1 and names.count("line1") == 1, "glb: spring nodes missing")
+    rows = {round(float(r["t"]), 6): r for r in csv.DictReader(open(csvp))}
+    data = {}
+    for c in anim["channels"]:
+        if c["target"]["node"] == names.index("line0"):  # lines: the springs in element order
+            smp = anim["samplers"][c["sampler"]]
+            times = [t[0] for t in accessor(doc, binary, smp["input"])]
+            data[c["target"]["path"]] = accessor(doc, binary, smp["output"])
+    check(sorted(data) == ["rotation", "scale", "translation"], "glb: spring channels %s" % sorted(data))
+    worst = 0.0
+    for k, t in enumerate(times):
+        r = rows[round(t, 6)]
+        p = [float(r["q.free_bar." + a]) for a in "xyz"]
+        mid = [0.5 * x for x in p]
+        worst = max(worst, max(abs(a - b) for a, b in zip(data["translation"][k], mid)),
+                    abs(data["scale"][k][2] - sum(x * x for x in p) ** 0.5))
+    check(worst < 1e-6, "glb: spring 1 off its end points by %g" % worst)
+    print("glTF springs: %d frames, spring 1 midpoint and length vs CSV %.2g" % (len(times), worst))
 
 
 # ----------------------------------------------------------------------------- page
@@ -257,6 +287,7 @@ def main():
     sim, root = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
         test_gltf(sim, tmp)
+        test_gltf_springs(sim, tmp)
         test_page(sim, root, tmp)
     print("%d failures" % len(FAILS))
     return 1 if FAILS else 0
