@@ -41,7 +41,9 @@ typedef struct gltf {
 } gltf;
 
 /* Append one item (formatted) to a JSON array; returns its index. */
+#if defined(__GNUC__)
 static int jitem(jarr *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif
 static int jitem(jarr *a, const char *fmt, ...)
 {
     if (!a->f) return a->n++;
