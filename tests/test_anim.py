@@ -8,11 +8,15 @@ usage: test_anim.py MBS_SIM SOURCE_ROOT
   input that runs from 0 to t_end with as many samples as frames reported, unit
   quaternions, and the translation of body b2 equal (float32) to the slider point of the CSV
   (b2's origin) at every frame time.
+* glTF springs: free_body_springs 1 s, spring 1 (world origin to the bar origin) as a node
+  whose translation is the midpoint and whose z scale the length at every frame (CSV, 1e-6).
 * Page: engine_v6 5 s at 60 fps under 5 MB and under 2 s of extra wall time; spatial_fourbar
   opened in headless Chromium at t = 0.25 s and 1.0 s: no JavaScript error, the player is
   ready, and the screenshots differ (more than 300 pixels) only inside the screen
   rectangles of the bodies the page reports (outside the control panel, whose readout
-  changes).
+  changes); the page's self-test (#selftest) of the orbit camera, with three.js's
+  OrbitControls and with the page's own: a drag moves the camera at a constant distance
+  from the target, the wheel changes that distance.
 Chromium: Debian chromium-headless-shell or chromium; installed by scripts/install-browser.sh
 when missing. Without it the page part is skipped (exit 77) unless MBS_REQUIRE_BROWSER=1
 (CI), which makes it a failure.
@@ -124,6 +128,34 @@ def test_gltf(sim, tmp):
           % (len(names), len(chans), nframe, worst_p, worst_q))
 
 
+def test_gltf_springs(sim, tmp):
+    """free_body_springs: spring 1 (world origin to the bar's origin) is a node whose
+    translation is the midpoint and whose z scale is the length, at every frame."""
+    glb, csvp = os.path.join(tmp, "s.glb"), os.path.join(tmp, "s.csv")
+    run_sim(sim, ["free_body_springs", "--t-end", "1", "--gltf", glb, "--out", csvp])
+    doc, binary = read_glb(glb)
+    anim = doc["animations"][0]
+    names = [n.get("name") for n in doc["nodes"]]
+    check(names.count("line0") == 1 and names.count("line1") == 1, "glb: spring nodes missing")
+    rows = {round(float(r["t"]), 6): r for r in csv.DictReader(open(csvp))}
+    data = {}
+    for c in anim["channels"]:
+        if c["target"]["node"] == names.index("line0"):  # lines: the springs in element order
+            smp = anim["samplers"][c["sampler"]]
+            times = [t[0] for t in accessor(doc, binary, smp["input"])]
+            data[c["target"]["path"]] = accessor(doc, binary, smp["output"])
+    check(sorted(data) == ["rotation", "scale", "translation"], "glb: spring channels %s" % sorted(data))
+    worst = 0.0
+    for k, t in enumerate(times):
+        r = rows[round(t, 6)]
+        p = [float(r["q.free_bar." + a]) for a in "xyz"]
+        mid = [0.5 * x for x in p]
+        worst = max(worst, max(abs(a - b) for a, b in zip(data["translation"][k], mid)),
+                    abs(data["scale"][k][2] - sum(x * x for x in p) ** 0.5))
+    check(worst < 1e-6, "glb: spring 1 off its end points by %g" % worst)
+    print("glTF springs: %d frames, spring 1 midpoint and length vs CSV %.2g" % (len(times), worst))
+
+
 # ----------------------------------------------------------------------------- page
 def png_pixels(path):
     """(width, height, rows of RGB tuples) of an 8-bit RGB/RGBA non-interlaced PNG."""
@@ -186,7 +218,7 @@ def browse(browser, url, mode, out=None):
 
 def page_state(browser, page, t):
     """Attributes the player wrote on <html> at time t: boxes, panel, errors, state."""
-    dom = browse(browser, "file://%s#t=%g" % (page, t), "dom")
+    dom = browse(browser, "file://%s#t=%s" % (page, t), "dom")
     m = re.search(r"<html[^>]*>", dom)
     attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(0))) if m else {}
     unq = lambda s: s.replace("&quot;", '"').replace("&amp;", "&")
@@ -231,6 +263,12 @@ def test_page(sim, root, tmp):
         shot = os.path.join(tmp, "shot%g.png" % t)
         browse(browser, "file://%s#t=%g" % (page, t), "shot", shot)
         shots.append(png_pixels(shot))
+    for own in ("", "&orbit=own"):  # Debian's OrbitControls, and the page's own orbit
+        attrs, dom = page_state(browser, page, "0.5&selftest" + own)
+        check(attrs.get("data-selftest", "").startswith("ok"), "orbit camera self-test%s: %s"
+              % (own, attrs.get("data-selftest")))
+        check("data-errors" not in attrs, "page raised: %s" % attrs.get("data-errors"))
+        print("orbit self-test: " + attrs.get("data-selftest", "missing"))
     (w, h, a), (_, _, b) = shots
     inside = lambda x, y, r, m=3: r[0] - m <= x <= r[2] + m and r[1] - m <= y <= r[3] + m
     changed = stray = 0
@@ -249,6 +287,7 @@ def main():
     sim, root = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
         test_gltf(sim, tmp)
+        test_gltf_springs(sim, tmp)
         test_page(sim, root, tmp)
     print("%d failures" % len(FAILS))
     return 1 if FAILS else 0

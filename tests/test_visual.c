@@ -374,6 +374,22 @@ static void test_model_defs(void **state)
     assert_int_equal(mbs_model_joint_def(m, -1, &oj), MBS_ERR_ARG);
     assert_int_equal(mbs_model_body_def(NULL, 0, &ob), MBS_ERR_ARG);
     assert_int_equal(mbs_model_body_def(m, 0, NULL), MBS_ERR_ARG);
+    double g[3];
+    assert_int_equal(mbs_model_gravity(m, g), MBS_OK);
+    assert_true(g[0] == 0.0 && g[1] == 0.0 && g[2] == -9.81);
+    mbs_model_destroy(m);
+    const double gy[3] = {0.0, -9.80665, 0.0}, c[3] = {0, 0, 0};
+    assert_int_equal(mbs_builder_set_gravity(b, gy), MBS_OK);
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    assert_int_equal(mbs_model_gravity(m, g), MBS_OK);
+    assert_memory_equal(g, gy, sizeof g);
+    mbs_model_destroy(m);
+    assert_int_equal(mbs_builder_set_point_gravity(b, c, 1.0), MBS_OK);
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    assert_int_equal(mbs_model_gravity(m, g), MBS_OK);
+    assert_true(g[0] == 0.0 && g[1] == 0.0 && g[2] == 0.0);
+    assert_int_equal(mbs_model_gravity(NULL, g), MBS_ERR_ARG);
+    assert_int_equal(mbs_model_gravity(m, NULL), MBS_ERR_ARG);
     mbs_model_destroy(m);
     mbs_builder_destroy(b);
 }

@@ -111,6 +111,9 @@ static void print_files(const sim_options *o, const sim_result *r, const sim_io 
             printf("  %-15s %s (%ld frames, %.3g s, %.2f MB)\n", k ? "gltf" : "animation", path,
                    io->anim->nframe, sim_anim_duration(io->anim), file_mb(path));
     }
+    if (io->anim && io->anim->nmesh_skipped > 0)
+        printf("  %-15s %d mesh visual%s not drawn (first: %s)\n", "", io->anim->nmesh_skipped,
+               io->anim->nmesh_skipped == 1 ? "" : "s", io->anim->mesh_note);
     if (o->csv_path)
         printf("  csv             %s (%ld rows x %d columns)\n", o->csv_path, r->csv_rows,
                r->table.ncol);

@@ -70,6 +70,7 @@ typedef struct sim_io {
     int progress;         /* -1 auto (stderr is a terminal), 0 never, 1 always */
     int cols[SIM_MAX_SIGNALS], ncols; /* out: the plot columns */
     struct sim_anim *anim; /* records the motion for --animate / --gltf; NULL: none */
+    const char *mesh_dir;  /* folder of the model file (mesh visuals); NULL: none */
 } sim_io;
 
 typedef struct sim_result {

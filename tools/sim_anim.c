@@ -1,7 +1,8 @@
 /* The animation scene of a model and its recorded motion (see sim_anim.h). Shapes come from
  * the model's visuals; a body without drawable visuals gets the defaults: a sphere at its
  * centre of mass (radius growing with the cube root of its mass), lines from there to its
- * joint points, and a cylinder along the axis of each joint into it. */
+ * joint points, and a cylinder along the axis of each joint into it. Mesh visuals are drawn
+ * when their file is an STL that sim_mesh.c finds. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -112,14 +113,35 @@ static double length_scale(const mbs_model *m, mbs_data *d)
     return fmax(sqrt(dx * dx + dy * dy + dz * dz), 0.1);
 }
 
+/* A mesh visual from its STL file; skipped (counted, first reason kept) when unreadable. */
+static int add_mesh(sim_anim *a, const mbs_visual_def *v, const char *dir, unsigned char *drawable)
+{
+    sim_mesh_shape s = {.body = v->body};
+    char why[256];
+    if (sim_mesh_load(dir, v->mesh, v->scale, &s.tri, &s.ntri, why, sizeof why) < 0) {
+        if (a->nmesh_skipped++ == 0) snprintf(a->mesh_note, sizeof a->mesh_note, "%s", why);
+        return 0;
+    }
+    if (grow((void **)&a->meshes, &a->mesh_cap, a->nmesh + 1, sizeof *a->meshes) < 0) {
+        free(s.tri);
+        return -1;
+    }
+    memcpy(s.pos, v->frame.pos, sizeof s.pos);
+    mat_to_quat(v->frame.rot, s.quat);
+    memcpy(s.color, v->color, sizeof s.color);
+    a->meshes[a->nmesh++] = s;
+    drawable[v->body] = 1;
+    return 0;
+}
+
 /* The model's own visual shapes; drawable[b] = 1 for bodies that got one. */
-static int add_visuals(sim_anim *a, const mbs_model *m, unsigned char *drawable)
+static int add_visuals(sim_anim *a, const mbs_model *m, const char *dir, unsigned char *drawable)
 {
     for (int i = 0; i < mbs_model_nvisual(m); ++i) {
         mbs_visual_def v;
         mbs_model_visual(m, i, &v);
         if (v.shape == MBS_SHAPE_MESH) {
-            a->nmesh_skipped++;
+            if (add_mesh(a, &v, dir, drawable) < 0) return -1;
             continue;
         }
         sim_shape s = {.body = v.body, .kind = v.shape};
@@ -235,8 +257,8 @@ static int copy_names(sim_anim *a, const mbs_model *m)
 }
 
 /* Scene of the model at the data's current (first) state. */
-int sim_anim_begin(sim_anim *a, const mbs_model *m, mbs_data *d, int has_residual, char *err,
-                   size_t n)
+int sim_anim_begin(sim_anim *a, const mbs_model *m, mbs_data *d, int has_residual,
+                   const char *mesh_dir, char *err, size_t n)
 {
     memset(a, 0, sizeof *a);
     a->nbody = mbs_model_nbody(m);
@@ -245,9 +267,13 @@ int sim_anim_begin(sim_anim *a, const mbs_model *m, mbs_data *d, int has_residua
     a->next_t = -INFINITY;
     a->stride = 3 + 7 * (a->nbody - 1);
     a->scale = length_scale(m, d);
+    double g[3] = {0, 0, 0};
+    mbs_model_gravity(m, g);
+    const double gn = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    for (int i = 0; i < 3; ++i) a->up[i] = gn > 0.0 ? -g[i] / gn : (i == 2);
     unsigned char *drawable = calloc((size_t)a->nbody, 1);
     int st = drawable && copy_names(a, m) == 0 ? 0 : -1;
-    if (st == 0) st = add_visuals(a, m, drawable);
+    if (st == 0) st = add_visuals(a, m, mesh_dir, drawable);
     if (st == 0) st = add_defaults(a, m, drawable);
     free(drawable);
     if (st < 0) snprintf(err, n, "animation: out of memory");
@@ -297,6 +323,8 @@ void sim_anim_free(sim_anim *a)
     if (a->names)
         for (int b = 0; b < a->nbody; ++b) free(a->names[b]);
     free(a->names);
+    for (int i = 0; i < a->nmesh; ++i) free(a->meshes[i].tri);
+    free(a->meshes);
     free(a->shapes);
     free(a->segments);
     free(a->lines);

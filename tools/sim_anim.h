@@ -22,6 +22,15 @@ typedef struct sim_shape {
     double color[4];
 } sim_shape;
 
+/* A triangle mesh (from an STL file) fixed on a body: vertices in the shape frame, scaled. */
+typedef struct sim_mesh_shape {
+    int body;
+    double pos[3], quat[4]; /* the shape frame in body coordinates (quat x, y, z, w) */
+    double color[4];
+    float *tri;             /* [9 ntri] three vertices per triangle */
+    long ntri;
+} sim_mesh_shape;
+
 /* A line segment: fixed on one body (segments) or between two bodies (springs, rods). */
 typedef struct sim_line {
     int body_a, body_b;
@@ -32,13 +41,17 @@ typedef struct sim_anim {
     int nbody;           /* world included */
     char **names;        /* [nbody] body names (owned) */
     double scale;        /* length scale of the model [m] */
+    double up[3];        /* unit vector against uniform gravity; z without it */
     sim_shape *shapes;
     int nshape, shape_cap;
     sim_line *segments;  /* static, on body_a */
     int nseg, seg_cap;
     sim_line *lines;     /* springs and distance rods, moving */
     int nline, line_cap;
-    int nmesh_skipped;   /* mesh visuals not drawn (mbs does not read mesh files) */
+    sim_mesh_shape *meshes; /* mesh visuals whose STL file was read */
+    int nmesh, mesh_cap;
+    int nmesh_skipped;   /* mesh visuals not drawn (file not found or not STL) */
+    char mesh_note[256]; /* why the first one was skipped */
     int has_residual;
     double fps, next_t;
     long nframe, frame_cap;
@@ -46,9 +59,15 @@ typedef struct sim_anim {
     float *frames;       /* [nframe x stride] */
 } sim_anim;
 
-/* Scene of a compiled model at its first state; returns 0 or -1 with a message. */
-int sim_anim_begin(sim_anim *a, const mbs_model *m, mbs_data *d, int has_residual, char *err,
-                   size_t n);
+/* Scene of a compiled model at its first state; mesh files are looked up relative to
+   mesh_dir (the model file's folder; NULL: the current directory only). Returns 0 or -1
+   with a message. */
+int sim_anim_begin(sim_anim *a, const mbs_model *m, mbs_data *d, int has_residual,
+                   const char *mesh_dir, char *err, size_t n);
+/* Triangles of a mesh file (STL, binary or ASCII) scaled per axis (sim_mesh.c): 0, or -1
+   with a message when it is not found or not readable. */
+int sim_mesh_load(const char *dir, const char *name, const double scale[3], float **tri,
+                  long *ntri, char *err, size_t n);
 /* Record the current state when a frame is due (at 1/fps intervals, always the last). */
 int sim_anim_sample(sim_anim *a, mbs_data *d, double energy, double residual, int last,
                     char *err, size_t n);

@@ -15,8 +15,8 @@ extern const char sim_asset_page[], sim_asset_css[], sim_asset_player[], sim_ass
     sim_asset_orbit[];
 extern const size_t sim_asset_three_len, sim_asset_orbit_len;
 
-/* three.js and its OrbitControls were found at build time. */
-int sim_anim_html_available(void) { return sim_asset_three_len > 0 && sim_asset_orbit_len > 0; }
+/* three.js was found at build time (without its OrbitControls the page uses its own). */
+int sim_anim_html_available(void) { return sim_asset_three_len > 0; }
 
 /* A JSON string: quotes, backslashes, control characters and '<' escaped. */
 static void json_string(FILE *f, const char *s)
@@ -42,16 +42,15 @@ static void json_array(FILE *f, const double *x, int n)
     fputc(']', f);
 }
 
-/* The frames as base64 of little-endian float32 values. */
-static void base64_frames(FILE *f, const sim_anim *a)
+/* count floats as base64 of little-endian float32 values. */
+static void base64_floats(FILE *f, const float *x, size_t count)
 {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const size_t count = (size_t)a->nframe * (size_t)a->stride;
     unsigned char buf[3];
     int have = 0;
     for (size_t i = 0; i < count; ++i) {
         uint32_t u;
-        memcpy(&u, &a->frames[i], sizeof u);
+        memcpy(&u, &x[i], sizeof u);
         for (int k = 0; k < 4; ++k) {
             buf[have++] = (unsigned char)(u >> (8 * k));
             if (have == 3) {
@@ -95,6 +94,7 @@ static void write_scene(FILE *f, const sim_anim *a, const char *title)
     static const char *const kinds[] = {"box", "cylinder", "sphere", "mesh"};
     fputs("{\"title\":", f);
     json_string(f, title);
+    fprintf(f, ",\"up\":[%.9g,%.9g,%.9g]", a->up[0], a->up[1], a->up[2]);
     fprintf(f, ",\"scale\":%.7g,\"floor\":0,\"fps\":%g,\"hasResidual\":%s,\"bodies\":[", a->scale,
             a->fps, a->has_residual ? "true" : "false");
     for (int b = 0; b < a->nbody; ++b) {
@@ -118,8 +118,21 @@ static void write_scene(FILE *f, const sim_anim *a, const char *title)
     json_lines(f, a->segments, a->nseg, 0);
     fputs(",\"lines\":", f);
     json_lines(f, a->lines, a->nline, 1);
-    fprintf(f, ",\"nframe\":%ld,\"frames\":\"", a->nframe);
-    base64_frames(f, a);
+    fputs(",\"meshes\":[", f);
+    for (int i = 0; i < a->nmesh; ++i) {
+        const sim_mesh_shape *s = &a->meshes[i];
+        fprintf(f, "%s{\"b\":%d,\"p\":", i ? "," : "", s->body);
+        json_array(f, s->pos, 3);
+        fputs(",\"q\":", f);
+        json_array(f, s->quat, 4);
+        fputs(",\"c\":", f);
+        json_array(f, s->color, 4);
+        fputs(",\"v\":\"", f);
+        base64_floats(f, s->tri, (size_t)s->ntri * 9);
+        fputs("\"}", f);
+    }
+    fprintf(f, "],\"nframe\":%ld,\"frames\":\"", a->nframe);
+    base64_floats(f, a->frames, (size_t)a->nframe * (size_t)a->stride);
     fputs("\"}", f);
 }
 

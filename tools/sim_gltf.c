@@ -2,8 +2,8 @@
  * §4.4 GLB file format): one node per body with translation and rotation channels sampled at
  * the frame times, a child node per shape with a unit box / cylinder / sphere mesh scaled to
  * its size, lines to the joint points, springs and rods as thin cylinders whose translation,
- * rotation and scale follow their end points, and the world frame's axes. mbs's z-up world
- * sits under a root node that turns it into glTF's y-up. */
+ * rotation and scale follow their end points, and the world frame's axes. The world sits
+ * under a root node that turns "up" (against gravity, z without it) into glTF's y axis. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -41,7 +41,9 @@ typedef struct gltf {
 } gltf;
 
 /* Append one item (formatted) to a JSON array; returns its index. */
+#if defined(__GNUC__)
 static int jitem(jarr *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif
 static int jitem(jarr *a, const char *fmt, ...)
 {
     if (!a->f) return a->n++;
@@ -236,6 +238,39 @@ static int shape_node(gltf *g, const sim_shape *s)
                  s->quat[3], sc[0], sc[1], sc[2]);
 }
 
+/* A node with an STL mesh visual: positions, flat normals, its colour; -1 when out of
+   memory. */
+static int mesh_node(gltf *g, const sim_mesh_shape *s)
+{
+    const size_t nv = 3 * (size_t)s->ntri;
+    float *nrm = malloc(nv * 3 * sizeof *nrm);
+    if (!nrm) {
+        g->bad = 1;
+        return -1;
+    }
+    for (long t = 0; t < s->ntri; ++t) {
+        const float *v = s->tri + 9 * t;
+        const double e1[3] = {v[3] - v[0], v[4] - v[1], v[5] - v[2]};
+        const double e2[3] = {v[6] - v[0], v[7] - v[1], v[8] - v[2]};
+        double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                       e1[0] * e2[1] - e1[1] * e2[0]};
+        double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        for (int c = 0; c < 3; ++c) n[c] = len > 0.0 ? n[c] / len : (c == 2);
+        for (int k = 0; k < 3; ++k)
+            for (int c = 0; c < 3; ++c) nrm[9 * t + 3 * k + c] = (float)n[c];
+    }
+    const int pos = accessor(g, s->tri, (int)nv, 3, 0, GL_ARRAY, 1);
+    const int nor = accessor(g, nrm, (int)nv, 3, 0, GL_ARRAY, 0);
+    free(nrm);
+    const int mat = material(g, s->color);
+    const int mesh = jitem(&g->meshes, "{\"primitives\":[{\"attributes\":{\"POSITION\":%d,"
+                                       "\"NORMAL\":%d},\"material\":%d}]}", pos, nor, mat);
+    return jitem(&g->nodes, "{\"mesh\":%d,\"translation\":[%.9g,%.9g,%.9g],\"rotation\":[%.9g,"
+                            "%.9g,%.9g,%.9g]}",
+                 mesh, s->pos[0], s->pos[1], s->pos[2], s->quat[0], s->quat[1], s->quat[2],
+                 s->quat[3]);
+}
+
 /* A LINES mesh of the segments fixed on body b (-1 if it has none). */
 static int segment_mesh(gltf *g, const sim_anim *a, int b, int mat)
 {
@@ -284,8 +319,8 @@ static void body_nodes(gltf *g, const sim_anim *a, int *ids)
 {
     static const double grey[4] = {0.35, 0.35, 0.35, 1.0};
     const int line_mat = material(g, grey);
-    int *kids = malloc(((size_t)a->nshape + 1) * sizeof *kids);
-    size_t cap = 12 * ((size_t)a->nshape + 1) + 16;
+    int *kids = malloc(((size_t)a->nshape + (size_t)a->nmesh + 1) * sizeof *kids);
+    size_t cap = 12 * ((size_t)a->nshape + (size_t)a->nmesh + 1) + 16;
     char *list = malloc(cap);
     if (!kids || !list) {
         g->bad = 1;
@@ -297,6 +332,11 @@ static void body_nodes(gltf *g, const sim_anim *a, int *ids)
         int nk = 0;
         for (int i = 0; i < a->nshape; ++i)
             if (a->shapes[i].body == b) kids[nk++] = shape_node(g, &a->shapes[i]);
+        for (int i = 0; i < a->nmesh; ++i)
+            if (a->meshes[i].body == b) {
+                const int node = mesh_node(g, &a->meshes[i]);
+                if (node >= 0) kids[nk++] = node;
+            }
         const int seg = segment_mesh(g, a, b, line_mat);
         if (seg >= 0) kids[nk++] = jitem(&g->nodes, "{\"mesh\":%d}", seg);
         child_list(list, cap, kids, nk);
@@ -461,9 +501,15 @@ static int build(gltf *g, const sim_anim *a)
     char *list = malloc(cap);
     if (list) {
         child_list(list, cap, ids, nkids);
-        /* z-up to glTF's y-up: -90 degrees about x */
-        jitem(&g->nodes, "{\"name\":\"mbs (z up)\",\"rotation\":[-0.70710678,0,0,0.70710678],"
-                         "\"children\":[%s]}", list);
+        /* up onto glTF's y: half-way quaternion (up x y, 1 + up.y), 180 deg about x if -y */
+        const double *u = a->up, w = 1.0 + u[1];
+        double q[4] = {1.0, 0.0, 0.0, 0.0};
+        if (w > 1e-12) {
+            const double n = sqrt(u[2] * u[2] + u[0] * u[0] + w * w);
+            q[0] = -u[2] / n, q[1] = 0.0, q[2] = u[0] / n, q[3] = w / n;
+        }
+        jitem(&g->nodes, "{\"name\":\"mbs world\",\"rotation\":[%.9g,%.9g,%.9g,%.9g],"
+                         "\"children\":[%s]}", q[0], q[1], q[2], q[3], list);
     }
     free(list);
     free(ids);

@@ -306,7 +306,7 @@ int sim_run(const mech *m, const sim_settings *s, sim_io *io, sim_result *r, cha
     if (st == MBS_OK) st = setup_state(&c);
     if (st == MBS_OK) st = setup_columns(&c);
     if (st == MBS_OK && c.anim &&
-        sim_anim_begin(c.anim, c.model, c.d, m->closure != NULL, err, n) < 0)
+        sim_anim_begin(c.anim, c.model, c.d, m->closure != NULL, io->mesh_dir, err, n) < 0)
         st = MBS_ERR_NOMEM;
     if (st == MBS_OK && io->plot) st = plot_columns(&c, io);
     if (st == MBS_OK) st = setup_rows(&c, nsteps + 1);

@@ -336,6 +336,9 @@ int mbs_model_visual(const mbs_model *m, int id, mbs_visual_def *out);
 int mbs_model_body_def(const mbs_model *m, int body, mbs_body_def *out);
 int mbs_model_joint_def(const mbs_model *m, int joint, mbs_joint_def *out);
 int mbs_model_spring_damper_def(const mbs_model *m, int force, mbs_spring_damper_def *out);
+/* The uniform gravity vector g (world frame); zero when the model has no gravity or point
+   gravity. Viewers draw "up" against it. */
+int mbs_model_gravity(const mbs_model *m, double g[3]);
 
 /* ---------------------------------------------------------------- planar models */
 /* A model whose tree joints all move in one plane (revolute axes parallel, prismatic axes

@@ -214,3 +214,14 @@ int mbs_model_spring_damper_def(const mbs_model *m, int force, mbs_spring_damper
     out->rest_length = f->rest;
     return MBS_OK;
 }
+
+/* Uniform gravity vector; zero for no gravity and for point gravity. */
+int mbs_model_gravity(const mbs_model *m, double g[3])
+{
+    if (!m || !g) return MBS_ERR_ARG;
+    if (m->gravity_kind == MBS_GRAVITY_UNIFORM)
+        v3_copy(g, m->gravity);
+    else
+        v3_set(g, 0.0, 0.0, 0.0);
+    return MBS_OK;
+}

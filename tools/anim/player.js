@@ -53,6 +53,17 @@
   var groups = [];
   for (var b = 0; b < nb; ++b) { groups.push(new THREE.Group()); scene.add(groups[b]); }
   scene0.shapes.forEach(function (s) { groups[s.b].add(shapeMesh(s)); });
+  /* mesh visuals read from STL files: triangles in the shape frame, flat shaded */
+  (scene0.meshes || []).forEach(function (s) {
+    var g = new THREE.BufferGeometry();
+    g.setAttribute("position", new THREE.BufferAttribute(decodeFloats(s.v), 3));
+    g.computeVertexNormals();
+    var m = new THREE.Mesh(g, material(s.c));
+    m.material.side = THREE.DoubleSide;
+    m.position.set(s.p[0], s.p[1], s.p[2]);
+    m.quaternion.set(s.q[0], s.q[1], s.q[2], s.q[3]);
+    groups[s.b].add(m);
+  });
   scene0.segments.forEach(function (s) {
     var g = new THREE.BufferGeometry();
     g.setAttribute("position", new THREE.Float32BufferAttribute(s.p0.concat(s.p1), 3));
@@ -61,9 +72,11 @@
   /* the world frame: axes (x red, y green, z blue) and a grid in the x-y plane */
   var axes = new THREE.AxesHelper(0.4 * L);
   scene.add(axes);
+  /* "up" is against gravity (z without gravity); the grid lies in the plane through the
+     origin normal to it */
+  var up = new THREE.Vector3().fromArray(scene0.up).normalize();
   var grid = new THREE.GridHelper(4 * L, 20, 0xb0b4ba, 0xd4d7db);
-  grid.rotateX(Math.PI / 2);
-  grid.position.z = scene0.floor;
+  grid.quaternion.setFromUnitVectors(new THREE.Vector3(0, 1, 0), up);
   scene.add(grid);
   /* springs: lines between two body points, moved every frame */
   var lineGeo = new THREE.BufferGeometry();
@@ -73,8 +86,12 @@
   var springs = new THREE.LineSegments(lineGeo, new THREE.LineBasicMaterial({ color: 0x1a9850 }));
   scene.add(springs);
 
-  /* camera on the bounding sphere of every body position over the motion */
+  var qa = new THREE.Quaternion(), qb = new THREE.Quaternion();
+  /* camera on the bounding sphere of every body position over the motion and of the
+     shapes at the start */
   var box = new THREE.Box3();
+  pose(t0);
+  for (var b0 = 0; b0 < nb; ++b0) box.union(new THREE.Box3().setFromObject(groups[b0]));
   for (var f = 0; f < nframe; ++f)
     for (b = 1; b < nb; ++b) {
       var o = f * stride + 3 + 7 * (b - 1);
@@ -83,15 +100,62 @@
   box.expandByScalar(0.1 * L);
   var sphere = box.getBoundingSphere(new THREE.Sphere());
   var camera = new THREE.PerspectiveCamera(40, 1, sphere.radius / 100, sphere.radius * 100);
-  camera.up.set(0, 0, 1);
-  var dir = new THREE.Vector3(1.0, -2.2, 1.1).normalize();
+  camera.up.copy(up);
+  /* view from the front-right and above: h1 = x (or y) made horizontal, h2 = up x h1 */
+  var h1 = new THREE.Vector3(1, 0, 0);
+  if (Math.abs(h1.dot(up)) > 0.9) h1.set(0, 1, 0);
+  h1.addScaledVector(up, -h1.dot(up)).normalize();
+  var h2 = new THREE.Vector3().crossVectors(up, h1);
+  var dir = h1.clone().addScaledVector(h2, -2.2).addScaledVector(up, 1.1).normalize();
   camera.position.copy(sphere.center).addScaledVector(dir, sphere.radius / Math.sin(Math.PI / 9));
   camera.lookAt(sphere.center);
-  var controls = THREE.OrbitControls ? new THREE.OrbitControls(camera, renderer.domElement) : null;
-  if (controls) { controls.target.copy(sphere.center); controls.update(); }
-  else throw new Error("three.js OrbitControls missing (Debian libjs-three at build time)");
+  var ownOrbit = !THREE.OrbitControls || /[#&]orbit=own/.test(location.hash);
+  var controls = ownOrbit ? new SmallOrbit(camera, renderer.domElement)
+                          : new THREE.OrbitControls(camera, renderer.domElement);
+  controls.target.copy(sphere.center);
+  controls.update();
 
-  var qa = new THREE.Quaternion(), qb = new THREE.Quaternion();
+  /* Orbit camera for a three.js without examples/js/controls/OrbitControls.js: drag turns
+     about the target (azimuth about camera.up, elevation kept off the poles), right or
+     shift drag pans, the wheel zooms. */
+  function SmallOrbit(cam, el) {
+    var self = this, drag = null;
+    this.target = new THREE.Vector3();
+    this.update = function () { cam.lookAt(self.target); };
+    el.addEventListener("contextmenu", function (e) { e.preventDefault(); });
+    el.addEventListener("mousedown", function (e) {
+      drag = { x: e.clientX, y: e.clientY, pan: e.button === 2 || e.shiftKey };
+    });
+    window.addEventListener("mouseup", function () { drag = null; });
+    window.addEventListener("mousemove", function (e) {
+      if (!drag) return;
+      var dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+      drag.x = e.clientX; drag.y = e.clientY;
+      var off = cam.position.clone().sub(self.target), dist = off.length();
+      if (drag.pan) {
+        var right = new THREE.Vector3().crossVectors(off, cam.up).normalize();
+        var upv = new THREE.Vector3().crossVectors(right, off).normalize();
+        var k = dist / el.clientHeight;
+        var shift = right.multiplyScalar(dx * k).add(upv.multiplyScalar(dy * k));
+        self.target.add(shift); cam.position.add(shift);
+      } else {
+        off.applyAxisAngle(cam.up, -dx * 0.008);
+        var axis = new THREE.Vector3().crossVectors(cam.up, off).normalize();
+        var elev = Math.asin(Math.max(-1, Math.min(1, off.dot(cam.up) / dist)));
+        var turn = Math.max(-1.5 - elev, Math.min(1.5 - elev, dy * 0.008));
+        off.applyAxisAngle(axis, turn);
+        cam.position.copy(self.target).add(off);
+      }
+      self.update();
+    });
+    el.addEventListener("wheel", function (e) {
+      e.preventDefault();
+      var off = cam.position.clone().sub(self.target).multiplyScalar(e.deltaY > 0 ? 1.1 : 1 / 1.1);
+      cam.position.copy(self.target).add(off);
+      self.update();
+    }, { passive: false });
+  }
+
   /* Poses at time t: linear in position, slerp in rotation between the recorded frames. */
   function pose(t) {
     var lo = 0, hi = nframe - 1;
@@ -181,8 +245,30 @@
       (scene0.hasResidual ? "\nresidual " + fmt(frames[o + 2]) + " (loop closure)" : "");
     renderer.render(scene, camera);
     report();
+    if (wantSelfTest) { wantSelfTest = false; selfTest(); }
     requestAnimationFrame(frame);
   }
+  /* "#...&selftest": drag and wheel on the canvas must orbit (distance to the target kept,
+     camera moved) and zoom (distance changed); the verdict goes to data-selftest. */
+  function selfTest() {
+    var el = renderer.domElement, cx = el.clientWidth / 2, cy = el.clientHeight / 2;
+    function mouse(type, x, y) {
+      el.dispatchEvent(new MouseEvent(type, { bubbles: true, cancelable: true, clientX: x,
+        clientY: y, button: 0, buttons: 1 }));
+    }
+    var p0 = camera.position.clone(), d0 = p0.distanceTo(controls.target);
+    mouse("mousedown", cx, cy); mouse("mousemove", cx + 60, cy + 25); mouse("mouseup", cx + 60, cy + 25);
+    var d1 = camera.position.distanceTo(controls.target), moved = camera.position.distanceTo(p0);
+    el.dispatchEvent(new WheelEvent("wheel", { bubbles: true, cancelable: true, deltaY: 120,
+      deltaMode: 0, clientX: cx, clientY: cy }));
+    var d2 = camera.position.distanceTo(controls.target);
+    var ok = moved > 1e-2 * d0 && Math.abs(d1 - d0) < 1e-6 * d0 && Math.abs(d2 - d1) > 1e-2 * d1;
+    document.documentElement.setAttribute("data-selftest", (ok ? "ok " : "fail ") +
+      (ownOrbit ? "own" : "OrbitControls") + " moved " + moved.toPrecision(3) + " d " +
+      d0.toPrecision(6) + " " + d1.toPrecision(6) + " " + d2.toPrecision(6));
+  }
+  var wantSelfTest = /[#&]selftest/.test(location.hash);
+
   window.mbsPlayer = {
     setTime: function (t) { state.t = t; setPlaying(false); },
     play: function () { setPlaying(true); }, pause: function () { setPlaying(false); }
