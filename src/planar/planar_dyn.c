@@ -6,6 +6,10 @@
 
 #include <math.h>
 #include <stdlib.h>
+/* GCC: -O3 unrolls and inlines the 3-vector loops of the passes (as for src/core/aba.c). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
 
 #define SPRING_L_SMALL 1e-10 /* as the 3-D line spring-damper */
 
@@ -244,22 +248,27 @@ static int small_inverse(const double *D, int n, double tol, double *Di)
     return 1;
 }
 
-/* IA_p += X^T Ia X with X the motion transform parent -> child of pose (phi, p):
-   X = [1 0; R^T J p  R^T]. */
-static void transform_add(double *IAp, const double *pose, const double *Ia)
+/* IA_p += X^T Ia X for the symmetric Ia = [a b^T; b C] and the motion transform parent ->
+   child X = [1 0; t Q] (Q = R^T, t = R^T J p) of the pose: with y = b + C t,
+   X^T Ia X = [a + b.t + t.y, (Q^T y)^T; Q^T y, Q^T C Q] (about 30 products, not 54). */
+static void transform_add(double *restrict IAp, const double *restrict pose,
+                          const double *restrict Ia)
 {
     const double c = pose[0], s = pose[1];
-    const double Jp[2] = {-pose[3], pose[2]};
-    double t[2];
-    rot_t(t, c, s, Jp);
-    const double X[9] = {1.0, 0.0, 0.0, t[0], c, s, t[1], -s, c};
-    double IX[9];
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            IX[3 * i + j] = Ia[3 * i] * X[j] + Ia[3 * i + 1] * X[3 + j] + Ia[3 * i + 2] * X[6 + j];
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            IAp[3 * i + j] += X[i] * IX[j] + X[3 + i] * IX[3 + j] + X[6 + i] * IX[6 + j];
+    const double t0 = -c * pose[3] + s * pose[2], t1 = s * pose[3] + c * pose[2];
+    const double b0 = Ia[1], b1 = Ia[2], C00 = Ia[4], C01 = Ia[5], C11 = Ia[8];
+    const double y0 = b0 + C00 * t0 + C01 * t1, y1 = b1 + C01 * t0 + C11 * t1;
+    const double top = Ia[0] + b0 * t0 + b1 * t1 + t0 * y0 + t1 * y1;
+    const double o0 = c * y0 - s * y1, o1 = s * y0 + c * y1; /* Q^T y, Q^T = R */
+    /* Q^T C Q = R C R^T */
+    const double k00 = c * C00 - s * C01, k01 = c * C01 - s * C11; /* row 0 of R C */
+    const double k10 = s * C00 + c * C01, k11 = s * C01 + c * C11; /* row 1 */
+    const double r00 = k00 * c - k01 * s, r01 = k00 * s + k01 * c, r11 = k10 * s + k11 * c;
+    IAp[0] += top;
+    IAp[1] += o0, IAp[3] += o0;
+    IAp[2] += o1, IAp[6] += o1;
+    IAp[4] += r00, IAp[8] += r11;
+    IAp[5] += r01, IAp[7] += r01;
 }
 
 /* Backward pass of one joint: U, D^-1, u; hand Ia, pa to the parent (RBDA table 7.1). */
@@ -289,10 +298,17 @@ static int aba_back(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj,
     for (int k = 0; k < nv; ++k)
         for (int l = 0; l < nv; ++l) Dinv_u[k] += Di[nv * k + l] * w->u[pj->vadr + l];
     for (int i = 0; i < 9; ++i) Ia[i] = IA[i];
-    for (int k = 0; k < nv; ++k)
-        for (int l = 0; l < nv; ++l)
-            for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j) Ia[3 * i + j] -= U[3 * k + i] * Di[nv * k + l] * U[3 * l + j];
+    if (nv == 1) { /* rank one: Ia = IA - U U^T / D */
+        const double k0 = U[0] * Di[0], k1 = U[1] * Di[0], k2 = U[2] * Di[0];
+        Ia[0] -= k0 * U[0], Ia[4] -= k1 * U[1], Ia[8] -= k2 * U[2];
+        Ia[1] -= k0 * U[1], Ia[2] -= k0 * U[2], Ia[5] -= k1 * U[2];
+        Ia[3] = Ia[1], Ia[6] = Ia[2], Ia[7] = Ia[5];
+    } else {
+        for (int k = 0; k < nv; ++k)
+            for (int l = 0; l < nv; ++l)
+                for (int i = 0; i < 3; ++i)
+                    for (int j = 0; j < 3; ++j) Ia[3 * i + j] -= U[3 * k + i] * Di[nv * k + l] * U[3 * l + j];
+    }
     m3v(pa, Ia, w->c + 3 * b);
     for (int i = 0; i < 3; ++i) {
         pa[i] += pA[i];
@@ -332,12 +348,15 @@ int mbs_planar_forward(mbs_data *d)
     planar_kinematics(d, p, w);
     planar_forces(d, p, w);
     for (int b = 1; b < m->nbody; ++b) { /* IA = I, pA = v x* I v - f_ext */
-        double I[9], Iv[3], vIv[3];
-        body_inertia(&p->bodies[b], I);
-        for (int i = 0; i < 9; ++i) w->IA[9 * b + i] = I[i];
-        m3v(Iv, I, w->vel + 3 * b);
-        cross_f(vIv, w->vel + 3 * b, Iv);
-        for (int i = 0; i < 3; ++i) w->f[3 * b + i] = vIv[i] - w->f[3 * b + i];
+        const mbs_planar_body *pb = &p->bodies[b];
+        const double *v = w->vel + 3 * b;
+        double *IA = w->IA + 9 * b, *f = w->f + 3 * b;
+        body_inertia(pb, IA);
+        const double Iv[3] = {pb->I * v[0] - pb->h[1] * v[1] + pb->h[0] * v[2],
+                              pb->m * v[1] - pb->h[1] * v[0], pb->m * v[2] + pb->h[0] * v[0]};
+        double vIv[3];
+        cross_f(vIv, v, Iv);
+        for (int i = 0; i < 3; ++i) f[i] = vIv[i] - f[i];
     }
     for (int t = m->ntree - 1; t >= 0; --t) {
         const int st = aba_back(d, w, &p->joints[t], t, m->joints[m->tree[t]].nv);
