@@ -340,6 +340,20 @@ int mbs_model_spring_damper_def(const mbs_model *m, int force, mbs_spring_damper
    gravity. Viewers draw "up" against it. */
 int mbs_model_gravity(const mbs_model *m, double g[3]);
 
+/* ---------------------------------------------------------------- planar models */
+/* A model whose tree joints all move in one plane (revolute axes parallel, prismatic axes
+   perpendicular to them, planar joints with that normal, fixed joints), with no closed loop
+   and no force callback, runs its forward dynamics in planar algebra (3-vectors instead of
+   spatial 6-vectors; Höbinger and Otter, "PlanarMultiBody - a Modelica library for planar
+   multi-body systems"): same API, same results to rounding. */
+typedef enum mbs_planar_mode {
+    MBS_PLANAR_AUTO, /* default: compile finds a planar model and uses the planar path */
+    MBS_PLANAR_OFF   /* always the 3-D path */
+} mbs_planar_mode;
+int mbs_builder_set_planar(mbs_builder *b, mbs_planar_mode mode);
+/* 1 when the compiled model runs the planar path, 0 when not, negative for NULL. */
+int mbs_model_is_planar(const mbs_model *m);
+
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop
 #endif

@@ -132,6 +132,16 @@ int mbs_builder_set_root_rotation(mbs_builder *b, mbs_rotation rotation)
     return MBS_OK;
 }
 
+/* Whether compile may choose the planar path (src/planar/) for a planar model. */
+int mbs_builder_set_planar(mbs_builder *b, mbs_planar_mode mode)
+{
+    if (!b) return MBS_ERR_ARG;
+    if (mode != MBS_PLANAR_AUTO && mode != MBS_PLANAR_OFF)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "planar: unknown mode %d", (int)mode);
+    b->planar = mode;
+    return MBS_OK;
+}
+
 /* Body definition with mass 1, com 0, inertia diag(1e-3), no name. */
 mbs_body_def mbs_default_body_def(void)
 {

@@ -20,6 +20,7 @@ struct mbs_builder {
     double gravity_center[3];
     double gravity_mu;
     mbs_rotation root_rotation; /* of automatic free joints */
+    mbs_planar_mode planar;     /* MBS_PLANAR_AUTO: planar algebra when compile finds it */
     int nvisual, visual_cap;
     mbs_visual_def *visuals;   /* [nvisual], name and mesh owned (src/core/visual.c) */
 };

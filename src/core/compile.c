@@ -16,6 +16,7 @@
  * cycle of fixed joints (a body fixed to itself) is rejected. */
 #include "core/builder.h"
 #include "core/internal.h"
+#include "planar/planar.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -501,6 +502,10 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
     v3_copy(m->gravity, b->gravity);
     v3_copy(m->gravity_center, b->gravity_center);
     m->gravity_mu = b->gravity_mu;
+    if (b->planar == MBS_PLANAR_AUTO && mbs_planar_detect(m, &m->planar) != MBS_OK) {
+        mbs_model_destroy(m);
+        return MBS_ERR_NOMEM;
+    }
     *out = m;
     return MBS_OK;
 }

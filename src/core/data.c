@@ -4,6 +4,7 @@
 
 #include "core/internal.h"
 #include "core/linalg.h"
+#include "planar/planar.h"
 #include "solvers/loops.h"
 
 /* calloc of n elements of size sz, at least one element so that 0 is not mistaken for
@@ -49,6 +50,7 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
         !d->wrench_in || !d->acc || !d->f || !d->IA || !d->U || !d->Dinv || !d->u || !d->Ic ||
         !d->Sw || !d->root_body || !d->dof_depth || !d->p_root || !d->Fw || !d->crba_done || !d->M || !d->work)
         return MBS_ERR_NOMEM;
+    if (mbs_planar_data_alloc(m, &d->planar) != MBS_OK) return MBS_ERR_NOMEM;
     return mbs_loops_create(d); /* loop workspace (nothing for a tree) */
 }
 
@@ -117,6 +119,7 @@ void mbs_data_destroy(mbs_data *d)
     free(d->Ic);
     free(d->M);
     free(d->work);
+    mbs_planar_data_free(d->planar);
     free(d->Sw);
     free(d->root_body);
     free(d->dof_depth);

@@ -1,6 +1,7 @@
 /* Public dynamics entry points: validation, kinematics, forces, then one recursive pass.
  * A failed call leaves q, v, time and the previous outputs (qacc) as they were. */
 #include "core/internal.h"
+#include "planar/planar.h"
 #include "solvers/loops.h"
 
 /* Tree joint that owns q index i (-1 if none). */
@@ -92,6 +93,19 @@ static int prepare(mbs_data *d)
     return mbs_forces_accumulate(d);
 }
 
+/* The planar path (src/planar/): qacc kept as it was unless the result is finite. */
+static int planar_forward(mbs_data *d)
+{
+    const int nv = d->model->nv;
+    double *saved = d->work;
+    for (int i = 0; i < nv; ++i) saved[i] = d->qacc[i];
+    const int st = mbs_planar_forward(d);
+    const int bad = st == MBS_OK ? first_nonfinite(d->qacc, nv) : -1;
+    if (st == MBS_OK && bad < 0) return MBS_OK;
+    for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
+    return st != MBS_OK ? st : fail_nonfinite(d, "qacc", bad, d->model->dof_joint[bad]);
+}
+
 /* qacc = ABA(q, v, tau + forces), with cut joints the multipliers too (loops.c); qacc and
    lambda are kept as they were on any failure. */
 int mbs_forward_dynamics(mbs_data *d)
@@ -100,6 +114,7 @@ int mbs_forward_dynamics(mbs_data *d)
     const mbs_model *m = d->model;
     const int nv = m->nv;
     int st = mbs_check_state(d, 1, 1);
+    if (st == MBS_OK && m->planar) return planar_forward(d);
     if (st == MBS_OK) st = prepare(d);
     if (st != MBS_OK) return st;
     double *saved = d->work, *saved_l = d->work + nv;

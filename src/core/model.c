@@ -1,5 +1,6 @@
 /* Model queries and destroy. The model is immutable after mbs_compile. */
 #include "core/internal.h"
+#include "planar/planar.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ void mbs_model_destroy(mbs_model *m)
     free(m->dof_joint);
     free(m->forces);
     mbs_visuals_free(m->visuals, m->nvisual);
+    mbs_planar_free(m->planar);
     free(m);
 }
 
@@ -111,3 +113,6 @@ const char *mbs_model_joint_name(const mbs_model *m, int joint)
     const mbs_joint_model *j = joint_at(m, joint);
     return j ? j->name : NULL;
 }
+
+/* 1 when forward dynamics takes the planar path (src/planar/). */
+int mbs_model_is_planar(const mbs_model *m) { return m ? m->planar != NULL : MBS_ERR_ARG; }

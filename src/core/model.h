@@ -38,6 +38,7 @@ struct mbs_model {
                                  sparsity pattern of M (RBDA §6.5, lambda(i) < i) */
     int *dof_joint;           /* [nv] tree joint that owns each dof */
     mbs_force_model *forces;  /* [nforce] */
+    struct mbs_planar *planar; /* planar description (src/planar/), NULL: the 3-D path */
     mbs_gravity_kind gravity_kind;
     double gravity[3];        /* uniform */
     double gravity_center[3]; /* point */
@@ -99,6 +100,8 @@ struct mbs_data {
     /* closed loops (src/solvers/loops.c): selection, partition and their workspace; NULL
        when the model has no cut-joint rows */
     struct mbs_loops *loops;
+    /* planar path scratch (src/planar/), NULL when the model is not planar */
+    struct mbs_planar_data *planar;
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

@@ -1,0 +1,379 @@
+/* The planar path's forward dynamics (planar.h): kinematics, forces and the articulated-body
+ * algorithm (Featherstone, "Rigid Body Dynamics Algorithms" 2008, table 7.1) with planar
+ * motion vectors m = (w, vx, vy), force vectors f = (n, fx, fy) and 3 x 3 inertias
+ * [I, -hy, hx; -hy, m, 0; hx, 0, m] about the planar frame's origin. */
+#include "planar/planar.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define SPRING_L_SMALL 1e-10 /* as the 3-D line spring-damper */
+
+/* o = R(phi) x and R(phi)^T x for c = cos phi, s = sin phi. */
+static void rot(double o[2], double c, double s, const double x[2])
+{
+    const double x0 = x[0], x1 = x[1];
+    o[0] = c * x0 - s * x1, o[1] = s * x0 + c * x1;
+}
+static void rot_t(double o[2], double c, double s, const double x[2])
+{
+    const double x0 = x[0], x1 = x[1];
+    o[0] = c * x0 + s * x1, o[1] = -s * x0 + c * x1;
+}
+
+/* A child's pose in its parent is stored as (cos phi, sin phi, px, py). */
+
+/* Motion from parent to child: w' = w, v' = R^T (v + w J p), J p = (-py, px). */
+static void xm(double o[3], const double *pose, const double m[3])
+{
+    const double t[2] = {m[1] - m[0] * pose[3], m[2] + m[0] * pose[2]};
+    o[0] = m[0];
+    rot_t(o + 1, pose[0], pose[1], t);
+}
+
+/* Force from child to parent: f_p = R f, n_p = n + p x f_p. */
+static void xf_t(double o[3], const double *pose, const double f[3])
+{
+    double fp[2];
+    rot(fp, pose[0], pose[1], f + 1);
+    o[0] = f[0] + pose[2] * fp[1] - pose[3] * fp[0];
+    o[1] = fp[0], o[2] = fp[1];
+}
+
+/* Inertia of body b as a 3 x 3 (row-major). */
+static void body_inertia(const mbs_planar_body *pb, double I[9])
+{
+    I[0] = pb->I, I[1] = -pb->h[1], I[2] = pb->h[0];
+    I[3] = -pb->h[1], I[4] = pb->m, I[5] = 0.0;
+    I[6] = pb->h[0], I[7] = 0.0, I[8] = pb->m;
+}
+
+static void m3v(double o[3], const double M[9], const double x[3])
+{
+    for (int i = 0; i < 3; ++i) o[i] = M[3 * i] * x[0] + M[3 * i + 1] * x[1] + M[3 * i + 2] * x[2];
+}
+
+/* m x* f = (v x f, w J f) */
+static void cross_f(double o[3], const double m[3], const double f[3])
+{
+    o[0] = m[1] * f[2] - m[2] * f[1];
+    o[1] = -m[0] * f[2], o[2] = m[0] * f[1];
+}
+
+/* The child's pose in its parent, S (child planar frame) and c_J of one joint. */
+static void joint_state(const mbs_planar_joint *pj, const double *q, const double *v,
+                        double pose[4], double *S, double cJ[3])
+{
+    double rr[2], c = 1.0, s = 0.0;
+    cJ[0] = cJ[1] = cJ[2] = 0.0;
+    if (pj->kind == MBS_PL_REVOLUTE || pj->kind == MBS_PL_PLANAR) {
+        const double phi = pj->s * q[pj->kind == MBS_PL_PLANAR ? pj->qadr + 2 : pj->qadr];
+        c = cos(phi), s = sin(phi);
+    }
+    rot(rr, c, s, pj->r);
+    pose[0] = c, pose[1] = s, pose[2] = pj->a[0] + rr[0], pose[3] = pj->a[1] + rr[1];
+    double *Sr = S; /* the rotation column */
+    if (pj->kind == MBS_PL_PRISMATIC) {
+        pose[2] += q[pj->qadr] * pj->u[0], pose[3] += q[pj->qadr] * pj->u[1];
+        S[0] = 0.0, S[1] = pj->u[0], S[2] = pj->u[1];
+        return;
+    }
+    if (pj->kind == MBS_PL_PLANAR) {
+        const double x = q[pj->qadr], y = q[pj->qadr + 1];
+        pose[2] += x * pj->u[0] + y * pj->w[0], pose[3] += x * pj->u[1] + y * pj->w[1];
+        S[0] = 0.0, rot_t(S + 1, c, s, pj->u);
+        S[3] = 0.0, rot_t(S + 4, c, s, pj->w);
+        const double wz = pj->s * v[pj->vadr + 2];
+        const double lx = v[pj->vadr] * S[1] + v[pj->vadr + 1] * S[4];
+        const double ly = v[pj->vadr] * S[2] + v[pj->vadr + 1] * S[5];
+        cJ[1] = wz * ly, cJ[2] = -wz * lx; /* -w J (R^T lin) */
+        Sr = S + 6;
+    }
+    if (pj->kind == MBS_PL_FIXED) return;
+    Sr[0] = pj->s, Sr[1] = -pj->s * pj->r[1], Sr[2] = pj->s * pj->r[0];
+}
+
+/* Poses, world angles and origins, velocities and c of every body (tree order). */
+static void planar_kinematics(mbs_data *d, const mbs_planar *p, mbs_planar_data *w)
+{
+    const mbs_model *m = d->model;
+    w->th[0] = 1.0, w->th[1] = 0.0, w->P[0] = w->P[1] = 0.0;
+    w->vel[0] = w->vel[1] = w->vel[2] = 0.0;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_planar_joint *pj = &p->joints[t];
+        const int b = pj->child, par = pj->parent, nv = m->joints[m->tree[t]].nv;
+        double *pose = w->pose + 4 * b, *S = w->S + 3 * (nv ? pj->vadr : 0), cJ[3], vJ[3] = {0, 0, 0}, vp[3];
+        double Sfixed[9];
+        joint_state(pj, d->q, d->v, pose, nv ? S : Sfixed, cJ);
+        for (int k = 0; k < nv; ++k)
+            for (int i = 0; i < 3; ++i) vJ[i] += S[3 * k + i] * d->v[pj->vadr + k];
+        xm(vp, pose, w->vel + 3 * par);
+        double *vb = w->vel + 3 * b, *cb = w->c + 3 * b;
+        for (int i = 0; i < 3; ++i) vb[i] = vp[i] + vJ[i];
+        cb[0] = cJ[0]; /* c = v x vJ + cJ: (0, w J vJ_lin - wJ J v_lin) */
+        cb[1] = cJ[1] - vb[0] * vJ[2] + vJ[0] * vb[2];
+        cb[2] = cJ[2] + vb[0] * vJ[1] - vJ[0] * vb[1];
+        double Pp[2];
+        const double cp = w->th[2 * par], sp = w->th[2 * par + 1];
+        rot(Pp, cp, sp, pose + 2);
+        w->th[2 * b] = cp * pose[0] - sp * pose[1], w->th[2 * b + 1] = sp * pose[0] + cp * pose[1];
+        w->P[2 * b] = w->P[2 * par] + Pp[0], w->P[2 * b + 1] = w->P[2 * par + 1] + Pp[1];
+    }
+}
+
+/* f_b += world in-plane force F (plane basis) at body point r (planar frame of b), plus a
+   moment tn about n. */
+static void add_force(mbs_planar_data *w, int b, const double F[2], const double r[2], double tn)
+{
+    double fb[2];
+    rot_t(fb, w->th[2 * b], w->th[2 * b + 1], F);
+    double *f = w->f + 3 * b;
+    f[0] += tn + r[0] * fb[1] - r[1] * fb[0];
+    f[1] += fb[0], f[2] += fb[1];
+}
+
+/* A body point (body coordinates) in the planar frame of b, and its out-of-plane coordinate. */
+static void body_point(const mbs_planar *p, int b, const double x[3], double r[2], double *n)
+{
+    double xw[3];
+    if (b == MBS_WORLD) {
+        v3_copy(xw, x);
+        *n = v3_dot(p->n, xw);
+    } else {
+        m3_mulv(xw, p->bodies[b].R0, x);
+        *n = p->bodies[b].n0 + v3_dot(p->n, xw);
+    }
+    r[0] = v3_dot(xw, p->e1), r[1] = v3_dot(xw, p->e2);
+}
+
+/* World position and velocity (plane basis) of a point r of body b's planar frame. */
+static void point_state(const mbs_planar_data *w, int b, const double r[2], double x[2], double v[2])
+{
+    const double c = w->th[2 * b], s = w->th[2 * b + 1], *vb = w->vel + 3 * b;
+    double rw[2], vl[2] = {vb[1] - vb[0] * r[1], vb[2] + vb[0] * r[0]};
+    rot(rw, c, s, r);
+    x[0] = w->P[2 * b] + rw[0], x[1] = w->P[2 * b + 1] + rw[1];
+    rot(v, c, s, vl);
+}
+
+/* The line spring-damper of src/forces/spring_damper.c in the plane; the constant
+   out-of-plane distance of its points enters its length. */
+static void spring(const mbs_planar *p, mbs_planar_data *w, const mbs_force_model *f)
+{
+    double ra[2], rb[2], na, nb, xa[2], xb[2], va[2], vb[2];
+    body_point(p, f->body_a, f->point_a, ra, &na);
+    body_point(p, f->body_b, f->point_b, rb, &nb);
+    point_state(w, f->body_a, ra, xa, va);
+    point_state(w, f->body_b, rb, xb, vb);
+    const double r[3] = {xb[0] - xa[0], xb[1] - xa[1], nb - na};
+    const double L = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]), inv = 1.0 / fmax(L, SPRING_L_SMALL);
+    const double e[2] = {r[0] * inv, r[1] * inv};
+    const double T = f->stiffness * (L - f->rest) + f->damping * (e[0] * (vb[0] - va[0]) + e[1] * (vb[1] - va[1]));
+    const double Fa[2] = {T * e[0], T * e[1]}, Fb[2] = {-T * e[0], -T * e[1]};
+    if (f->body_a != MBS_WORLD) add_force(w, f->body_a, Fa, ra, 0.0);
+    if (f->body_b != MBS_WORLD) add_force(w, f->body_b, Fb, rb, 0.0);
+}
+
+/* Gravity (uniform or point, in-plane part), host wrenches and elements into f (body planar
+   frames) and d->gen_force. */
+static void planar_forces(mbs_data *d, const mbs_planar *p, mbs_planar_data *w)
+{
+    const mbs_model *m = d->model;
+    for (int i = 0; i < 3 * m->nbody; ++i) w->f[i] = 0.0;
+    for (int i = 0; i < m->nv; ++i) d->gen_force[i] = 0.0;
+    for (int b = 1; b < m->nbody; ++b) {
+        const mbs_planar_body *pb = &p->bodies[b];
+        if (pb->m != 0.0 && m->gravity_kind != MBS_GRAVITY_NONE) {
+            const double c[2] = {pb->h[0] / pb->m, pb->h[1] / pb->m};
+            double F[2];
+            if (m->gravity_kind == MBS_GRAVITY_UNIFORM) {
+                F[0] = pb->m * v3_dot(m->gravity, p->e1), F[1] = pb->m * v3_dot(m->gravity, p->e2);
+            } else { /* at the world com: -mu r / |r|^3, its in-plane part */
+                double x[2], v[2], rb[2], cn;
+                body_point(p, b, m->bodies[b].com, rb, &cn);
+                point_state(w, b, rb, x, v);
+                const double r[3] = {x[0] - v3_dot(m->gravity_center, p->e1),
+                                     x[1] - v3_dot(m->gravity_center, p->e2),
+                                     cn - v3_dot(m->gravity_center, p->n)};
+                const double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+                const double k = r2 > 0.0 ? -m->gravity_mu / (r2 * sqrt(r2)) : 0.0;
+                F[0] = pb->m * (r[0] * k), F[1] = pb->m * (r[1] * k);
+            }
+            add_force(w, b, F, c, 0.0);
+        }
+        const mbs_wrench_input *in = &d->wrench_in[b];
+        if (in->set) {
+            double r[2], n;
+            const double F[2] = {v3_dot(in->force, p->e1), v3_dot(in->force, p->e2)};
+            body_point(p, b, in->point, r, &n);
+            add_force(w, b, F, r, v3_dot(in->torque, p->n));
+        }
+    }
+    for (int i = 0; i < m->nforce; ++i) {
+        const mbs_force_model *f = &m->forces[i];
+        if (f->ops == &mbs_force_spring_damper_ops)
+            spring(p, w, f);
+        else /* joint spring-damper */
+            d->gen_force[f->vindex] += -f->stiffness * (d->q[f->qindex] - f->rest) - f->damping * d->v[f->vindex];
+    }
+}
+
+/* Inverse of the SPD n x n D (n <= 3) into Di; 0 when a pivot is not above tol. */
+static int small_inverse(const double *D, int n, double tol, double *Di)
+{
+    if (n == 1) {
+        if (!(D[0] > tol)) return 0;
+        Di[0] = 1.0 / D[0];
+        return 1;
+    }
+    double a[9], inv[9];
+    for (int i = 0; i < n * n; ++i) a[i] = D[i];
+    for (int i = 0; i < n; ++i) /* Gauss-Jordan without pivoting (SPD) */
+        for (int j = 0; j < n; ++j) inv[n * i + j] = i == j;
+    for (int k = 0; k < n; ++k) {
+        const double piv = a[n * k + k];
+        if (!(piv > tol)) return 0;
+        for (int j = 0; j < n; ++j) a[n * k + j] /= piv, inv[n * k + j] /= piv;
+        for (int i = 0; i < n; ++i) {
+            if (i == k) continue;
+            const double f = a[n * i + k];
+            for (int j = 0; j < n; ++j) a[n * i + j] -= f * a[n * k + j], inv[n * i + j] -= f * inv[n * k + j];
+        }
+    }
+    for (int i = 0; i < n * n; ++i) Di[i] = inv[i];
+    return 1;
+}
+
+/* IA_p += X^T Ia X with X the motion transform parent -> child of pose (phi, p):
+   X = [1 0; R^T J p  R^T]. */
+static void transform_add(double *IAp, const double *pose, const double *Ia)
+{
+    const double c = pose[0], s = pose[1];
+    const double Jp[2] = {-pose[3], pose[2]};
+    double t[2];
+    rot_t(t, c, s, Jp);
+    const double X[9] = {1.0, 0.0, 0.0, t[0], c, s, t[1], -s, c};
+    double IX[9];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            IX[3 * i + j] = Ia[3 * i] * X[j] + Ia[3 * i + 1] * X[3 + j] + Ia[3 * i + 2] * X[6 + j];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            IAp[3 * i + j] += X[i] * IX[j] + X[3 + i] * IX[3 + j] + X[6 + i] * IX[6 + j];
+}
+
+/* Backward pass of one joint: U, D^-1, u; hand Ia, pa to the parent (RBDA table 7.1). */
+static int aba_back(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj, int t, int nv)
+{
+    const int b = pj->child, par = pj->parent;
+    double *IA = w->IA + 9 * b, *pA = w->f + 3 * b, *U = w->U + 3 * (nv ? pj->vadr : 0);
+    double D[9], Ia[9], pa[3], Dinv_u[3] = {0, 0, 0};
+    double *Di = w->Dinv + 9 * t;
+    for (int k = 0; k < nv; ++k) {
+        const double *S = w->S + 3 * (pj->vadr + k);
+        m3v(U + 3 * k, IA, S);
+        w->u[pj->vadr + k] = d->tau[pj->vadr + k] + d->gen_force[pj->vadr + k] -
+                             (S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2]);
+        for (int l = 0; l < nv; ++l) {
+            const double *Sl = w->S + 3 * (pj->vadr + l);
+            D[nv * k + l] = Sl[0] * U[3 * k] + Sl[1] * U[3 * k + 1] + Sl[2] * U[3 * k + 2];
+        }
+    }
+    const double scale = IA[0] + IA[4] + IA[8];
+    if (nv > 0 && !small_inverse(D, nv, 1e-12 * fmax(scale, 1e-300), Di)) {
+        char buf[96];
+        return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "body %s: articulated inertia singular "
+                             "(massless end of a chain?)", mbs_body_label(d->model, b, buf, (int)sizeof buf));
+    }
+    if (par == 0) return MBS_OK;
+    for (int k = 0; k < nv; ++k)
+        for (int l = 0; l < nv; ++l) Dinv_u[k] += Di[nv * k + l] * w->u[pj->vadr + l];
+    for (int i = 0; i < 9; ++i) Ia[i] = IA[i];
+    for (int k = 0; k < nv; ++k)
+        for (int l = 0; l < nv; ++l)
+            for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j) Ia[3 * i + j] -= U[3 * k + i] * Di[nv * k + l] * U[3 * l + j];
+    m3v(pa, Ia, w->c + 3 * b);
+    for (int i = 0; i < 3; ++i) {
+        pa[i] += pA[i];
+        for (int k = 0; k < nv; ++k) pa[i] += U[3 * k + i] * Dinv_u[k];
+    }
+    transform_add(w->IA + 9 * par, w->pose + 4 * b, Ia);
+    double fp[3];
+    xf_t(fp, w->pose + 4 * b, pa);
+    for (int i = 0; i < 3; ++i) w->f[3 * par + i] += fp[i];
+    return MBS_OK;
+}
+
+/* Forward pass of one joint: a = X a_p + c, qdd = D^-1 (u - U^T a), a += S qdd. */
+static void aba_fwd(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj, int t, int nv)
+{
+    const int b = pj->child;
+    double a[3], x[3];
+    xm(a, w->pose + 4 * b, w->acc + 3 * pj->parent);
+    for (int i = 0; i < 3; ++i) a[i] += w->c[3 * b + i];
+    const double *U = w->U + 3 * (nv ? pj->vadr : 0), *Di = w->Dinv + 9 * t;
+    for (int k = 0; k < nv; ++k)
+        x[k] = w->u[pj->vadr + k] - (U[3 * k] * a[0] + U[3 * k + 1] * a[1] + U[3 * k + 2] * a[2]);
+    for (int k = 0; k < nv; ++k) {
+        double qdd = 0.0;
+        for (int l = 0; l < nv; ++l) qdd += Di[nv * k + l] * x[l];
+        d->qacc[pj->vadr + k] = qdd;
+        for (int i = 0; i < 3; ++i) a[i] += w->S[3 * (pj->vadr + k) + i] * qdd;
+    }
+    for (int i = 0; i < 3; ++i) w->acc[3 * b + i] = a[i];
+}
+
+int mbs_planar_forward(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    const mbs_planar *p = m->planar;
+    mbs_planar_data *w = d->planar;
+    planar_kinematics(d, p, w);
+    planar_forces(d, p, w);
+    for (int b = 1; b < m->nbody; ++b) { /* IA = I, pA = v x* I v - f_ext */
+        double I[9], Iv[3], vIv[3];
+        body_inertia(&p->bodies[b], I);
+        for (int i = 0; i < 9; ++i) w->IA[9 * b + i] = I[i];
+        m3v(Iv, I, w->vel + 3 * b);
+        cross_f(vIv, w->vel + 3 * b, Iv);
+        for (int i = 0; i < 3; ++i) w->f[3 * b + i] = vIv[i] - w->f[3 * b + i];
+    }
+    for (int t = m->ntree - 1; t >= 0; --t) {
+        const int st = aba_back(d, w, &p->joints[t], t, m->joints[m->tree[t]].nv);
+        if (st != MBS_OK) return st;
+    }
+    w->acc[0] = w->acc[1] = w->acc[2] = 0.0;
+    for (int t = 0; t < m->ntree; ++t) aba_fwd(d, w, &p->joints[t], t, m->joints[m->tree[t]].nv);
+    return MBS_OK;
+}
+
+int mbs_planar_usable(const mbs_data *d) { return d->model->planar != NULL; }
+
+int mbs_planar_data_alloc(const mbs_model *m, mbs_planar_data **out)
+{
+    *out = NULL;
+    if (!m->planar) return MBS_OK;
+    mbs_planar_data *w = calloc(1, sizeof *w);
+    if (!w) return MBS_ERR_NOMEM;
+    const size_t nb = (size_t)m->nbody, nv = (size_t)m->nv + 1;
+    w->th = calloc(2 * nb, sizeof(double)), w->P = calloc(2 * nb, sizeof(double));
+    w->pose = calloc(4 * nb, sizeof(double)), w->vel = calloc(3 * nb, sizeof(double));
+    w->c = calloc(3 * nb, sizeof(double)), w->f = calloc(3 * nb, sizeof(double));
+    w->IA = calloc(9 * nb, sizeof(double)), w->U = calloc(3 * nv, sizeof(double));
+    w->Dinv = calloc(9 * ((size_t)m->ntree + 1), sizeof(double)), w->u = calloc(nv, sizeof(double));
+    w->acc = calloc(3 * nb, sizeof(double)), w->S = calloc(3 * nv, sizeof(double));
+    *out = w;
+    if (!w->th || !w->P || !w->pose || !w->vel || !w->c || !w->f || !w->IA || !w->U || !w->Dinv ||
+        !w->u || !w->acc || !w->S)
+        return MBS_ERR_NOMEM;
+    return MBS_OK;
+}
+
+void mbs_planar_data_free(mbs_planar_data *w)
+{
+    if (!w) return;
+    free(w->th), free(w->P), free(w->pose), free(w->vel), free(w->c), free(w->f);
+    free(w->IA), free(w->U), free(w->Dinv), free(w->u), free(w->acc), free(w->S);
+    free(w);
+}
