@@ -96,6 +96,8 @@ _PROTOTYPES = {
     "mbs_builder_set_point_gravity": (_I, [_P, c_double_p, _D]),
     "mbs_builder_set_no_gravity": (_I, [_P]),
     "mbs_builder_set_root_rotation": (_I, [_P, _I]),
+    "mbs_builder_set_planar": (_I, [_P, _I]),
+    "mbs_model_is_planar": (_I, [_P]),
     "mbs_default_body_def": (BodyDef, []),
     "mbs_add_body": (_I, [_P, ctypes.POINTER(BodyDef)]),
     "mbs_default_joint_def": (JointDef, [_I]),

@@ -108,6 +108,10 @@ class Builder:
     def set_root_rotation(self, rotation):
         return self._call(lib.mbs_builder_set_root_rotation(self._b, ROTATIONS[rotation]))
 
+    def set_planar(self, on):
+        """False keeps a planar model on the 3-D path (MBS_PLANAR_OFF); True: found at compile."""
+        return self._call(lib.mbs_builder_set_planar(self._b, 0 if on else 1))
+
     def add_body(self, name=None, mass=1.0, com=(0, 0, 0), inertia=None):
         """Body id >= 1; inertia about the COM (3x3 or 9 values, default diag(1e-3))."""
         d = lib.mbs_default_body_def()
@@ -202,6 +206,11 @@ class Model:
     njoint = property(lambda self: lib.mbs_model_njoint(self._m))
     ncon = property(lambda self: lib.mbs_model_ncon(self._m))
     nforce = property(lambda self: lib.mbs_model_nforce(self._m))
+
+    @property
+    def is_planar(self):
+        """True when forward dynamics runs the planar path."""
+        return lib.mbs_model_is_planar(self._m) == 1
 
     def _id(self, status, what):
         if status < 0:

@@ -171,3 +171,19 @@ def test_same_trajectory_as_mbs_sim(tmp_path):
         st.step(1e-3)
         assert d.q[0] == pytest.approx(row["qrev"], rel=1e-10, abs=1e-11)
         assert d.v[0] == pytest.approx(row["vrev"], rel=1e-10, abs=1e-11)
+
+
+def test_planar_path_equals_3d_path():
+    """The pendulum is planar: both paths give the same acceleration to rounding."""
+    results = []
+    for planar in (True, False):
+        b = mbs.Builder()
+        b.set_planar(planar)
+        body = b.add_body("body", mass=1.0, com=(0.5, 0, 0.1), inertia=np.eye(3) * 1e-3)
+        b.add_joint("revolute", mbs.WORLD, body, axis=(0, 0, 1))
+        m = b.compile()
+        assert m.is_planar == planar
+        d = mbs.Data(m)
+        d.q[0], d.v[0] = 0.3, -1.2
+        results.append(d.forward_dynamics()[0])
+    assert results[0] == pytest.approx(results[1], rel=1e-14)
