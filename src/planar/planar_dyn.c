@@ -321,6 +321,42 @@ static int aba_back(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj,
     return MBS_OK;
 }
 
+/* aba_back for a one-dof joint (revolute, prismatic), written out: U = IA S, D = S.U,
+   Ia = IA - U U^T / D with its six distinct entries. */
+static int aba_back_1(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj, int t)
+{
+    const int b = pj->child, par = pj->parent, i = pj->vadr;
+    const double *restrict IA = w->IA + 9 * b, *restrict pA = w->f + 3 * b, *restrict S = w->S + 3 * i;
+    double *restrict U = w->U + 3 * i;
+    U[0] = IA[0] * S[0] + IA[1] * S[1] + IA[2] * S[2];
+    U[1] = IA[3] * S[0] + IA[4] * S[1] + IA[5] * S[2];
+    U[2] = IA[6] * S[0] + IA[7] * S[1] + IA[8] * S[2];
+    const double D = S[0] * U[0] + S[1] * U[1] + S[2] * U[2];
+    const double u = d->tau[i] + d->gen_force[i] - (S[0] * pA[0] + S[1] * pA[1] + S[2] * pA[2]);
+    w->u[i] = u;
+    if (!(D > 1e-12 * fmax(IA[0] + IA[4] + IA[8], 1e-300))) {
+        char buf[96];
+        return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "body %s: articulated inertia singular "
+                             "(massless end of a chain?)", mbs_body_label(d->model, b, buf, (int)sizeof buf));
+    }
+    const double Di = 1.0 / D;
+    w->Dinv[9 * t] = Di;
+    if (par == 0) return MBS_OK;
+    const double k0 = U[0] * Di, k1 = U[1] * Di, k2 = U[2] * Di;
+    const double a01 = IA[1] - k0 * U[1], a02 = IA[2] - k0 * U[2], a12 = IA[5] - k1 * U[2];
+    const double Ia[9] = {IA[0] - k0 * U[0], a01, a02, a01, IA[4] - k1 * U[1], a12, a02, a12,
+                          IA[8] - k2 * U[2]};
+    const double *c = w->c + 3 * b, du = Di * u;
+    const double pa[3] = {pA[0] + Ia[0] * c[0] + Ia[1] * c[1] + Ia[2] * c[2] + U[0] * du,
+                          pA[1] + Ia[3] * c[0] + Ia[4] * c[1] + Ia[5] * c[2] + U[1] * du,
+                          pA[2] + Ia[6] * c[0] + Ia[7] * c[1] + Ia[8] * c[2] + U[2] * du};
+    transform_add(w->IA + 9 * par, w->pose + 4 * b, Ia);
+    double fp[3];
+    xf_t(fp, w->pose + 4 * b, pa);
+    for (int k = 0; k < 3; ++k) w->f[3 * par + k] += fp[k];
+    return MBS_OK;
+}
+
 /* Forward pass of one joint: a = X a_p + c, qdd = D^-1 (u - U^T a), a += S qdd. */
 static void aba_fwd(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj, int t, int nv)
 {
@@ -338,6 +374,20 @@ static void aba_fwd(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj,
         for (int i = 0; i < 3; ++i) a[i] += w->S[3 * (pj->vadr + k) + i] * qdd;
     }
     for (int i = 0; i < 3; ++i) w->acc[3 * b + i] = a[i];
+}
+
+/* aba_fwd for a one-dof joint. */
+static void aba_fwd_1(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj, int t)
+{
+    const int b = pj->child, i = pj->vadr;
+    const double *restrict U = w->U + 3 * i, *restrict S = w->S + 3 * i, *restrict c = w->c + 3 * b;
+    double a[3];
+    xm(a, w->pose + 4 * b, w->acc + 3 * pj->parent);
+    a[0] += c[0], a[1] += c[1], a[2] += c[2];
+    const double qdd = w->Dinv[9 * t] * (w->u[i] - (U[0] * a[0] + U[1] * a[1] + U[2] * a[2]));
+    d->qacc[i] = qdd;
+    double *restrict ab = w->acc + 3 * b;
+    ab[0] = a[0] + S[0] * qdd, ab[1] = a[1] + S[1] * qdd, ab[2] = a[2] + S[2] * qdd;
 }
 
 int mbs_planar_forward(mbs_data *d)
@@ -359,11 +409,18 @@ int mbs_planar_forward(mbs_data *d)
         for (int i = 0; i < 3; ++i) f[i] = vIv[i] - f[i];
     }
     for (int t = m->ntree - 1; t >= 0; --t) {
-        const int st = aba_back(d, w, &p->joints[t], t, m->joints[m->tree[t]].nv);
+        const int nv = m->joints[m->tree[t]].nv;
+        const int st = nv == 1 ? aba_back_1(d, w, &p->joints[t], t) : aba_back(d, w, &p->joints[t], t, nv);
         if (st != MBS_OK) return st;
     }
     w->acc[0] = w->acc[1] = w->acc[2] = 0.0;
-    for (int t = 0; t < m->ntree; ++t) aba_fwd(d, w, &p->joints[t], t, m->joints[m->tree[t]].nv);
+    for (int t = 0; t < m->ntree; ++t) {
+        const int nv = m->joints[m->tree[t]].nv;
+        if (nv == 1)
+            aba_fwd_1(d, w, &p->joints[t], t);
+        else
+            aba_fwd(d, w, &p->joints[t], t, nv);
+    }
     return MBS_OK;
 }
 
