@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mbs needs, only those missing (Debian 12; root or sudo).
 set -euo pipefail
-pkgs=(gcc g++ dpkg-dev cmake pkg-config meson ninja-build libopenblas-dev liblapacke-dev libsundials-dev libcmocka-dev libjs-three
+pkgs=(gcc g++ dpkg-dev cmake pkg-config meson ninja-build libopenblas-dev liblapacke-dev libsundials-dev libcmocka-dev libjs-three libxml2-dev libzip-dev
       python3 python3-numpy python3-pytest)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -340,6 +340,16 @@ int mbs_model_spring_damper_def(const mbs_model *m, int force, mbs_spring_damper
    gravity. Viewers draw "up" against it. */
 int mbs_model_gravity(const mbs_model *m, double g[3]);
 
+/* ---------------------------------------------------------------- model files */
+/* Add the elements of a model file: URDF as ROS writes it (links with inertial and visual
+   blocks, joints revolute, continuous, prismatic, fixed, floating, planar; the root link
+   welded to the world unless it is the link "world"), or mbs's superset of URDF (joints of
+   every mbs type, cut="true" closing loops, state_priority, gravity, spring-dampers, joint
+   spring-dampers). Names are kept (mbs_model_find_body / _joint find them). A failure names
+   the file, the line and the element, and leaves the builder as it was. See
+   docs/model-files.md. */
+int mbs_builder_load(mbs_builder *b, const char *path);
+
 /* ---------------------------------------------------------------- planar models */
 /* A model whose tree joints all move in one plane (revolute axes parallel, prismatic axes
    perpendicular to them, planar joints with that normal, fixed joints), with no closed loop

@@ -67,6 +67,33 @@ mbs_builder *mbs_builder_create(void)
     return b;
 }
 
+mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b)
+{
+    mbs_builder_mark k;
+    k.nbody = b->nbody, k.njoint = b->njoint, k.nforce = b->nforce, k.nvisual = b->nvisual;
+    k.gravity_kind = b->gravity_kind, k.gravity_mu = b->gravity_mu;
+    v3_copy(k.gravity, b->gravity);
+    v3_copy(k.gravity_center, b->gravity_center);
+    k.root_rotation = b->root_rotation;
+    return k;
+}
+
+void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *k)
+{
+    for (int i = k->nbody; i < b->nbody; ++i) free_name(b->bodies[i].name);
+    for (int i = k->njoint; i < b->njoint; ++i) free_name(b->joints[i].name);
+    for (int i = k->nforce; i < b->nforce; ++i) free(b->forces[i].name);
+    for (int i = k->nvisual; i < b->nvisual; ++i) {
+        free_name(b->visuals[i].name);
+        free_name(b->visuals[i].mesh);
+    }
+    b->nbody = k->nbody, b->njoint = k->njoint, b->nforce = k->nforce, b->nvisual = k->nvisual;
+    b->gravity_kind = k->gravity_kind, b->gravity_mu = k->gravity_mu;
+    v3_copy(b->gravity, k->gravity);
+    v3_copy(b->gravity_center, k->gravity_center);
+    b->root_rotation = k->root_rotation;
+}
+
 /* Free the builder, its arrays and every name it owns. */
 void mbs_builder_destroy(mbs_builder *b)
 {

@@ -25,6 +25,18 @@ struct mbs_builder {
     mbs_visual_def *visuals;   /* [nvisual], name and mesh owned (src/core/visual.c) */
 };
 
+/* The builder's sizes and settings at one moment, to undo what was added after it (a model
+   file that fails half-way leaves the builder as it was). */
+typedef struct mbs_builder_mark {
+    int nbody, njoint, nforce, nvisual;
+    mbs_gravity_kind gravity_kind;
+    double gravity[3], gravity_center[3], gravity_mu;
+    mbs_rotation root_rotation;
+} mbs_builder_mark;
+mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b);
+/* Remove every element added after the mark (freeing their names) and restore its settings. */
+void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *mark);
+
 /* Copy of a name (NULL -> ""), or NULL when out of memory. */
 char *mbs_strdup_name(const char *name);
 /* Append one force element (copied; takes ownership of its name); returns its id or

@@ -1,0 +1,75 @@
+/* Model files (mbs_builder_load): URDF as ROS writes it, and mbs's superset of it (joints
+ * that close loops, every mbs joint type, force elements, gravity). libxml2 reads the XML;
+ * the loader then only calls the builder API, so a file cannot build what C could not. A
+ * failure names the file, the line and the element, and the builder is rolled back to what
+ * it held before the call. docs/model-files.md is the reference of the format. */
+#ifndef MBS_IO_IO_H
+#define MBS_IO_IO_H
+
+#include <libxml/tree.h>
+
+#include "core/builder.h"
+#include "core/internal.h"
+
+/* A link of the file: its body id (MBS_WORLD for a link named "world"). */
+typedef struct io_link {
+    char name[128];
+    int body;
+    int line;
+    int parents;   /* tree joints (not cut) whose child it is */
+    int massive;   /* it has mass (an <inertial> block with mass > 0) */
+    int moved;     /* a non-fixed tree joint moves it */
+} io_link;
+
+typedef struct io_material {
+    char name[64];
+    double rgba[4];
+} io_material;
+
+/* A tree joint of the file (cut joints are not kept): for the check that every moving
+   link carries mass below it. */
+typedef struct io_tree_joint {
+    int parent, child;   /* link indices */
+    int moving;          /* not fixed */
+    const xmlNode *node;
+} io_tree_joint;
+
+typedef struct io_ctx {
+    mbs_builder *b;
+    const char *path;
+    io_link *links;
+    int nlink, link_cap;
+    io_tree_joint *tj;
+    int ntj, tj_cap;
+    io_material *mats;
+    int nmat, mat_cap;
+} io_ctx;
+
+/* The builder's error "path:line: <element name="x">: message" and status (< 0). */
+int io_fail(io_ctx *c, const xmlNode *n, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The same for a failed builder call: its message, prefixed with the place. */
+int io_fail_builder(io_ctx *c, const xmlNode *n, int status);
+/* 1 if element n is named tag. */
+int io_is(const xmlNode *n, const char *tag);
+/* First child element named tag, or NULL. */
+xmlNode *io_child(const xmlNode *n, const char *tag);
+/* Attribute value into buf (len bytes); 1 if present. */
+int io_attr(const xmlNode *n, const char *name, char *buf, int len);
+/* Numbers of an attribute: exactly count finite values; 1 read, 0 absent (out untouched),
+   < 0 an error already reported. */
+int io_numbers(io_ctx *c, const xmlNode *n, const char *name, double *out, int count);
+/* <origin xyz rpy> of element n (identity when absent) as a frame. */
+int io_origin(io_ctx *c, const xmlNode *n, const char *tag, mbs_frame *f);
+/* The link named name, or NULL. */
+io_link *io_find_link(io_ctx *c, const char *name);
+
+/* Element readers (urdf_links.c, urdf_joints.c, io_elements.c). */
+int io_read_materials(io_ctx *c, const xmlNode *robot);
+int io_read_link(io_ctx *c, const xmlNode *n);
+int io_read_visuals(io_ctx *c, const xmlNode *n, const io_link *l);
+int io_read_joint(io_ctx *c, const xmlNode *n);
+int io_weld_root(io_ctx *c, const xmlNode *robot);
+int io_read_element(io_ctx *c, const xmlNode *n); /* the superset's force elements, gravity */
+
+#endif

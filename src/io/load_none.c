@@ -1,0 +1,11 @@
+/* mbs_builder_load in a build configured with -Dxml=disabled (no libxml2): a clear refusal. */
+#include "core/internal.h"
+
+#include "core/builder.h"
+
+int mbs_builder_load(mbs_builder *b, const char *path)
+{
+    if (!b) return MBS_ERR_ARG;
+    return mbs_errorf(b->error, MBS_ERR_STATE, "%s: this build of mbs has no model-file loader "
+                      "(configured with -Dxml=disabled)", path ? path : "(NULL)");
+}

@@ -1,0 +1,158 @@
+/* URDF joints (revolute, continuous, prismatic, fixed, floating, planar) and mbs's superset
+ * (spherical, universal, cylindrical, free, distance; cut="true" closes a loop,
+ * state_priority, rotation="cardan", <axis2>, <length>, <child_origin>); <dynamics damping>
+ * becomes a joint damper; the root link is welded to the world. */
+#include "io/io.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    mbs_joint_type type;
+} joint_types[] = {
+    {"revolute", MBS_JOINT_REVOLUTE}, {"continuous", MBS_JOINT_REVOLUTE},
+    {"prismatic", MBS_JOINT_PRISMATIC}, {"fixed", MBS_JOINT_FIXED},
+    {"floating", MBS_JOINT_FREE}, {"planar", MBS_JOINT_PLANAR},
+    {"spherical", MBS_JOINT_SPHERICAL}, {"universal", MBS_JOINT_UNIVERSAL},
+    {"cylindrical", MBS_JOINT_CYLINDRICAL}, {"free", MBS_JOINT_FREE},
+    {"distance", MBS_JOINT_DISTANCE},
+};
+
+/* The joint type named by the type attribute; 0 or -1 (unknown, reported). */
+static int joint_type(io_ctx *c, const xmlNode *n, mbs_joint_type *type)
+{
+    char t[32] = "";
+    io_attr(n, "type", t, (int)sizeof t);
+    for (size_t k = 0; k < sizeof joint_types / sizeof joint_types[0]; ++k)
+        if (!strcmp(t, joint_types[k].name)) {
+            *type = joint_types[k].type;
+            return 0;
+        }
+    io_fail(c, n, MBS_ERR_ARG, "unknown joint type \"%s\" (URDF: revolute, continuous, prismatic, "
+            "fixed, floating, planar; mbs: spherical, universal, cylindrical, free, distance)", t);
+    return -1;
+}
+
+/* The link named by <tag link="..."/>; NULL (reported) when missing or unknown. */
+static io_link *link_of(io_ctx *c, const xmlNode *n, const char *tag)
+{
+    char name[128];
+    const xmlNode *k = io_child(n, tag);
+    if (!k || !io_attr(k, "link", name, (int)sizeof name)) {
+        io_fail(c, n, MBS_ERR_ARG, "<%s link=\"...\"/> is missing", tag);
+        return NULL;
+    }
+    io_link *l = io_find_link(c, name);
+    if (!l) io_fail(c, k, MBS_ERR_TOPOLOGY, "%s link \"%s\" is not defined", tag, name);
+    return l;
+}
+
+/* In-plane x axis for a planar joint without <axis2>: the coordinate axis least along a. */
+static void default_axis2(const double a[3], double out[3])
+{
+    const int k = fabs(a[0]) <= fabs(a[1]) && fabs(a[0]) <= fabs(a[2]) ? 0 : (fabs(a[1]) <= fabs(a[2]) ? 1 : 2);
+    out[0] = out[1] = out[2] = 0.0;
+    out[k] = 1.0;
+}
+
+/* The axes, frames and superset attributes of a joint definition. */
+static int read_joint_def(io_ctx *c, const xmlNode *n, mbs_joint_def *jd)
+{
+    char buf[32];
+    int st = io_origin(c, n, "origin", &jd->frame_parent);
+    if (st == MBS_OK) st = io_origin(c, n, "child_origin", &jd->frame_child);
+    const xmlNode *ax = io_child(n, "axis"), *ax2 = io_child(n, "axis2"), *len = io_child(n, "length");
+    jd->axis[0] = 1.0, jd->axis[1] = jd->axis[2] = 0.0; /* URDF's default axis */
+    if (st == MBS_OK && ax && io_numbers(c, ax, "xyz", jd->axis, 3) < 0) st = MBS_ERR_ARG;
+    default_axis2(jd->axis, jd->axis2);
+    if (st == MBS_OK && ax2 && io_numbers(c, ax2, "xyz", jd->axis2, 3) < 0) st = MBS_ERR_ARG;
+    if (st == MBS_OK && len && io_numbers(c, len, "value", &jd->length, 1) < 0) st = MBS_ERR_ARG;
+    if (io_attr(n, "cut", buf, (int)sizeof buf)) jd->cut = !strcmp(buf, "true") || !strcmp(buf, "1");
+    if (io_attr(n, "rotation", buf, (int)sizeof buf)) jd->rotation = !strcmp(buf, "cardan") ? MBS_ROT_CARDAN : MBS_ROT_QUATERNION;
+    double prio;
+    if (st == MBS_OK && io_numbers(c, n, "state_priority", &prio, 1) == 1) jd->state_priority = (int)prio;
+    return st;
+}
+
+/* Record a tree joint for the mass check. */
+static int record_tree_joint(io_ctx *c, const xmlNode *n, const io_link *p, const io_link *ch, int moving)
+{
+    if (mbs_builder_grow((void **)&c->tj, &c->tj_cap, c->ntj + 1, sizeof *c->tj) != 0)
+        return io_fail(c, n, MBS_ERR_NOMEM, "out of memory");
+    c->tj[c->ntj++] = (io_tree_joint){(int)(p - c->links), (int)(ch - c->links), moving, n};
+    return MBS_OK;
+}
+
+/* <dynamics damping="d"/>: a joint damper on the joint's first coordinate. */
+static int read_dynamics(io_ctx *c, const xmlNode *n, int joint, mbs_joint_type type)
+{
+    const xmlNode *dyn = io_child(n, "dynamics");
+    double damping = 0.0;
+    if (!dyn || io_numbers(c, dyn, "damping", &damping, 1) != 1 || damping == 0.0) return MBS_OK;
+    if (type != MBS_JOINT_REVOLUTE && type != MBS_JOINT_PRISMATIC) return MBS_OK;
+    const int st = mbs_add_joint_spring_damper(c->b, joint, 0, 0.0, damping, 0.0);
+    return st < 0 ? io_fail_builder(c, dyn, st) : MBS_OK;
+}
+
+int io_read_joint(io_ctx *c, const xmlNode *n)
+{
+    char name[128] = "";
+    mbs_joint_type type;
+    if (!io_attr(n, "name", name, (int)sizeof name) || !*name)
+        return io_fail(c, n, MBS_ERR_ARG, "a joint needs a name");
+    for (xmlNode *k = n->prev; k; k = k->prev) { /* duplicate names */
+        char other[128];
+        if (io_is(k, "joint") && io_attr(k, "name", other, (int)sizeof other) && !strcmp(other, name))
+            return io_fail(c, n, MBS_ERR_ARG, "a second joint named \"%s\"", name);
+    }
+    if (joint_type(c, n, &type) != 0) return MBS_ERR_ARG;
+    io_link *p = link_of(c, n, "parent"), *ch = p ? link_of(c, n, "child") : NULL;
+    if (!p || !ch) return MBS_ERR_ARG;
+    mbs_joint_def jd = mbs_default_joint_def(type);
+    jd.name = name, jd.parent = p->body, jd.child = ch->body;
+    if (read_joint_def(c, n, &jd) != MBS_OK) return MBS_ERR_ARG;
+    if (!jd.cut && type != MBS_JOINT_DISTANCE) {
+        if (ch->body == MBS_WORLD) return io_fail(c, n, MBS_ERR_TOPOLOGY, "the world cannot be a child link");
+        if (++ch->parents > 1)
+            return io_fail(c, n, MBS_ERR_TOPOLOGY, "link \"%s\" has a second parent joint: a closed "
+                           "loop (in mbs's superset, mark the loop-closing joint cut=\"true\")", ch->name);
+        if (record_tree_joint(c, n, p, ch, type != MBS_JOINT_FIXED) != MBS_OK) return MBS_ERR_NOMEM;
+    }
+    const int j = mbs_add_joint(c->b, &jd);
+    if (j < 0) return io_fail_builder(c, n, j);
+    return read_dynamics(c, n, j, type);
+}
+
+/* 1 if link i or a link below it (through tree joints) has mass. */
+static int carries_mass(const io_ctx *c, int i, int depth)
+{
+    if (c->links[i].massive) return 1;
+    if (depth > c->nlink) return 0;
+    for (int k = 0; k < c->ntj; ++k)
+        if (c->tj[k].parent == i && carries_mass(c, c->tj[k].child, depth + 1)) return 1;
+    return 0;
+}
+
+int io_weld_root(io_ctx *c, const xmlNode *robot)
+{
+    const io_link *world = io_find_link(c, "world"), *root = NULL;
+    for (int i = 0; i < c->nlink; ++i) {
+        const io_link *l = &c->links[i];
+        if (l->body == MBS_WORLD || l->parents > 0) continue;
+        if (world || root)
+            return io_fail(c, robot, MBS_ERR_TOPOLOGY, "links \"%s\" and \"%s\" both have no parent "
+                           "joint: a URDF has one root", root ? root->name : "world", l->name);
+        root = l;
+    }
+    for (int k = 0; k < c->ntj; ++k)
+        if (c->tj[k].moving && !carries_mass(c, c->tj[k].child, 0))
+            return io_fail(c, c->tj[k].node, MBS_ERR_ARG, "it moves link \"%s\", which carries no mass "
+                           "(no <inertial> there or below it)", c->links[c->tj[k].child].name);
+    if (!root) return world ? MBS_OK : io_fail(c, robot, MBS_ERR_TOPOLOGY, "no links");
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_FIXED); /* welded, as ROS tools read it */
+    jd.parent = MBS_WORLD, jd.child = root->body;
+    const int j = mbs_add_joint(c->b, &jd);
+    return j < 0 ? io_fail_builder(c, robot, j) : MBS_OK;
+}
