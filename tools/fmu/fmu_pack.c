@@ -1,0 +1,87 @@
+/* Packing an FMU (fmu_pack.h): the model is loaded and compiled first, so a file the FMU
+ * could not run is refused here with the loader's message, not later inside a tool. */
+#define _POSIX_C_SOURCE 200809L
+#include "fmu_pack.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zip.h>
+
+#include "fmu_guid.h"
+
+/* The model's variable table (the runtime builds the same one from the same file). */
+static int model_vars(const fmu_pack *p, fmu_vars *vars, char *why, size_t len)
+{
+    mbs_builder *b = mbs_builder_create();
+    mbs_model *m = NULL;
+    int st = b ? mbs_builder_load(b, p->model_path) : MBS_ERR_NOMEM;
+    if (st == MBS_OK) st = mbs_compile(b, &m);
+    if (st != MBS_OK) snprintf(why, len, "%s", b ? mbs_builder_error(b) : "out of memory");
+    if (st == MBS_OK && fmu_vars_make(m, vars) != 0) st = MBS_ERR_NOMEM, snprintf(why, len, "out of memory");
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+    return st == MBS_OK ? 0 : -1;
+}
+
+/* modelDescription.xml into a malloc'd buffer (*size bytes). */
+static char *description(const fmu_pack *p, const fmu_vars *vars, size_t *size)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, size);
+    if (!f) return NULL;
+    const int st = fmu_write_description(f, p, vars);
+    fclose(f);
+    if (st != 0) free(buf), buf = NULL;
+    return buf;
+}
+
+/* Add a file of the disk, or a buffer (taken over by libzip), at name in the archive. */
+static int add_file(zip_t *z, const char *name, const char *path)
+{
+    zip_source_t *s = zip_source_file(z, path, 0, -1);
+    if (!s) return -1;
+    if (zip_file_add(z, name, s, ZIP_FL_OVERWRITE) < 0) return zip_source_free(s), -1;
+    return 0;
+}
+
+static int add_buffer(zip_t *z, const char *name, char *buf, size_t size)
+{
+    zip_source_t *s = zip_source_buffer(z, buf, size, 1);
+    if (!s) return free(buf), -1;
+    if (zip_file_add(z, name, s, ZIP_FL_OVERWRITE) < 0) return zip_source_free(s), -1;
+    return 0;
+}
+
+int fmu_pack_write(fmu_pack *p, char *why, size_t len)
+{
+    fmu_vars vars = {0, NULL};
+    if (fmu_guid_of_file(p->model_path, p->guid, sizeof p->guid) != 0)
+        return snprintf(why, len, "%s: cannot read", p->model_path), -1;
+    if (model_vars(p, &vars, why, len) != 0) return -1;
+    size_t size = 0;
+    char *desc = description(p, &vars, &size);
+    fmu_vars_free(&vars);
+    if (!desc) return snprintf(why, len, "out of memory"), -1;
+    const size_t n = strlen(p->model_path);
+    const char *res = (n > 5 && !strcmp(p->model_path + n - 5, ".urdf")) ? "resources/model.urdf"
+                                                                        : "resources/model.xml";
+    char bin[128];
+    snprintf(bin, sizeof bin, "binaries/linux64/%s.so", p->identifier);
+    int err = 0;
+    zip_t *z = zip_open(p->out, ZIP_CREATE | ZIP_TRUNCATE, &err);
+    if (!z) return free(desc), snprintf(why, len, "%s: cannot create the archive (libzip error %d)", p->out, err), -1;
+    int st = add_buffer(z, "modelDescription.xml", desc, size);
+    if (st == 0) st = add_file(z, bin, p->runtime);
+    if (st == 0) st = add_file(z, res, p->model_path);
+    if (st != 0) {
+        snprintf(why, len, "%s: %s", p->out, zip_strerror(z));
+        zip_discard(z);
+        return -1;
+    }
+    if (zip_close(z) != 0) {
+        snprintf(why, len, "%s: %s (runtime %s)", p->out, zip_strerror(z), p->runtime);
+        zip_discard(z);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,230 @@
+/* The shared library inside every mbs co-simulation FMU (binaries/linux64/<id>.so): the
+ * FMI 2.0 co-simulation functions over one mbs model read from the FMU's resources folder
+ * (resources/model.urdf or resources/model.xml). Inputs are joint forces, outputs joint
+ * coordinates and rates (fmu_vars.h); inside, RK4 at the step_size parameter (the
+ * communication step is split into equal steps no longer than it) or CVODE Adams. A DoStep
+ * that fails leaves time and state as they were and answers fmi2Discard. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/model.h"
+#include "fmu_guid.h"
+#include "fmu_instance.h"
+
+fmi2Status fmu_say(fmu *c, fmi2Status status, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c && c->logger && (c->logging || status >= fmi2Warning))
+        c->logger(c->env, c->name, status, status >= fmi2Error ? "logStatusError" : "logAll",
+                  "%s", msg);
+    return status;
+}
+
+/* The path of a "file:" URI (file:///a/b, file:/a/b) or of a plain path. */
+static const char *uri_path(const char *uri)
+{
+    if (strncmp(uri, "file://", 7) == 0) return uri + 7;
+    if (strncmp(uri, "file:", 5) == 0) return uri + 5;
+    return uri;
+}
+
+/* Load resources/model.{urdf,xml}, compile, create the data; 0 or a message in why. */
+static int load_model(fmu *c, const char *resources, const char *guid, char *why, size_t len)
+{
+    static const char *const names[] = {"model.urdf", "model.xml"};
+    char path[1200], expect[64];
+    mbs_builder *b = mbs_builder_create();
+    int st = -1;
+    for (int k = 0; k < 2 && b && st != 0; ++k) {
+        snprintf(path, sizeof path, "%s/%s", uri_path(resources), names[k]);
+        if (fmu_guid_of_file(path, expect, sizeof expect) != 0) continue;
+        if (strcmp(expect, guid) != 0)
+            return snprintf(why, len, "GUID %s does not match the model in %s (%s)", guid, path, expect), mbs_builder_destroy(b), -1;
+        st = mbs_builder_load(b, path) == MBS_OK ? 0 : -1;
+        if (st != 0) snprintf(why, len, "%s", mbs_builder_error(b));
+    }
+    if (st != 0 && !*why) snprintf(why, len, "no model.urdf or model.xml in %s", uri_path(resources));
+    if (st == 0 && mbs_compile(b, &c->m) != MBS_OK) st = -1, snprintf(why, len, "%s", mbs_builder_error(b));
+    mbs_builder_destroy(b);
+    if (st != 0) return -1;
+    c->d = mbs_data_create(c->m);
+    c->nq = mbs_model_nq(c->m), c->nv = mbs_model_nv(c->m);
+    c->bak = calloc((size_t)(c->nq + c->nv + c->m->naux + 1), sizeof(double));
+    if (!c->d || !c->bak || fmu_vars_make(c->m, &c->vars) != 0)
+        return snprintf(why, len, "out of memory"), -1;
+    return 0;
+}
+
+static void fmu_free(fmu *c)
+{
+    if (!c) return;
+    mbs_stepper_destroy(c->st);
+    mbs_data_destroy(c->d);
+    mbs_model_destroy(c->m);
+    fmu_vars_free(&c->vars);
+    free(c->bak);
+    free(c);
+}
+
+MBS_FMI2_EXPORT const char *fmi2GetTypesPlatform(void) { return "default"; }
+MBS_FMI2_EXPORT const char *fmi2GetVersion(void) { return "2.0"; }
+
+MBS_FMI2_EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
+                                              fmi2String fmuGUID, fmi2String fmuResourceLocation,
+                                              const fmi2CallbackFunctions *functions,
+                                              fmi2Boolean visible, fmi2Boolean loggingOn)
+{
+    (void)visible;
+    fmu *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->logger = functions ? functions->logger : NULL;
+    c->env = functions ? functions->componentEnvironment : NULL;
+    snprintf(c->name, sizeof c->name, "%s", instanceName ? instanceName : "");
+    c->logging = loggingOn;
+    c->step_size = 1e-3;
+    char why[512] = "";
+    if (!instanceName || !*instanceName || !fmuGUID || !fmuResourceLocation)
+        snprintf(why, sizeof why, "fmi2Instantiate: instance name, GUID and resource location "
+                 "are required");
+    else if (fmuType != fmi2CoSimulation)
+        snprintf(why, sizeof why, "fmi2Instantiate: this FMU supports co-simulation only");
+    else
+        load_model(c, fmuResourceLocation, fmuGUID, why, sizeof why);
+    if (*why) {
+        fmu_say(c, fmi2Error, "%s", why);
+        fmu_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+MBS_FMI2_EXPORT void fmi2FreeInstance(fmi2Component c) { fmu_free(c); }
+
+MBS_FMI2_EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n,
+                                               const fmi2String categories[])
+{
+    (void)n, (void)categories;
+    if (!c) return fmi2Error;
+    ((fmu *)c)->logging = on;
+    return fmi2OK;
+}
+
+/* The instance's state check: MBS answers fmi2Error naming the call when not allowed. */
+static fmi2Status need(fmu *c, const char *call, int allowed)
+{
+    return allowed ? fmi2OK : fmu_say(c, fmi2Error, "%s: not allowed in this state", call);
+}
+
+MBS_FMI2_EXPORT fmi2Status fmi2SetupExperiment(fmi2Component cc, fmi2Boolean toleranceDefined,
+                                               fmi2Real tolerance, fmi2Real startTime,
+                                               fmi2Boolean stopTimeDefined, fmi2Real stopTime)
+{
+    fmu *c = cc;
+    (void)stopTimeDefined, (void)stopTime;
+    if (!c) return fmi2Error;
+    if (need(c, "fmi2SetupExperiment", c->state == ST_INSTANTIATED) != fmi2OK) return fmi2Error;
+    if (!isfinite(startTime) || (toleranceDefined && !(tolerance > 0.0)))
+        return fmu_say(c, fmi2Error, "fmi2SetupExperiment: start time %g or tolerance %g not valid",
+                       startTime, tolerance);
+    c->t_start = startTime;
+    c->tol_defined = toleranceDefined;
+    c->tol = tolerance;
+    return fmi2OK;
+}
+
+MBS_FMI2_EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component cc)
+{
+    fmu *c = cc;
+    if (!c) return fmi2Error;
+    if (need(c, "fmi2EnterInitializationMode", c->state == ST_INSTANTIATED) != fmi2OK)
+        return fmi2Error;
+    c->state = ST_INIT;
+    return fmi2OK;
+}
+
+/* The stepper of the chosen kind at the start time; loops closed first. */
+MBS_FMI2_EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component cc)
+{
+    fmu *c = cc;
+    if (!c) return fmi2Error;
+    if (need(c, "fmi2ExitInitializationMode", c->state == ST_INIT) != fmi2OK) return fmi2Error;
+    mbs_stepper_def def = mbs_default_stepper_def(c->use_cvode ? MBS_STEP_CVODE_ADAMS : MBS_STEP_RK4);
+    if (c->use_cvode && c->tol_defined) def.rtol = c->tol, def.atol = 1e-3 * c->tol;
+    mbs_data_set_time(c->d, c->t_start);
+    if (mbs_model_ncon(c->m) > 0 && mbs_assemble(c->d) != MBS_OK)
+        return fmu_say(c, fmi2Error, "fmi2ExitInitializationMode: %s", mbs_data_error(c->d));
+    c->st = mbs_stepper_create(c->d, &def);
+    if (!c->st) return fmu_say(c, fmi2Error, "fmi2ExitInitializationMode: %s", mbs_data_error(c->d));
+    c->state = ST_STEP;
+    return fmi2OK;
+}
+
+MBS_FMI2_EXPORT fmi2Status fmi2Terminate(fmi2Component cc)
+{
+    fmu *c = cc;
+    if (!c) return fmi2Error;
+    if (need(c, "fmi2Terminate", c->state == ST_STEP || c->state == ST_INIT) != fmi2OK)
+        return fmi2Error;
+    c->state = ST_TERMINATED;
+    return fmi2OK;
+}
+
+/* Back to the state after fmi2Instantiate: neutral q, zero v and inputs, default parameters. */
+MBS_FMI2_EXPORT fmi2Status fmi2Reset(fmi2Component cc)
+{
+    fmu *c = cc;
+    if (!c) return fmi2Error;
+    mbs_stepper_destroy(c->st);
+    c->st = NULL;
+    mbs_neutral_q(c->m, mbs_data_q(c->d));
+    memset(mbs_data_v(c->d), 0, sizeof(double) * (size_t)c->nv);
+    memset(mbs_data_tau(c->d), 0, sizeof(double) * (size_t)c->nv);
+    mbs_data_set_time(c->d, 0.0);
+    c->step_size = 1e-3, c->use_cvode = 0, c->t_start = 0.0, c->tol_defined = 0;
+    c->state = ST_INSTANTIATED;
+    return fmi2OK;
+}
+
+/* From t to t + h in equal fixed steps no longer than step_size (RK4), or one CVODE call;
+   on failure q, v and time are put back as they were. */
+MBS_FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component cc, fmi2Real t, fmi2Real h,
+                                      fmi2Boolean noSetFMUStatePriorToCurrentPoint)
+{
+    fmu *c = cc;
+    (void)noSetFMUStatePriorToCurrentPoint;
+    if (!c) return fmi2Error;
+    if (need(c, "fmi2DoStep", c->state == ST_STEP) != fmi2OK) return fmi2Error;
+    const double now = mbs_data_time(c->d);
+    if (!(h > 0.0) || !isfinite(h) || fabs(t - now) > 1e-9 * fmax(1.0, fabs(now)))
+        return fmu_say(c, fmi2Error, "fmi2DoStep: step from %.17g by %g, but the FMU is at %.17g",
+                       t, h, now);
+    memcpy(c->bak, mbs_data_q(c->d), sizeof(double) * (size_t)c->nq);
+    memcpy(c->bak + c->nq, mbs_data_v(c->d), sizeof(double) * (size_t)c->nv);
+    memcpy(c->bak + c->nq + c->nv, c->d->aux, sizeof(double) * (size_t)c->m->naux);
+    const long n = c->use_cvode ? 1 : (long)ceil(h / c->step_size - 1e-9);
+    int st = MBS_OK;
+    for (long k = 0; k < n && st == MBS_OK; ++k) st = mbs_stepper_step(c->st, h / (double)n);
+    if (st == MBS_OK) {
+        mbs_data_set_time(c->d, t + h); /* land on the communication point exactly */
+        return fmi2OK;
+    }
+    memcpy(mbs_data_q(c->d), c->bak, sizeof(double) * (size_t)c->nq);
+    memcpy(mbs_data_v(c->d), c->bak + c->nq, sizeof(double) * (size_t)c->nv);
+    memcpy(c->d->aux, c->bak + c->nq + c->nv, sizeof(double) * (size_t)c->m->naux); /* Cardan frames */
+    mbs_data_set_time(c->d, now);
+    return fmu_say(c, fmi2Discard, "fmi2DoStep at t = %.17g: %s (state kept at t)", now,
+                   mbs_data_error(c->d));
+}
+
+MBS_FMI2_EXPORT fmi2Status fmi2CancelStep(fmi2Component cc)
+{
+    return fmu_say(cc, fmi2Error, "fmi2CancelStep: steps are synchronous, nothing to cancel");
+}
