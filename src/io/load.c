@@ -77,7 +77,7 @@ int io_numbers(io_ctx *c, const xmlNode *n, const char *name, double *out, int c
         s = end;
     }
     while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') ++s;
-    if (*s) return io_fail(c, n, MBS_ERR_ARG, "attribute %s=\"%s\": expected %d numbers", name, buf, count);
+    if (*s) return io_fail(c, n, MBS_ERR_ARG, "attribute %s=\"%s\": expected %d finite numbers", name, buf, count);
     return 1;
 }
 

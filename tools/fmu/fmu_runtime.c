@@ -36,25 +36,33 @@ static const char *uri_path(const char *uri)
     return uri;
 }
 
-/* Load resources/model.{urdf,xml}, compile, create the data; 0 or a message in why. */
-static int load_model(fmu *c, const char *resources, const char *guid, char *why, size_t len)
+/* The model file in the resources folder (model.urdf or model.xml) into path; 0 or -1. */
+static int model_path(const char *resources, char *path, size_t len)
 {
     static const char *const names[] = {"model.urdf", "model.xml"};
-    char path[1200], expect[64];
-    mbs_builder *b = mbs_builder_create();
-    int st = -1;
-    for (int k = 0; k < 2 && b && st != 0; ++k) {
-        snprintf(path, sizeof path, "%s/%s", uri_path(resources), names[k]);
-        if (fmu_guid_of_file(path, expect, sizeof expect) != 0) continue;
-        if (strcmp(expect, guid) != 0)
-            return snprintf(why, len, "GUID %s does not match the model in %s (%s)", guid, path, expect), mbs_builder_destroy(b), -1;
-        st = mbs_builder_load(b, path) == MBS_OK ? 0 : -1;
-        if (st != 0) snprintf(why, len, "%s", mbs_builder_error(b));
+    for (int k = 0; k < 2; ++k) {
+        snprintf(path, len, "%.900s/%s", uri_path(resources), names[k]);
+        FILE *f = fopen(path, "rb");
+        if (f) return fclose(f), 0;
     }
-    if (st != 0 && !*why) snprintf(why, len, "no model.urdf or model.xml in %s", uri_path(resources));
-    if (st == 0 && mbs_compile(b, &c->m) != MBS_OK) st = -1, snprintf(why, len, "%s", mbs_builder_error(b));
+    return -1;
+}
+
+/* Load the model of the resources folder (its GUID checked), compile, create the data; 0, or
+   -1 with a message in why. */
+static int load_model(fmu *c, const char *resources, const char *guid, char *why, size_t len)
+{
+    char path[1000], expect[64];
+    if (model_path(resources, path, sizeof path) != 0)
+        return snprintf(why, len, "no model.urdf or model.xml in %.300s", uri_path(resources)), -1;
+    if (fmu_guid_of_file(path, expect, sizeof expect) != 0 || strcmp(expect, guid) != 0)
+        return snprintf(why, len, "GUID %.60s does not match the model %.300s (%s)", guid, path, expect), -1;
+    mbs_builder *b = mbs_builder_create();
+    int st = b ? mbs_builder_load(b, path) : MBS_ERR_NOMEM;
+    if (st == MBS_OK) st = mbs_compile(b, &c->m);
+    if (st != MBS_OK) snprintf(why, len, "%.400s", b ? mbs_builder_error(b) : "out of memory");
     mbs_builder_destroy(b);
-    if (st != 0) return -1;
+    if (st != MBS_OK) return -1;
     c->d = mbs_data_create(c->m);
     c->nq = mbs_model_nq(c->m), c->nv = mbs_model_nv(c->m);
     c->bak = calloc((size_t)(c->nq + c->nv + c->m->naux + 1), sizeof(double));
