@@ -187,3 +187,19 @@ def test_planar_path_equals_3d_path():
         d.q[0], d.v[0] = 0.3, -1.2
         results.append(d.forward_dynamics()[0])
     assert results[0] == pytest.approx(results[1], rel=1e-14)
+
+
+def test_load_urdf_double_pendulum():
+    """A URDF loaded through Builder.load: names kept, the same dynamics as built by hand."""
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "fmu_double_pendulum.urdf")
+    b = mbs.Builder()
+    b.load(path)
+    m = b.compile()
+    assert m.nv == 2 and m.find_joint("elbow") >= 0
+    d = mbs.Data(m)
+    d.q[m.joint_qadr(m.find_joint("shoulder"))] = 0.3
+    qacc = d.forward_dynamics()
+    assert np.all(np.isfinite(qacc)) and abs(qacc).max() > 1.0
+    with pytest.raises(mbs.ArgError) as e:
+        mbs.Builder().load(os.path.join(os.path.dirname(__file__), "no_such_file.urdf"))
+    assert "no_such_file.urdf" in str(e.value)
