@@ -79,6 +79,21 @@ static int call_inverse(mbs_data *d)
 }
 static int call_mass(mbs_data *d) { return mbs_mass_matrix(d, outbuf); }
 static int call_bias(mbs_data *d) { return mbs_bias_forces(d, outbuf); }
+static int call_queries(mbs_data *d)
+{
+    const int last = mbs_model_nbody(d->model) - 1;
+    const double pt[3] = {0.1, 0.0, 0.0};
+    double a[6], c[3], l[3], h[3], F[3], T[3];
+    int st = mbs_point_jacobian(d, last, pt, outbuf);
+    if (st == MBS_OK) st = mbs_point_bias_acceleration(d, last, pt, a);
+    if (st == MBS_OK) st = mbs_com(d, c);
+    if (st == MBS_OK) st = mbs_momentum(d, l, h);
+    if (st == MBS_OK) st = mbs_forward_dynamics(d);
+    for (int j = 0; st == MBS_OK && j < mbs_model_njoint(d->model); ++j)
+        if (mbs_model_joint_is_cut(d->model, j) || mbs_model_joint_nv(d->model, j) >= 0)
+            st = mbs_joint_reaction(d, j, F, T);
+    return st;
+}
 static int call_mass_factor_solve(mbs_data *d)
 {
     const int nv = mbs_model_nv(d->model);
@@ -126,6 +141,7 @@ static const struct {
     {"inverse_dynamics", call_inverse}, {"mass_matrix", call_mass},
     {"bias_forces", call_bias},         {"energy", call_energy},
     {"mass_matrix_factor/solve", call_mass_factor_solve},
+    {"point_jacobian/bias/com/momentum/joint_reaction", call_queries},
     {"kinematics", call_kinematics},    {"body_pose/velocity", call_pose_velocity},
     {"assemble", call_assemble},
 };

@@ -340,6 +340,24 @@ int mbs_model_spring_damper_def(const mbs_model *m, int force, mbs_spring_damper
    gravity. Viewers draw "up" against it. */
 int mbs_model_gravity(const mbs_model *m, double g[3]);
 
+/* ---------------------------------------------------------------- controller queries */
+/* Allocation-free, O(N) at most, callable from a control loop at every tick. World frame;
+   a failed query leaves its outputs unwritten. With closed loops the Jacobian is the one of
+   the tree coordinates: J v gives the point's velocity for any v that satisfies the loops;
+   for the independent coordinates u, multiply by dv/du (docs/api.md says how). */
+/* J (6 x nv, row-major): [w_body; v_point] = J v, point in body coordinates. */
+int mbs_point_jacobian(mbs_data *d, int body, const double point[3], double *J);
+/* a[6] = Jdot v: the point's (angular; linear) acceleration when qacc = 0 (no gravity). */
+int mbs_point_bias_acceleration(mbs_data *d, int body, const double point[3], double a[6]);
+/* Centre of mass of the whole system (MBS_ERR_ARG for a model without mass). */
+int mbs_com(mbs_data *d, double com[3]);
+/* Linear momentum and angular momentum about the world origin of the whole system. */
+int mbs_momentum(mbs_data *d, double lin[3], double ang[3]);
+/* After mbs_forward_dynamics (or a step): the wrench the parent exerts on the child through
+   this joint (tree or cut) at the child joint frame origin, world coordinates: the
+   constraint part plus what acts along the joint's coordinates (tau, springs). */
+int mbs_joint_reaction(mbs_data *d, int joint, double force[3], double torque[3]);
+
 /* ---------------------------------------------------------------- model files */
 /* Add the elements of a model file: URDF as ROS writes it (links with inertial and visual
    blocks, joints revolute, continuous, prismatic, fixed, floating, planar; the root link

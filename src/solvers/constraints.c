@@ -323,3 +323,17 @@ void mbs_con_jmul(const mbs_con_topo *t, const int *rows, int n, const double *J
         y[i] = s;
     }
 }
+
+/* See constraints.h: sum of lambda_r W_r over the rows of cut joint j. */
+void mbs_con_cut_wrench(const mbs_data *d, int joint, const double *lambda, double W[6])
+{
+    const mbs_joint_model *j = &d->model->joints[joint];
+    cut_geom g;
+    geom(d, j, &g);
+    for (int e = 0; e < 6; ++e) W[e] = 0.0;
+    for (int k = 0; k < j->ncon; ++k) {
+        double w[6];
+        row_wrench(&g, &j->rows[k], w);
+        for (int e = 0; e < 6; ++e) W[e] += lambda[j->conadr + k] * w[e];
+    }
+}

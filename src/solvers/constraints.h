@@ -55,6 +55,10 @@ void mbs_con_jacobian(const mbs_data *d, const mbs_con_topo *t, const double *Sw
 void mbs_con_bias(const mbs_data *d, const mbs_con_topo *t, const double *Vw,
                   const double *Aw, const int *rows, int n, double *gam);
 
+/* The world wrench W = [n; f] (about the world origin) that cut joint `joint` exerts on its
+   child for the multipliers lambda (ncon, the data's layout); needs the poses. */
+void mbs_con_cut_wrench(const mbs_data *d, int joint, const double *lambda, double W[6]);
+
 /* y = J x for scaled rows J (n x nv) built by mbs_con_jacobian, using the path sparsity. */
 void mbs_con_jmul(const mbs_con_topo *t, const int *rows, int n, const double *J,
                   const double *x, double *y);
