@@ -130,6 +130,35 @@ class Data:
         self._call(lib.mbs_energy(self._d, ctypes.byref(T), ctypes.byref(V)))
         return T.value, V.value
 
+    def point_jacobian(self, body, point=(0, 0, 0)):
+        """(6, nv): [w_body; v_point] = J v, world frame."""
+        J = np.zeros((6, self.nv))
+        self._call(lib.mbs_point_jacobian(self._d, int(body), _ptr(_vec(point, 3, "point")), _ptr(J)))
+        return J
+
+    def point_bias_acceleration(self, body, point=(0, 0, 0)):
+        """(6,): Jdot v, the point's acceleration when qacc = 0 (no gravity)."""
+        a = np.zeros(6)
+        self._call(lib.mbs_point_bias_acceleration(self._d, int(body), _ptr(_vec(point, 3, "point")), _ptr(a)))
+        return a
+
+    def com(self):
+        c = np.zeros(3)
+        self._call(lib.mbs_com(self._d, _ptr(c)))
+        return c
+
+    def momentum(self):
+        """(linear, angular about the world origin)."""
+        lin, ang = np.zeros(3), np.zeros(3)
+        self._call(lib.mbs_momentum(self._d, _ptr(lin), _ptr(ang)))
+        return lin, ang
+
+    def joint_reaction(self, joint):
+        """(force, torque) the parent exerts on the child at the child joint frame, world."""
+        F, T = np.zeros(3), np.zeros(3)
+        self._call(lib.mbs_joint_reaction(self._d, int(joint), _ptr(F), _ptr(T)))
+        return F, T
+
     def _wrench(self, fn, body, force, torque, point):
         return self._call(fn(self._d, int(body), _ptr(_vec(force, 3, "force")),
                              _ptr(_vec(torque, 3, "torque")),

@@ -203,3 +203,21 @@ def test_load_urdf_double_pendulum():
     with pytest.raises(mbs.ArgError) as e:
         mbs.Builder().load(os.path.join(os.path.dirname(__file__), "no_such_file.urdf"))
     assert "no_such_file.urdf" in str(e.value)
+
+
+def test_controller_queries():
+    """A hanging pendulum carries its weight; J v is the point velocity; the COM is 0.5 m out."""
+    m, d = pendulum()
+    d.q[0] = -math.pi / 2
+    d.forward_dynamics()
+    F, T = d.joint_reaction(0)
+    assert np.allclose(F, (0, G, 0), atol=1e-12)
+    d.q[0], d.v[0] = 0.2, 1.5
+    J = d.point_jacobian(1, (0.5, 0, 0))
+    assert J.shape == (6, 1)
+    assert np.allclose(J[3:, 0] * d.v[0], [-0.5 * math.sin(0.2) * 1.5, 0.5 * math.cos(0.2) * 1.5, 0], atol=1e-14)
+    assert np.allclose(d.com(), [0.5 * math.cos(0.2), 0.5 * math.sin(0.2), 0], atol=1e-14)
+    lin, ang = d.momentum()
+    assert np.allclose(lin, J[3:, 0] * 1.5, atol=1e-13)
+    with pytest.raises(mbs.ArgError):
+        d.point_jacobian(5)
