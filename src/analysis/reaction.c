@@ -63,6 +63,8 @@ static void at_child_frame(const mbs_data *d, const mbs_joint_model *jm, const d
 int mbs_joint_reaction(mbs_data *d, int joint, double force[3], double torque[3])
 {
     if (!d) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(d, "mbs_joint_reaction");
+    if (nested != MBS_OK) return nested;
     const mbs_model *m = d->model;
     if (!force || !torque) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "joint_reaction: NULL output");
     if (joint < 0 || joint >= m->njoint)

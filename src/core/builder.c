@@ -116,8 +116,8 @@ int mbs_builder_set_gravity(mbs_builder *b, const double g[3])
 {
     if (!b) return MBS_ERR_ARG;
     if (!g) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_builder_set_gravity: g is NULL");
-    if (!mbs_all_finite(g, 3))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "gravity: g is not finite");
+    if (!mbs_all_bounded(g, 3))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "gravity: g is not finite or beyond 1e100 in magnitude");
     b->gravity_kind = MBS_GRAVITY_UNIFORM;
     v3_copy(b->gravity, g);
     return MBS_OK;
@@ -129,9 +129,9 @@ int mbs_builder_set_point_gravity(mbs_builder *b, const double center[3], double
     if (!b) return MBS_ERR_ARG;
     if (!center)
         return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_builder_set_point_gravity: center is NULL");
-    if (!mbs_all_finite(center, 3))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "point gravity: center is not finite");
-    if (!isfinite(mu) || !(mu > 0.0))
+    if (!mbs_all_bounded(center, 3))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "point gravity: center is not finite or beyond 1e100 in magnitude");
+    if (!(fabs(mu) <= MBS_MAX_VALUE) || !(mu > 0.0))
         return mbs_errorf(b->error, MBS_ERR_ARG, "point gravity: mu must be finite and > 0 (got %g)",
                           mu);
     b->gravity_kind = MBS_GRAVITY_POINT;
@@ -232,8 +232,12 @@ static int check_mass_inertia(mbs_builder *b, const mbs_body_def *d, const char 
     if (d->mass == 0.0 && scale > 0.0)
         return mbs_errorf(b->error, MBS_ERR_ARG,
                           "body %s: mass is 0 but inertia is not zero (non-physical)", lbl);
-    double lam[3];
-    sym3_eigenvalues(sym, lam);
+    double lam[3], scaled[9]; /* eigenvalues of sym / scale: no overflow whatever the units */
+    for (int i = 0; i < 9; ++i) scaled[i] = scale > 0.0 ? sym[i] / scale : 0.0;
+    sym3_eigenvalues(scaled, lam);
+    if (!mbs_all_finite(lam, 3))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "body %s: inertia cannot be checked", lbl);
+    for (int i = 0; i < 3; ++i) lam[i] *= scale;
     double tol = EIG_TOL * (fabs(lam[0]) + fabs(lam[1]) + fabs(lam[2]));
     for (int i = 0; i < 3; ++i)
         if (lam[i] < -tol)
@@ -256,12 +260,12 @@ int mbs_add_body(mbs_builder *b, const mbs_body_def *def)
     int id = b->nbody + 1;
     char lbl[96];
     elem_label(def->name, id, lbl, sizeof lbl);
-    if (!isfinite(def->mass))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "body %s: mass is not finite", lbl);
-    if (!mbs_all_finite(def->com, 3))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "body %s: com is not finite", lbl);
-    if (!mbs_all_finite(def->inertia, 9))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "body %s: inertia is not finite", lbl);
+    if (!(fabs(def->mass) <= MBS_MAX_VALUE))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "body %s: mass is not finite or beyond 1e100 in magnitude", lbl);
+    if (!mbs_all_bounded(def->com, 3))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "body %s: com is not finite or beyond 1e100 in magnitude", lbl);
+    if (!mbs_all_bounded(def->inertia, 9))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "body %s: inertia is not finite or beyond 1e100 in magnitude", lbl);
     double sym[9];
     int st = check_mass_inertia(b, def, lbl, sym);
     if (st != MBS_OK) return st;
@@ -310,8 +314,8 @@ int mbs_rot_check(const double R[9])
 /* Validate a joint frame (finite, rotation orthonormal with det +1). */
 static int check_frame(mbs_builder *b, const mbs_frame *f, const char *which, const char *lbl)
 {
-    if (!mbs_all_finite(f->pos, 3) || !mbs_all_finite(f->rot, 9))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: %s is not finite", lbl, which);
+    if (!mbs_all_bounded(f->pos, 3) || !mbs_all_bounded(f->rot, 9))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: %s is not finite or beyond 1e100 in magnitude", lbl, which);
     int r = mbs_rot_check(f->rot);
     if (r == 1)
         return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: %s rotation is not orthonormal", lbl,
@@ -344,10 +348,10 @@ static void unit_or(double out[3], const double a[3], double fx, double fy, doub
    axis by Gram-Schmidt). */
 static int check_axes(mbs_builder *b, const mbs_joint_def *d, const char *lbl, mbs_joint_def *out)
 {
-    if (!mbs_all_finite(d->axis, 3))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: axis is not finite", lbl);
-    if (!mbs_all_finite(d->axis2, 3))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: axis2 is not finite", lbl);
+    if (!mbs_all_bounded(d->axis, 3))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: axis is not finite or beyond 1e100 in magnitude", lbl);
+    if (!mbs_all_bounded(d->axis2, 3))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: axis2 is not finite or beyond 1e100 in magnitude", lbl);
     if (uses_axis(d->type) && v3_norm(d->axis) < AXIS_MIN)
         return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: axis is zero", lbl);
     if (uses_axis2(d->type) && v3_norm(d->axis2) < AXIS_MIN)
@@ -389,8 +393,8 @@ static int check_joint_kind(mbs_builder *b, const mbs_joint_def *d, const char *
     if (d->parent == d->child)
         return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: connects body %d to itself", lbl,
                           d->child);
-    if (!isfinite(d->length))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: length is not finite", lbl);
+    if (!(fabs(d->length) <= MBS_MAX_VALUE))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: length is not finite or beyond 1e100 in magnitude", lbl);
     if (d->type == MBS_JOINT_DISTANCE && !(d->length > 0.0))
         return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: distance length must be > 0 (got %g)",
                           lbl, d->length);

@@ -150,6 +150,8 @@ double mbs_data_time(const mbs_data *d) { return d ? d->time : NAN; }
 int mbs_data_set_time(mbs_data *d, double t)
 {
     if (!d) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(d, "mbs_data_set_time");
+    if (nested != MBS_OK) return nested;
     if (!isfinite(t)) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "time: not finite (%g)", t);
     d->time = t;
     return MBS_OK;

@@ -111,6 +111,8 @@ static int planar_forward(mbs_data *d)
 int mbs_forward_dynamics(mbs_data *d)
 {
     if (!d) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(d, "mbs_forward_dynamics");
+    if (nested != MBS_OK) return nested;
     const mbs_model *m = d->model;
     const int nv = m->nv;
     int st = mbs_check_state(d, 1, 1);
@@ -138,6 +140,8 @@ int mbs_forward_dynamics(mbs_data *d)
 int mbs_inverse_dynamics(mbs_data *d, const double *qacc, double *tau_out)
 {
     if (!d) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(d, "mbs_inverse_dynamics");
+    if (nested != MBS_OK) return nested;
     if (!qacc || !tau_out)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "inverse_dynamics: NULL qacc or tau_out");
     const int nv = d->model->nv;
@@ -179,6 +183,8 @@ static int mass_lower(mbs_data *d, const char *call)
 int mbs_mass_matrix(mbs_data *d, double *M)
 {
     if (!d) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(d, "mbs_mass_matrix");
+    if (nested != MBS_OK) return nested;
     if (!M) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mass_matrix: NULL output");
     const int st = mass_lower(d, "mass_matrix");
     if (st != MBS_OK) return st;
@@ -190,6 +196,8 @@ int mbs_mass_matrix(mbs_data *d, double *M)
 int mbs_mass_matrix_factor(mbs_data *d, double *LDL)
 {
     if (!d) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(d, "mbs_mass_matrix_factor");
+    if (nested != MBS_OK) return nested;
     if (!LDL) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mass_matrix_factor: NULL output");
     const int nv = d->model->nv;
     const int st = mass_lower(d, "mass_matrix_factor");
@@ -206,6 +214,8 @@ int mbs_mass_matrix_factor(mbs_data *d, double *LDL)
 int mbs_mass_matrix_solve(mbs_data *d, const double *LDL, double *x)
 {
     if (!d) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(d, "mbs_mass_matrix_solve");
+    if (nested != MBS_OK) return nested;
     if (!LDL || !x) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mass_matrix_solve: NULL LDL or x");
     const int nv = d->model->nv;
     const int bad = first_nonfinite(x, nv);
@@ -225,6 +235,8 @@ int mbs_mass_matrix_solve(mbs_data *d, const double *LDL, double *x)
 int mbs_bias_forces(mbs_data *d, double *c)
 {
     if (!d) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(d, "mbs_bias_forces");
+    if (nested != MBS_OK) return nested;
     if (!c) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "bias_forces: NULL output");
     const int nv = d->model->nv;
     int st = mbs_check_state(d, 1, 0);
@@ -243,16 +255,23 @@ int mbs_bias_forces(mbs_data *d, double *c)
 int mbs_assemble(mbs_data *d)
 {
     if (!d) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(d, "mbs_assemble");
+    if (nested != MBS_OK) return nested;
     int st = mbs_check_state(d, 1, 0);
     if (st != MBS_OK) return st;
-    const int nq = d->model->nq;
-    double *q0 = d->work;
-    for (int i = 0; i < nq && d->model->ncon > 0; ++i) q0[i] = d->q[i];
+    const int nq = d->model->nq, nv = d->model->nv;
+    double *q0 = d->work, *v0 = d->work + nq; /* restored unless everything written is finite */
+    for (int i = 0; i < nq; ++i) q0[i] = d->q[i];
+    for (int i = 0; i < nv; ++i) v0[i] = d->v[i];
     mbs_normalize_q(d->model, d->q);
-    if (d->model->ncon == 0) return MBS_OK;
-    st = mbs_loops_assemble(d);
-    if (st != MBS_OK)
+    if (d->model->ncon > 0) st = mbs_loops_assemble(d);
+    if (st == MBS_OK && (!mbs_all_finite(d->q, nq) || !mbs_all_finite(d->v, nv)))
+        st = MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "assemble: the assembled state is not finite "
+                           "(a singular or overflowing configuration)");
+    if (st != MBS_OK) {
         for (int i = 0; i < nq; ++i) d->q[i] = q0[i];
+        for (int i = 0; i < nv; ++i) d->v[i] = v0[i];
+    }
     return st;
 }
 
@@ -261,6 +280,8 @@ int mbs_assemble(mbs_data *d)
 int mbs_constraint_info(mbs_data *d, int *rank, unsigned char *active)
 {
     if (!d) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(d, "mbs_constraint_info");
+    if (nested != MBS_OK) return nested;
     if (!rank) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "constraint_info: NULL rank");
     *rank = 0;
     if (d->model->ncon == 0) return MBS_OK;
@@ -301,7 +322,12 @@ int mbs_body_velocity(mbs_data *d, int body, double lin[3], double ang[3])
     if (st != MBS_OK) return st;
     mbs_kinematics(d);
     const double *R = d->x_world[body].R, *v = d->vel + 6 * body;
-    m3_mulv(ang, R, v);
-    m3_mulv(lin, R, v + 3);
+    double w[3], l[3];
+    m3_mulv(w, R, v);
+    m3_mulv(l, R, v + 3);
+    if (!mbs_all_finite(w, 3) || !mbs_all_finite(l, 3))
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "body_velocity: the velocity of body %d "
+                             "overflows", body);
+    v3_copy(ang, w), v3_copy(lin, l);
     return MBS_OK;
 }

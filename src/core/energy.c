@@ -18,6 +18,8 @@ double mbs_kinetic_energy(const mbs_data *d)
 int mbs_energy(mbs_data *d, double *kinetic, double *potential)
 {
     if (!d) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(d, "mbs_energy");
+    if (nested != MBS_OK) return nested;
     if (!kinetic || !potential)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "energy: NULL output (kinetic, potential)");
     const int st = mbs_check_state(d, 1, 0);

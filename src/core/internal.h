@@ -16,12 +16,24 @@ int mbs_errorf(char *buf, int status, const char *fmt, ...) MBS_PRINTF(3, 4);
 
 /* 1 if all n values are finite. */
 int mbs_all_finite(const double *x, int n);
+/* Largest magnitude of a model parameter (mass, inertia, lengths, positions, coefficients,
+   gravity): beyond any physical value, and small enough that products of a few of them stay
+   far from overflow, so a model that validates cannot overflow in its own arithmetic. */
+#define MBS_MAX_VALUE 1e100
+/* 1 if all n values are finite and at most MBS_MAX_VALUE in magnitude. */
+int mbs_all_bounded(const double *x, int n);
 /* Name for messages: "name" or "#id" when unnamed; returns a static/thread-unsafe buffer
    only via the caller's buf (at least 64 bytes). */
 const char *mbs_body_label(const mbs_model *m, int body, char *buf, int len);
 const char *mbs_joint_label(const mbs_model *m, int joint, char *buf, int len);
 /* "name" (quoted) when name is non-empty, else "#id"; written into buf (len bytes). */
 const char *mbs_name_label(const char *name, int id, char *buf, int len);
+
+/* The one rule for calls made from inside a force callback (docs/realtime.md): calls that
+   evaluate dynamics, change the state or the inputs are refused with MBS_ERR_STATE naming the
+   running callback, before they touch anything; kinematic queries (poses, velocities,
+   Jacobians, COM, momentum) are allowed. MBS_OK when no callback runs. */
+int mbs_refuse_nested(mbs_data *d, const char *call);
 
 /* Forward kinematics pass: x_up, x_world, S, vel, cvel from q, v (RBDA §4.4). */
 void mbs_kinematics(mbs_data *d);

@@ -3,6 +3,9 @@
 
 #include <cblas.h>
 #include <lapacke.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 
 _Static_assert(sizeof(lapack_int) == sizeof(int), "mbs expects LP64 LAPACK (32-bit lapack_int)");
 
@@ -11,8 +14,19 @@ static int imax1(int a) { return a > 1 ? a : 1; }
 /* Round a LAPACK workspace query result up to an int of at least 1. */
 static int lwork_from_query(double q) { return q >= 1.0 ? (int)(q + 0.5) : 1; }
 
-/* Single-threaded OpenBLAS: same inputs, bitwise same outputs (DESIGN.md §10). */
-void mbs_linalg_init(void) { openblas_set_num_threads(1); }
+/* Single-threaded OpenBLAS: same inputs, bitwise same outputs (DESIGN.md §10). Done once per
+   process (the first mbs_data_create), documented in docs/realtime.md; a host that manages
+   OpenBLAS's threads itself sets MBS_KEEP_BLAS_THREADS=1 in the environment and mbs leaves
+   them alone (its loop results are then repeatable only if the host keeps one thread). */
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+
+static void blas_single_thread(void)
+{
+    const char *keep = getenv("MBS_KEEP_BLAS_THREADS");
+    if (!keep || !*keep || !strcmp(keep, "0")) openblas_set_num_threads(1);
+}
+
+void mbs_linalg_init(void) { pthread_once(&blas_once, blas_single_thread); }
 
 /* dpotrf, lower triangle. */
 int mbs_linalg_cholesky(int n, double *A, int lda)

@@ -11,7 +11,8 @@
    (src/core/linalg_none.c); such a build refuses closed loops at compile. */
 #define MBS_LINALG_UNAVAILABLE (-1000)
 
-/* Make OpenBLAS single-threaded (bitwise repeatable results); idempotent, cheap. */
+/* Make OpenBLAS single-threaded (bitwise repeatable results) once per process, unless the
+   environment has MBS_KEEP_BLAS_THREADS=1; idempotent, cheap. */
 void mbs_linalg_init(void);
 
 /* Cholesky A = L L^T of a symmetric positive definite n x n matrix (lower triangle used and

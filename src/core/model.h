@@ -75,7 +75,8 @@ struct mbs_data {
     double *f_ext;        /* [6 nbody] external spatial force on each body, body coordinates */
     double *gen_force;    /* [nv] generalized forces of force elements (tau excluded) */
     mbs_wrench_input *wrench_in; /* [nbody] host input wrenches */
-    int in_callback;      /* 1 while a force callback runs (apply_* allowed) */
+    int in_callback;      /* while a force callback runs: its element index + 1 (apply_*
+                             allowed, nested evaluation refused); 0 otherwise */
 
     /* algorithm scratch (src/core/), sized at creation */
     double *acc;          /* [6 nbody] spatial accelerations */

@@ -18,6 +18,14 @@ int mbs_integrate_q(const mbs_model *m, const double *q, const double *v, double
 {
     if (!m || !q || !v || !q_out || !isfinite(dt)) return MBS_ERR_ARG;
     if (!mbs_all_finite(q, m->nq) || !mbs_all_finite(v, m->nv)) return MBS_ERR_ARG;
+    for (int k = 0; k < m->ntree; ++k) { /* every joint checked before anything is written */
+        const mbs_joint_model *j = &m->joints[m->tree[k]];
+        const mbs_joint_ops *ops = coord_ops(j);
+        double t[8];
+        if (!ops) continue;
+        ops->integrate(j, q + j->qadr, v + j->vadr, dt, t);
+        if (!mbs_all_finite(t, j->nq)) return MBS_ERR_NONFINITE; /* q + dt v overflowed */
+    }
     for (int k = 0; k < m->ntree; ++k) {
         const mbs_joint_model *j = &m->joints[m->tree[k]];
         const mbs_joint_ops *ops = coord_ops(j);

@@ -76,3 +76,12 @@ const char *mbs_joint_label(const mbs_model *m, int joint, char *buf, int len)
     if (m && joint >= 0 && joint < m->njoint) name = m->joints[joint].name;
     return mbs_name_label(name, joint, buf, len);
 }
+
+int mbs_all_bounded(const double *x, int n)
+{
+    if (n <= 0) return 1;
+    if (!x) return 0;
+    for (int i = 0; i < n; ++i)
+        if (!(fabs(x[i]) <= MBS_MAX_VALUE)) return 0; /* NaN fails too */
+    return 1;
+}

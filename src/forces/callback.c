@@ -15,15 +15,22 @@ static const char *callback_label(const mbs_force_model *f, const mbs_data *d, c
     return buf;
 }
 
+/* See internal.h: d->in_callback holds the running callback's element index + 1. */
+int mbs_refuse_nested(mbs_data *d, const char *call)
+{
+    if (!d->in_callback) return MBS_OK;
+    char label[96];
+    const mbs_force_model *f = &d->model->forces[d->in_callback - 1];
+    return MBS_DATA_FAIL(d, MBS_ERR_STATE, "%s: not allowed inside force callback %s (nested "
+                         "evaluation; only the apply_* calls and kinematic queries are)", call,
+                         callback_label(f, d, label, sizeof label));
+}
+
 /* Run the user's function with the apply_* calls enabled. */
 static int callback_apply(const mbs_force_model *f, mbs_data *d)
 {
     char label[96];
-    if (d->in_callback)
-        return MBS_DATA_FAIL(d, MBS_ERR_STATE,
-                             "force callback %s: dynamics evaluated from inside a force callback",
-                             callback_label(f, d, label, sizeof label));
-    d->in_callback = 1;
+    d->in_callback = (int)(f - d->model->forces) + 1;
     int rc = f->fn(d, f->user);
     d->in_callback = 0;
     d->callback_status = rc;

@@ -48,7 +48,7 @@ static int check_line_geometry(mbs_builder *b, const mbs_spring_damper_def *def,
     if (def->body_b < 0 || def->body_b > b->nbody)
         return mbs_errorf(b->error, MBS_ERR_ARG, "spring-damper %s: unknown body_b %d", label,
                           def->body_b);
-    if (!mbs_all_finite(def->point_a, 3) || !mbs_all_finite(def->point_b, 3))
+    if (!mbs_all_bounded(def->point_a, 3) || !mbs_all_bounded(def->point_b, 3))
         return mbs_errorf(b->error, MBS_ERR_ARG, "spring-damper %s: non-finite attachment point",
                           label);
     if (def->body_a == def->body_b && def->point_a[0] == def->point_b[0] &&
@@ -63,8 +63,8 @@ static int check_line_geometry(mbs_builder *b, const mbs_spring_damper_def *def,
 static int check_coefficient(mbs_builder *b, const char *kind, const char *label,
                              const char *what, double value)
 {
-    if (!isfinite(value))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: %s is not finite", kind, label, what);
+    if (!(fabs(value) <= MBS_MAX_VALUE))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: %s is not finite or beyond 1e100 in magnitude", kind, label, what);
     if (value < 0.0)
         return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: %s must be >= 0 (got %g)", kind, label,
                           what, value);
@@ -118,8 +118,8 @@ int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiff
                           label, dof);
     int rc = check_coefficient(b, "joint spring-damper", label, "stiffness", stiffness);
     if (rc == MBS_OK) rc = check_coefficient(b, "joint spring-damper", label, "damping", damping);
-    if (rc == MBS_OK && !isfinite(rest_position))
-        rc = mbs_errorf(b->error, MBS_ERR_ARG, "joint spring-damper %s: rest position is not finite",
+    if (rc == MBS_OK && !(fabs(rest_position) <= MBS_MAX_VALUE))
+        rc = mbs_errorf(b->error, MBS_ERR_ARG, "joint spring-damper %s: rest position is not finite or beyond 1e100 in magnitude",
                         label);
     if (rc != MBS_OK) return rc;
 

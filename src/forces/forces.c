@@ -59,6 +59,8 @@ int mbs_set_body_wrench(mbs_data *d, int body, const double force[3], const doub
                         const double point[3])
 {
     if (!d) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(d, "mbs_set_body_wrench");
+    if (nested != MBS_OK) return nested;
     const mbs_model *m = d->model;
     char buf[96];
     if (body == MBS_WORLD)

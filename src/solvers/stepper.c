@@ -275,6 +275,8 @@ static int check_step(mbs_stepper *s, double dt, long *n)
 int mbs_stepper_step(mbs_stepper *s, double dt)
 {
     if (!s) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(s->d, "mbs_stepper_step");
+    if (nested != MBS_OK) return nested;
     long n = 1;
     int st = check_step(s, dt, &n), event = 0;
     if (st != MBS_OK) return st;

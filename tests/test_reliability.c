@@ -1,0 +1,162 @@
+/* Defects found by fuzzing (issue: no garbage returned as OK), each reproduced first:
+ * inertia validation that overflowed, nested calls from a force callback that corrupted the
+ * outer evaluation, non-finite results returned as MBS_OK (integrate_q, body_velocity,
+ * assemble), and one refusal rule for calls made inside a force callback. */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common.h"
+
+/* diag(1, 1, -DBL_MAX), all -DBL_MAX, DBL_MAX mass: refused at mbs_add_body. */
+static void test_inertia_overflow(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    bd.inertia[0] = bd.inertia[4] = 1.0, bd.inertia[8] = -DBL_MAX;
+    assert_int_equal(mbs_add_body(b, &bd), MBS_ERR_ARG);
+    for (int i = 0; i < 9; ++i) bd.inertia[i] = i % 4 == 0 ? -DBL_MAX : 0.0;
+    assert_int_equal(mbs_add_body(b, &bd), MBS_ERR_ARG);
+    bd = mbs_default_body_def();
+    bd.mass = DBL_MAX;
+    assert_int_equal(mbs_add_body(b, &bd), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_builder_error(b), "1e100"));
+    bd = mbs_default_body_def();
+    bd.inertia[0] = bd.inertia[4] = bd.inertia[8] = 1e90; /* huge but representable: fine */
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jd.parent = MBS_WORLD, jd.child = 1, jd.frame_parent.pos[0] = 1e300;
+    assert_int_equal(mbs_add_joint(b, &jd), MBS_ERR_ARG);
+    assert_true(mbs_add_joint_spring_damper(b, 0, 0, DBL_MAX, 0.0, 0.0) < 0);
+    const double g[3] = {0.0, 0.0, -DBL_MAX};
+    assert_int_equal(mbs_builder_set_gravity(b, g), MBS_ERR_ARG);
+    mbs_builder_destroy(b);
+}
+
+/* ---- nested calls from inside a force callback */
+typedef struct nested_case {
+    int which, status;
+} nested_case;
+
+static int nested_callback(mbs_data *d, void *user)
+{
+    nested_case *c = user;
+    double buf[64], T, V, F[3] = {1, 0, 0}, Tq[3] = {0, 0, 0};
+    int rank;
+    switch (c->which) {
+    case 0: c->status = mbs_forward_dynamics(d); break;
+    case 1: c->status = mbs_mass_matrix(d, buf); break;
+    case 2: c->status = mbs_energy(d, &T, &V); break;
+    case 3: c->status = mbs_assemble(d); break;
+    case 4: { /* a NaN argument: still MBS_ERR_STATE, checked first */
+        const double nanq[1] = {NAN};
+        c->status = mbs_inverse_dynamics(d, nanq, buf);
+        break;
+    }
+    case 5: c->status = mbs_bias_forces(d, buf); break;
+    case 6: c->status = mbs_constraint_info(d, &rank, NULL); break;
+    case 7: c->status = mbs_joint_reaction(d, 0, F, Tq); break;
+    case 8: c->status = mbs_data_set_time(d, 1.0); break;
+    case 9: c->status = mbs_set_body_wrench(d, 1, F, Tq, NULL); break;
+    default: { /* kinematic queries are allowed */
+        double p[3], R[9];
+        c->status = mbs_body_pose(d, 1, p, R);
+    }
+    }
+    const double f[3] = {0.0, 0.0, 5.0};
+    return mbs_apply_body_wrench(d, 1, f, NULL, NULL);
+}
+
+/* A pendulum pushed by a callback that also tries call `which` from inside. */
+static mbs_model *pushed_pendulum(nested_case *c, mbs_builder **bp)
+{
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    bd.com[0] = 0.5;
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jd.parent = MBS_WORLD, jd.child = 1, jd.axis[0] = 0, jd.axis[1] = 1, jd.axis[2] = 0;
+    assert_true(mbs_add_joint(b, &jd) >= 0);
+    assert_true(mbs_add_force_callback(b, "pusher", nested_callback, c) >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    *bp = b;
+    return m;
+}
+
+/* Every refused call answers MBS_ERR_STATE naming the callback, before touching anything:
+   the outer forward dynamics returns, bit for bit, what it returns with an allowed query in
+   the callback instead (which = 10). A nested call with a NaN argument answers STATE too. */
+static void test_nested_calls(void **state)
+{
+    (void)state;
+    nested_case ref_case = {10, 99};
+    mbs_builder *b = NULL;
+    mbs_model *m = pushed_pendulum(&ref_case, &b);
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_q(d)[0] = 0.3;
+    assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+    assert_int_equal(ref_case.status, MBS_OK);
+    const double ref = mbs_data_qacc(d)[0];
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+    for (int which = 0; which < 10; ++which) {
+        nested_case c = {which, 99};
+        m = pushed_pendulum(&c, &b);
+        d = mbs_data_create(m);
+        mbs_data_q(d)[0] = 0.3;
+        assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+        assert_int_equal(c.status, MBS_ERR_STATE);
+        if (!strstr(mbs_data_error(d), "\"pusher\""))
+            fail_msg("call %d: message '%s' does not name the callback", which, mbs_data_error(d));
+        assert_true(mbs_data_qacc(d)[0] == ref);
+        assert_true(mbs_data_time(d) == 0.0);
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+        mbs_builder_destroy(b);
+    }
+}
+
+/* q + dt v overflowing, a velocity that overflows, and assemble: failures, not OK garbage. */
+static void test_nonfinite_outputs(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+    jd.parent = MBS_WORLD, jd.child = 1;
+    assert_true(mbs_add_joint(b, &jd) >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    const double q[1] = {1e308}, v[1] = {1e308};
+    double out[1] = {42.0};
+    assert_int_equal(mbs_integrate_q(m, q, v, 10.0, out), MBS_ERR_NONFINITE);
+    assert_true(out[0] == 42.0); /* nothing written */
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_v(d)[0] = DBL_MAX;
+    double lin[3] = {7, 7, 7}, ang[3];
+    mbs_data_q(d)[0] = 0.0;
+    /* v at DBL_MAX is finite: the velocity itself is representable */
+    assert_int_equal(mbs_body_velocity(d, 1, lin, ang), MBS_OK);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_inertia_overflow),
+        cmocka_unit_test(test_nested_calls),
+        cmocka_unit_test(test_nonfinite_outputs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
