@@ -38,8 +38,9 @@ static int read_inertial(io_ctx *c, const xmlNode *in, mbs_body_def *bd)
     int st = io_origin(c, in, "origin", &o);
     if (st != MBS_OK) return st;
     const xmlNode *mass = io_child(in, "mass"), *inertia = io_child(in, "inertia");
-    if (!mass || io_numbers(c, mass, "value", &bd->mass, 1) != 1)
-        return mass ? MBS_ERR_ARG : io_fail(c, in, MBS_ERR_ARG, "<inertial> needs <mass value=...>");
+    const int got = mass ? io_numbers(c, mass, "value", &bd->mass, 1) : 0;
+    if (got < 0) return got; /* reported */
+    if (got == 0) return io_fail(c, mass ? mass : in, MBS_ERR_ARG, "<inertial> needs <mass value=...>");
     static const char *const names[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
     double v[6];
     if (!inertia) return io_fail(c, in, MBS_ERR_ARG, "<inertial> needs <inertia ixx=... izz=...>");

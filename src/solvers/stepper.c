@@ -240,6 +240,10 @@ static int finish_step(mbs_stepper *s, int *event)
         double *aux = j->auxadr >= 0 ? d->aux + j->auxadr : NULL;
         if (j->ops->rebase(j, aux, d->q + j->qadr, d->v + j->vadr)) *event = 1;
     }
+    if ((i = first_nonfinite(d->q, m->nq)) >= 0 || (i = first_nonfinite(d->v, m->nv)) >= 0)
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s step from t = %.17g: the state became "
+                             "non-finite closing the loops or re-basing (index %d)",
+                             s->kind->name, s->t0, i);
     return MBS_OK;
 }
 
