@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "common.h"
+#include "core/builder.h"
 
 /* diag(1, 1, -DBL_MAX), all -DBL_MAX, DBL_MAX mass: refused at mbs_add_body. */
 static void test_inertia_overflow(void **state)
@@ -151,12 +152,101 @@ static void test_nonfinite_outputs(void **state)
     mbs_builder_destroy(b);
 }
 
+/* RK4 at 1 ms on a k = 1e8 spring: with the estimate the first step fails (MBS_ERR_SOLVER,
+   state restored, a step suggested); without it the state overflows and the step that
+   produced it is MBS_ERR_NONFINITE, never OK. The estimate leaves accepted steps bitwise. */
+static void test_error_estimate(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+    jd.parent = MBS_WORLD, jd.child = 1;
+    const int j = mbs_add_joint(b, &jd);
+    assert_true(mbs_add_joint_spring_damper(b, j, 0, 1e8, 0.0, 0.0) >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    for (int on = 0; on < 2; ++on) {
+        mbs_data *d = mbs_data_create(m);
+        mbs_data_q(d)[0] = 0.01;
+        mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);
+        if (on) def.err_rtol = 1e-6, def.err_atol = 1e-9;
+        mbs_stepper *s = mbs_stepper_create(d, &def);
+        int st = MBS_OK, k = 0;
+        for (; k < 2000 && st == MBS_OK; ++k) {
+            st = mbs_stepper_step(s, 1e-3);
+            if (st == MBS_OK) assert_true(isfinite(mbs_data_q(d)[0]) && isfinite(mbs_data_v(d)[0]));
+        }
+        assert_int_equal(st, on ? MBS_ERR_SOLVER : MBS_ERR_NONFINITE);
+        if (on) {
+            assert_int_equal(k, 1); /* the very first step */
+            assert_true(mbs_data_q(d)[0] == 0.01 && mbs_data_time(d) == 0.0);
+            assert_non_null(strstr(mbs_data_error(d), "a step of about"));
+        }
+        mbs_stepper_destroy(s);
+        mbs_data_destroy(d);
+    }
+    /* a soft spring: with and without the estimate the same trajectory, bit for bit */
+    double q[2];
+    mbs_model_destroy(m);
+    assert_int_equal(mbs_builder_set_gravity(b, (const double[3]){0, 0, -9.81}), MBS_OK);
+    b->forces[0].stiffness = 10.0;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    for (int on = 0; on < 2; ++on) {
+        mbs_data *d = mbs_data_create(m);
+        mbs_data_q(d)[0] = 0.3;
+        mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);
+        if (on) def.err_rtol = 1e-6, def.err_atol = 1e-9;
+        mbs_stepper *s = mbs_stepper_create(d, &def);
+        for (int k = 0; k < 500; ++k) assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+        q[on] = mbs_data_q(d)[0];
+        mbs_stepper_destroy(s);
+        mbs_data_destroy(d);
+    }
+    assert_true(q[0] == q[1]);
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+}
+
+/* A host that sets a Cardan middle angle at exactly 90 degrees (or within 1e-3): the step
+   re-bases the joint first and succeeds. */
+static void test_cardan_host_singularity(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    bd.inertia[0] = 0.01, bd.inertia[4] = 0.02, bd.inertia[8] = 0.025;
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_SPHERICAL);
+    jd.parent = MBS_WORLD, jd.child = 1, jd.rotation = MBS_ROT_CARDAN;
+    assert_true(mbs_add_joint(b, &jd) >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    const double angles[3] = {acos(-1.0) / 2, acos(-1.0) / 2 - 1e-3, -acos(-1.0) / 2 + 5e-4};
+    for (int k = 0; k < 3; ++k) {
+        mbs_data *d = mbs_data_create(m);
+        mbs_data_q(d)[1] = angles[k];
+        mbs_data_v(d)[0] = 0.5, mbs_data_v(d)[1] = -0.3, mbs_data_v(d)[2] = 0.2;
+        mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);
+        mbs_stepper *s = mbs_stepper_create(d, &def);
+        for (int i = 0; i < 100; ++i)
+            if (mbs_stepper_step(s, 1e-3) != MBS_OK) fail_msg("angle %g: %s", angles[k], mbs_data_error(d));
+        mbs_stepper_destroy(s);
+        mbs_data_destroy(d);
+    }
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_inertia_overflow),
         cmocka_unit_test(test_nested_calls),
         cmocka_unit_test(test_nonfinite_outputs),
+        cmocka_unit_test(test_error_estimate),
+        cmocka_unit_test(test_cardan_host_singularity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

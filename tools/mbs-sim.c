@@ -28,6 +28,7 @@ static void usage(FILE *f)
           "  --dt H             step of euler and rk4, output interval of adams and bdf [s]\n"
           "  --rtol R, --atol A tolerances of adams and bdf\n"
           "  --out FILE.csv     write t, q, v, tracked body positions and energies\n"
+          "  --every K          write every K-th sample to the CSV (and the last)\n"
           "  --plot FILE.svg    plot signals against time\n"
           "  --signals A,B,...  the plotted signals: CSV column names (default: the\n"
           "                     mechanism's; at most 10)\n"
@@ -35,8 +36,12 @@ static void usage(FILE *f)
           "                     three.js, 60 frames per second)\n"
           "  --gltf FILE.glb    the same motion as an animated glTF 2.0 binary (Blender, ...)\n"
           "  --check            exit with status 3 when the sanity check fails\n"
+          "  --no-error-estimate  euler and rk4 run without the local-error estimate that\n"
+          "                     stops a step far beyond stability and suggests a step size\n"
+          "                     (it costs two extra steps per step)\n"
           "  --progress, --no-progress\n"
           "                     progress line on stderr (default: when it is a terminal)\n"
+          "an option given twice is an error.\n"
           "exit status: 0 ok, 1 simulation or file failure, 2 bad command line,\n"
           "             3 sanity check failed (with --check)\n",
           f);
@@ -150,7 +155,8 @@ static int cmd_run(int argc, char **argv)
                  .plot = o.svg_path != NULL,
                  .signals = o.signals,
                  .progress = o.progress,
-                 .anim = o.anim_path || o.gltf_path ? &anim : NULL};
+                 .anim = o.anim_path || o.gltf_path ? &anim : NULL,
+                 .every = o.every};
     sim_result r;
     const int st = sim_run(m, &s, &io, &r, err, sizeof err);
     int code = st == SIM_ERR_USAGE ? SIM_EXIT_USAGE : st != MBS_OK ? SIM_EXIT_FAIL : SIM_EXIT_OK;

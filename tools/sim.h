@@ -31,6 +31,8 @@ typedef struct sim_options {
     int check;           /* nonzero: a failed sanity check is exit status 3 */
     int progress;        /* -1 auto (stderr is a terminal), 0 never, 1 always */
     const char *anim_path, *gltf_path; /* --animate page.html, --gltf motion.glb */
+    int error_estimate;  /* fixed-step kinds: the local-error estimate (default on) */
+    long every;          /* CSV: every k-th sample (default 1) */
 } sim_options;
 
 /* Parse the arguments after `run`; MBS_OK or -1 with a one-line message in err. */
@@ -39,6 +41,7 @@ int sim_parse_run(int argc, char **argv, sim_options *o, char *err, size_t n);
 typedef struct sim_settings {
     double t_end, dt, rtol, atol;
     mbs_stepper_kind stepper;
+    int error_estimate;
 } sim_settings;
 /* Mechanism defaults overridden by the options; -1 with a message if inconsistent. */
 int sim_resolve(const mech *m, const sim_options *o, sim_settings *s, char *err, size_t n);
@@ -71,6 +74,7 @@ typedef struct sim_io {
     int cols[SIM_MAX_SIGNALS], ncols; /* out: the plot columns */
     struct sim_anim *anim; /* records the motion for --animate / --gltf; NULL: none */
     const char *mesh_dir;  /* folder of the model file (mesh visuals); NULL: none */
+    long every;            /* CSV rows: every k-th sample and the last (0 or 1: all) */
 } sim_io;
 
 typedef struct sim_result {

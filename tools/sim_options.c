@@ -70,7 +70,18 @@ static int apply_valued(const char *opt, const char *val, sim_options *o, char *
     if (strcmp(opt, "--atol") == 0) return parse_positive(opt, val, &o->atol, err, n);
     if (strcmp(opt, "--out") == 0) return set_path(opt, val, &o->csv_path, err, n);
     if (strcmp(opt, "--plot") == 0) return set_path(opt, val, &o->svg_path, err, n);
-    if (strcmp(opt, "--signals") == 0) return set_path(opt, val, &o->signals, err, n);
+    if (strcmp(opt, "--signals") == 0) {
+        if (val[0] == '\0') return snprintf(err, n, "--signals: empty list of signals"), -1;
+        o->signals = val;
+        return 0;
+    }
+    if (strcmp(opt, "--every") == 0) {
+        char *end;
+        const long k = strtol(val, &end, 10);
+        if (*end || k < 1) return snprintf(err, n, "--every: '%s' is not a positive integer", val), -1;
+        o->every = k;
+        return 0;
+    }
     if (strcmp(opt, "--animate") == 0) return set_path(opt, val, &o->anim_path, err, n);
     if (strcmp(opt, "--gltf") == 0) return set_path(opt, val, &o->gltf_path, err, n);
     /* --stepper */
@@ -85,7 +96,7 @@ static int takes_value(const char *opt, size_t len)
 {
     static const char *const names[] = {"--t-end", "--dt",   "--rtol",    "--atol",
                                         "--out",   "--plot", "--signals", "--stepper",
-                                        "--animate", "--gltf"};
+                                        "--animate", "--gltf", "--every"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
         if (strlen(names[i]) == len && strncmp(opt, names[i], len) == 0) return 1;
     return 0;
@@ -104,6 +115,10 @@ static int apply_option(int argc, char **argv, int *i, sim_options *o, char *err
         o->progress = arg[2] == 'p';
         return 0;
     }
+    if (strcmp(arg, "--no-error-estimate") == 0) {
+        o->error_estimate = 0;
+        return 0;
+    }
     const char *eq = strchr(arg, '=');
     const size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
     if (!takes_value(arg, len)) {
@@ -116,14 +131,36 @@ static int apply_option(int argc, char **argv, int *i, sim_options *o, char *err
     return val ? apply_valued(opt, val, o, err, n) : -1;
 }
 
+/* 1 (with a message) when the option of argv[i] was already given: a repeated option is an
+   error rather than silently winning. */
+static int repeated(int argc, char **argv, int i, char *err, size_t n)
+{
+    const char *eq = strchr(argv[i], '=');
+    const size_t len = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+    for (int k = 0; k < i && k < argc; ++k) {
+        const char *e = strchr(argv[k], '=');
+        const size_t l = e ? (size_t)(e - argv[k]) : strlen(argv[k]);
+        const int after_valued = k > 0 && argv[k - 1][0] == '-' && !strchr(argv[k - 1], '=') &&
+                                 takes_value(argv[k - 1], strlen(argv[k - 1]));
+        if (!after_valued && l == len && strncmp(argv[k], argv[i], len) == 0 && argv[k][0] == '-') {
+            snprintf(err, n, "%.*s is given twice", (int)len, argv[i]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Parse `run NAME [options]` (argv without the program and command words). */
 int sim_parse_run(int argc, char **argv, sim_options *o, char *err, size_t n)
 {
     memset(o, 0, sizeof *o);
     o->stepper = -1;
     o->progress = -1;
+    o->error_estimate = 1;
+    o->every = 1;
     for (int i = 0; i < argc; ++i) {
         if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            if (repeated(argc, argv, i, err, n)) return -1;
             const int st = apply_option(argc, argv, &i, o, err, n);
             if (st != 0) return st;
         } else if (!o->mechanism) {
@@ -145,6 +182,7 @@ int sim_resolve(const mech *m, const sim_options *o, sim_settings *s, char *err,
 {
     s->t_end = o->t_end > 0.0 ? o->t_end : m->t_end;
     s->stepper = o->stepper >= 0 ? (mbs_stepper_kind)o->stepper : m->stepper;
+    s->error_estimate = o->error_estimate;
     const int cvode = s->stepper == MBS_STEP_CVODE_ADAMS || s->stepper == MBS_STEP_CVODE_BDF;
     if (!cvode && (o->rtol > 0.0 || o->atol > 0.0)) {
         snprintf(err, n, "--rtol/--atol apply to the adams and bdf steppers only, not %s",
@@ -159,6 +197,14 @@ int sim_resolve(const mech *m, const sim_options *o, sim_settings *s, char *err,
     s->atol = o->atol > 0.0 ? o->atol : m->atol;
     if (s->rtol >= 1.0) {
         snprintf(err, n, "--rtol: must be below 1, got %g", s->rtol);
+        return -1;
+    }
+    if (s->dt > s->t_end) {
+        snprintf(err, n, "--dt %g is longer than --t-end %g: no full step fits", s->dt, s->t_end);
+        return -1;
+    }
+    if (o->csv_path && o->svg_path && strcmp(o->csv_path, o->svg_path) == 0) {
+        snprintf(err, n, "--out and --plot name the same file '%s'", o->csv_path);
         return -1;
     }
     const double steps = ceil(s->t_end / s->dt - 1e-9);

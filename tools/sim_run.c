@@ -22,6 +22,7 @@ typedef struct run_ctx {
     sim_anim *anim; /* NULL: no animation recorded */
     char *err;
     size_t n;
+    long every;        /* CSV: every k-th sample */
 } run_ctx;
 
 /* Record a failed library call: "<what>: <STATUS>: <message>". */
@@ -217,13 +218,22 @@ static int fill_row(run_ctx *c)
     return MBS_OK;
 }
 
+/* A CSV of more than 200 MB is announced on stderr before it is written. */
+static void warn_csv_size(const char *path, long nsteps, long every, int ncol)
+{
+    const double mb = (double)(nsteps / (every > 1 ? every : 1) + 2) * ncol * 16.0 / 1e6;
+    if (mb > 200.0)
+        fprintf(stderr, "mbs-sim: %s will be about %.0f MB (%ld rows x %d columns); --every K "
+                        "writes every K-th row\n", path, mb, nsteps / (every > 1 ? every : 1) + 1, ncol);
+}
+
 /* Sample the current state: CSV row and, every stride-th time or at the end, a kept row. */
 static int sample(run_ctx *c, int last)
 {
     int st = fill_row(c);
     if (st < 0) return st;
     sim_table *t = &c->r->table;
-    if (c->csv.f) {
+    if (c->csv.f && (c->every <= 1 || t->seen % c->every == 0 || last)) {
         if (sim_csv_row(&c->csv, c->row, t->ncol, c->err, c->n) < 0) return SIM_ERR_IO;
         ++c->r->csv_rows;
     }
@@ -243,6 +253,8 @@ static int setup_stepper(run_ctx *c)
     mbs_stepper_def def = mbs_default_stepper_def(c->s->stepper);
     def.rtol = c->s->rtol;
     def.atol = c->s->atol;
+    if (c->s->error_estimate) /* a fixed step far beyond stability fails, suggesting a step */
+        def.err_rtol = 1e-3, def.err_atol = 1e-6;
     def.max_internal_steps = 1000000;
     c->stepper = mbs_stepper_create(c->d, &def);
     return c->stepper ? MBS_OK : lib_fail(c, MBS_ERR_SOLVER, "stepper", mbs_data_error(c->d));
@@ -300,7 +312,7 @@ static int plot_columns(run_ctx *c, sim_io *io)
 int sim_run(const mech *m, const sim_settings *s, sim_io *io, sim_result *r, char *err, size_t n)
 {
     memset(r, 0, sizeof *r);
-    run_ctx c = {.m = m, .s = s, .r = r, .anim = io->anim, .err = err, .n = n};
+    run_ctx c = {.m = m, .s = s, .r = r, .anim = io->anim, .err = err, .n = n, .every = io->every};
     const long nsteps = (long)ceil(s->t_end / s->dt - 1e-9);
     int st = setup_model(&c);
     if (st == MBS_OK) st = setup_state(&c);
@@ -310,6 +322,8 @@ int sim_run(const mech *m, const sim_settings *s, sim_io *io, sim_result *r, cha
         st = MBS_ERR_NOMEM;
     if (st == MBS_OK && io->plot) st = plot_columns(&c, io);
     if (st == MBS_OK) st = setup_rows(&c, nsteps + 1);
+    if (st == MBS_OK && io->csv_path)
+        warn_csv_size(io->csv_path, nsteps, io->every, r->table.ncol);
     if (st == MBS_OK && io->csv_path && sim_csv_open(&c.csv, io->csv_path, &r->table, err, n) < 0)
         st = SIM_ERR_IO;
     if (st == MBS_OK) st = setup_stepper(&c);

@@ -26,20 +26,26 @@ void sim_check(const mech *m, sim_result *r)
     r->check_ok = check_closure(m, r, msg, n);
     if (!r->check_ok) return;
     const char *loops = r->ncon > 0 ? "closure ok, " : "";
+    char part[160];
     if (m->energy == MECH_CONSERVATIVE) {
         const double rel = r->e_dev / scale;
         r->check_ok = rel <= m->energy_tol;
-        snprintf(msg, n, "%sconservative: max |E - E(0)| is %.2g of %.3g J (limit %.2g)", loops,
-                 rel, scale, m->energy_tol);
+        snprintf(part, sizeof part, "%s: max |E - E(0)| is %.2g of %.3g J (limit %.2g)",
+                 r->check_ok ? "conservative" : "energy not conserved", rel, scale, m->energy_tol);
     } else if (m->energy == MECH_DISSIPATIVE) {
         const double rel = r->e_rise / scale;
         r->check_ok = rel <= m->energy_tol;
-        snprintf(msg, n, "%sdissipative: max (E - E(0)) is %.2g of %.3g J (limit %.2g)", loops,
+        snprintf(part, sizeof part, "%s: max (E - E(0)) is %.2g of %.3g J (limit %.2g)",
+                 r->check_ok ? "dissipative" : "energy rose in a dissipative system",
                  rel > 0.0 ? rel : 0.0, scale, m->energy_tol);
     } else {
         r->check_ok = 1;
-        snprintf(msg, n, "%sdriven: no energy check", loops);
+        snprintf(part, sizeof part, "driven: no energy check");
     }
+    if (r->check_ok) /* "ok: closure ok, conservative: ..."; "FAILED: energy ... (closure ok)" */
+        snprintf(msg, n, "%s%s", loops, part);
+    else
+        snprintf(msg, n, "%s%s", part, r->ncon > 0 ? " (loop closure ok)" : "");
 }
 
 /* A duration with a readable unit. */

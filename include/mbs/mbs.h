@@ -289,6 +289,13 @@ typedef struct mbs_stepper_def {
     double rtol, atol;       /* CVODE kinds */
     double max_step;         /* 0: no limit */
     long max_internal_steps; /* CVODE kinds, per mbs_stepper_step call */
+    /* Fixed-step kinds: an optional local-error estimate (0 and 0: off, the default). When
+       either is positive every step is also taken as two half steps, and a step whose
+       difference |x_full - x_half| exceeds err_atol + err_rtol |x| in some coordinate
+       (q in tangent coordinates, and v) fails with MBS_ERR_SOLVER, state restored, the
+       message suggesting a step size. It costs two more steps per step; the accepted
+       state is the full step's, bit for bit the same as with the estimate off. */
+    double err_rtol, err_atol;
 } mbs_stepper_def;
 mbs_stepper_def mbs_default_stepper_def(mbs_stepper_kind kind);
 mbs_stepper *mbs_stepper_create(mbs_data *d, const mbs_stepper_def *def);

@@ -54,6 +54,11 @@ static int check_def(mbs_data *d, const mbs_stepper_def *def)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG,
                              "mbs_stepper_create: max_step = %g must be >= 0 and finite "
                              "(0: no limit)", def->max_step);
+    if (!(def->err_rtol >= 0.0) || !(def->err_atol >= 0.0) || !isfinite(def->err_rtol) ||
+        !isfinite(def->err_atol))
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_stepper_create: err_rtol = %g and err_atol = "
+                             "%g must be >= 0 and finite (0, 0: no estimate)", def->err_rtol,
+                             def->err_atol);
     if (def->max_internal_steps <= 0)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG,
                              "mbs_stepper_create: max_internal_steps = %ld must be positive",
@@ -95,6 +100,7 @@ static int alloc_common(mbs_stepper *s)
     if (!s->q0 || !s->v0 || !s->bak_q || !s->bak_v || !s->bak_qacc || !s->bak_lambda ||
         (s->naux > 0 && !s->bak_aux))
         return MBS_ERR_NOMEM;
+    if (mbs_stepper_error_init(s) != MBS_OK) return MBS_ERR_NOMEM;
     return collect_rebase(s);
 }
 
@@ -140,6 +146,7 @@ void mbs_stepper_destroy(mbs_stepper *s)
     free(s->bak_aux);
     free(s->bak_qacc);
     free(s->bak_lambda);
+    free(s->errw);
     free(s);
 }
 
@@ -218,6 +225,21 @@ static int close_loops(mbs_stepper *s, const char *where)
                          inner);
 }
 
+/* Re-base every Cardan joint whose middle angle nears its singularity (seed 000 §6.5);
+   1 when one did (an event for the integrator). */
+static int rebase_cardan(mbs_stepper *s)
+{
+    mbs_data *d = s->d;
+    const mbs_model *m = d->model;
+    int event = 0;
+    for (int k = 0; k < s->nrebase; ++k) {
+        const mbs_joint_model *j = &m->joints[s->rebase[k]];
+        double *aux = j->auxadr >= 0 ? d->aux + j->auxadr : NULL;
+        if (j->ops->rebase(j, aux, d->q + j->qadr, d->v + j->vadr)) event = 1;
+    }
+    return event;
+}
+
 /* After a step: normalise quaternions, check finiteness, close the loops, re-base Cardan
    joints (event). */
 static int finish_step(mbs_stepper *s, int *event)
@@ -235,16 +257,20 @@ static int finish_step(mbs_stepper *s, int *event)
                              s->kind->name);
     int st = close_loops(s, "end of the");
     if (st != MBS_OK) return st;
-    for (int k = 0; k < s->nrebase; ++k) {
-        const mbs_joint_model *j = &m->joints[s->rebase[k]];
-        double *aux = j->auxadr >= 0 ? d->aux + j->auxadr : NULL;
-        if (j->ops->rebase(j, aux, d->q + j->qadr, d->v + j->vadr)) *event = 1;
-    }
+    *event = rebase_cardan(s);
     if ((i = first_nonfinite(d->q, m->nq)) >= 0 || (i = first_nonfinite(d->v, m->nv)) >= 0)
         return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s step from t = %.17g: the state became "
                              "non-finite closing the loops or re-basing (index %d)",
                              s->kind->name, s->t0, i);
     return MBS_OK;
+}
+
+/* One (sub)step of h from the data's state: the kind's step, then finish_step. */
+int mbs_stepper_substep(mbs_stepper *s, double h, int *event)
+{
+    *event = 0;
+    const int st = s->kind->step(s, h);
+    return st == MBS_OK ? finish_step(s, event) : st;
 }
 
 /* Number of substeps of a call: ceil(dt / max_step) for fixed-step kinds with a max_step
@@ -286,12 +312,12 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
     if (st != MBS_OK) return st;
     backup(s);
     const long ev0 = mbs_loops_events(s->d);
+    event = rebase_cardan(s); /* a host may have set a Cardan middle angle near 90 degrees */
     st = close_loops(s, "start of the");
     for (long i = 0; i < n && st == MBS_OK; ++i) {
         int ev = 0;
         set_start(s);
-        st = s->kind->step(s, dt / (double)n);
-        if (st == MBS_OK) st = finish_step(s, &ev);
+        st = s->errw ? mbs_stepper_error_step(s, dt / (double)n, &ev) : mbs_stepper_substep(s, dt / (double)n, &ev);
         event |= ev;
     }
     if (st != MBS_OK) {

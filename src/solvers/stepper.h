@@ -35,11 +35,13 @@ struct mbs_stepper {
     int nrebase;
     int *rebase;    /* [nrebase] tree joints that have a rebase op (Cardan) */
     double *work;   /* kind scratch (fixed-step stages), sized by the kind at create */
+    double *errw;   /* local-error estimate scratch (stepper_error.c), NULL when off */
     void *impl;     /* kind state (CVODE memory) */
 };
 
 struct mbs_stepper_vtable {
     const char *name;
+    int order;    /* order of the method (the local error's exponent is order + 1); 0: CVODE */
     /* 1: a call with dt > max_step > 0 takes ceil(dt / max_step) equal steps (fixed-step
        kinds); 0: the kind honours max_step itself (CVODE) */
     int substeps;
@@ -59,6 +61,14 @@ struct mbs_stepper_vtable {
        (re-base, failed step restored), so a multistep method must restart. */
     void (*sync)(mbs_stepper *s, int event);
 };
+
+/* One (sub)step of h from the data's state (set_start done): the kind's step, then
+   normalisation, finiteness, loop closure and Cardan re-base; *event set on a re-base. */
+int mbs_stepper_substep(mbs_stepper *s, double h, int *event);
+/* The local-error estimate (stepper_error.c): scratch at create when the def asks for it
+   (s->errw, NULL otherwise; MBS_ERR_NOMEM), and a substep with its estimate. */
+int mbs_stepper_error_init(mbs_stepper *s);
+int mbs_stepper_error_step(mbs_stepper *s, double h, int *event);
 
 extern const mbs_stepper_vtable mbs_stepper_vt_euler;
 extern const mbs_stepper_vtable mbs_stepper_vt_rk4;

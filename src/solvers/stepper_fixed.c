@@ -152,6 +152,7 @@ static int rk4_step(mbs_stepper *s, double h)
 
 const mbs_stepper_vtable mbs_stepper_vt_euler = {
     .name = "Euler",
+    .order = 1,
     .substeps = 1,
     .stage_recover = 1,
     .init = euler_init,
@@ -162,6 +163,7 @@ const mbs_stepper_vtable mbs_stepper_vt_euler = {
 
 const mbs_stepper_vtable mbs_stepper_vt_rk4 = {
     .name = "RK4",
+    .order = 4,
     .substeps = 1,
     .stage_recover = 1,
     .init = rk4_init,

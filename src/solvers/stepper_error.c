@@ -1,0 +1,101 @@
+/* An optional local-error estimate for the fixed-step kinds (mbs_stepper_def err_rtol,
+ * err_atol): each step is also taken as two half steps (step doubling, Hairer, Nørsett,
+ * Wanner, "Solving Ordinary Differential Equations I", §II.4); where the two results differ
+ * by more than err_atol + err_rtol |x| in some coordinate the step fails with MBS_ERR_SOLVER
+ * and a suggested step size h (1 / ratio)^(1 / (order + 1)) 0.9. The state kept is the full
+ * step's, so results are bit for bit those without the estimate. Scratch at create. */
+#include "solvers/stepper.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Layout of s->errw: the start (t, q, v, aux), the full step's result (q, v, aux), and the
+   difference in tangent coordinates (nv). */
+typedef struct err_ws {
+    double *q0, *v0, *a0, *q1, *v1, *a1, *dq;
+} err_ws;
+
+static err_ws layout(const mbs_stepper *s)
+{
+    err_ws w;
+    double *p = s->errw;
+    w.q0 = p, p += s->nq;
+    w.v0 = p, p += s->nv;
+    w.a0 = p, p += s->naux;
+    w.q1 = p, p += s->nq;
+    w.v1 = p, p += s->nv;
+    w.a1 = p, p += s->naux;
+    w.dq = p;
+    return w;
+}
+
+int mbs_stepper_error_init(mbs_stepper *s)
+{
+    s->errw = NULL;
+    if (!(s->def.err_rtol > 0.0) && !(s->def.err_atol > 0.0)) return MBS_OK;
+    if (s->kind->order == 0) return MBS_OK; /* CVODE controls its error with rtol, atol */
+    s->errw = calloc((size_t)(3 * (s->nq + s->nv + s->naux) + 1), sizeof(double));
+    return s->errw ? MBS_OK : MBS_ERR_NOMEM;
+}
+
+static void save(const mbs_data *d, const mbs_stepper *s, double *q, double *v, double *a)
+{
+    memcpy(q, d->q, (size_t)s->nq * sizeof(double));
+    memcpy(v, d->v, (size_t)s->nv * sizeof(double));
+    memcpy(a, d->aux, (size_t)s->naux * sizeof(double));
+}
+
+static void load(mbs_data *d, const mbs_stepper *s, const double *q, const double *v, const double *a)
+{
+    memcpy(d->q, q, (size_t)s->nq * sizeof(double));
+    memcpy(d->v, v, (size_t)s->nv * sizeof(double));
+    memcpy(d->aux, a, (size_t)s->naux * sizeof(double));
+}
+
+/* Largest |x_full - x_half| / (atol + rtol |x|) over q (tangent coordinates) and v. */
+static double error_ratio(const mbs_stepper *s, const err_ws *w)
+{
+    const mbs_data *d = s->d;
+    const double rt = s->def.err_rtol, at = s->def.err_atol;
+    double r = 0.0;
+    mbs_difference_q(d->model, w->q1, d->q, w->dq);
+    for (int i = 0; i < s->nv; ++i) {
+        r = fmax(r, fabs(w->dq[i]) / (at + rt)); /* q: relative to 1 (rad or m) */
+        r = fmax(r, fabs(d->v[i] - w->v1[i]) / (at + rt * fmax(fabs(w->v1[i]), fabs(d->v[i]))));
+    }
+    return r;
+}
+
+int mbs_stepper_error_step(mbs_stepper *s, double h, int *event)
+{
+    mbs_data *d = s->d;
+    const err_ws w = layout(s);
+    const double t0 = d->time;
+    int ev1 = 0, ev2 = 0, ev3 = 0;
+    save(d, s, w.q0, w.v0, w.a0);
+    int st = mbs_stepper_substep(s, h, &ev1); /* the step itself */
+    if (st != MBS_OK) return st;
+    save(d, s, w.q1, w.v1, w.a1);
+    const double t1 = d->time;
+    load(d, s, w.q0, w.v0, w.a0); /* two half steps from the same start */
+    d->time = t0;
+    s->t0 = t0;
+    memcpy(s->q0, w.q0, (size_t)s->nq * sizeof(double)), memcpy(s->v0, w.v0, (size_t)s->nv * sizeof(double));
+    st = mbs_stepper_substep(s, 0.5 * h, &ev2);
+    if (st == MBS_OK) {
+        s->t0 = d->time;
+        memcpy(s->q0, d->q, (size_t)s->nq * sizeof(double)), memcpy(s->v0, d->v, (size_t)s->nv * sizeof(double));
+        st = mbs_stepper_substep(s, 0.5 * h, &ev3);
+    }
+    const double ratio = st == MBS_OK && !ev2 && !ev3 && !ev1 ? error_ratio(s, &w) : 0.0;
+    load(d, s, w.q1, w.v1, w.a1); /* the full step's result, as without the estimate */
+    d->time = t1;
+    *event = ev1;
+    if (st != MBS_OK || !(ratio > 1.0)) return MBS_OK; /* half steps failing: no estimate */
+    const double hs = 0.9 * h * pow(1.0 / ratio, 1.0 / (double)(s->kind->order + 1));
+    return MBS_DATA_FAIL(d, MBS_ERR_SOLVER, "%s step from t = %.17g: the local error estimate is "
+                         "%.3g times the tolerance (err_rtol %g, err_atol %g); a step of about "
+                         "%.3g s would meet it", s->kind->name, t0, ratio, s->def.err_rtol,
+                         s->def.err_atol, hs);
+}
