@@ -141,12 +141,44 @@ static void test_nonfinite_outputs(void **state)
     double out[1] = {42.0};
     assert_int_equal(mbs_integrate_q(m, q, v, 10.0, out), MBS_ERR_NONFINITE);
     assert_true(out[0] == 42.0); /* nothing written */
+    mbs_data_destroy(mbs_data_create(m));
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+    /* a body far from its joint axis spinning fast: its origin's velocity overflows */
+    b = mbs_builder_create();
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jd.parent = MBS_WORLD, jd.child = 1, jd.frame_child.pos[0] = 1e100;
+    assert_true(mbs_add_joint(b, &jd) >= 0);
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
     mbs_data *d = mbs_data_create(m);
-    mbs_data_v(d)[0] = DBL_MAX;
-    double lin[3] = {7, 7, 7}, ang[3];
-    mbs_data_q(d)[0] = 0.0;
-    /* v at DBL_MAX is finite: the velocity itself is representable */
-    assert_int_equal(mbs_body_velocity(d, 1, lin, ang), MBS_OK);
+    mbs_data_v(d)[0] = 1e300;
+    double lin[3] = {7, 7, 7}, ang[3] = {7, 7, 7};
+    assert_int_equal(mbs_body_velocity(d, 1, lin, ang), MBS_ERR_NONFINITE);
+    assert_true(lin[0] == 7.0 && ang[0] == 7.0); /* outputs unwritten */
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+    /* the fuzzer's assemble case: a free body on a spherical cut joint whose child is the
+       world, a non-unit quaternion far away: OK with a finite closed state, or a failure */
+    b = mbs_builder_create();
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    jd = mbs_default_joint_def(MBS_JOINT_SPHERICAL);
+    jd.parent = 1, jd.child = MBS_WORLD, jd.cut = 1;
+    assert_true(mbs_add_joint(b, &jd) >= 0);
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    d = mbs_data_create(m);
+    double *qs = mbs_data_q(d);
+    qs[0] = -30.07, qs[3] = 0.3, qs[4] = 2.0, qs[5] = -1.0, qs[6] = 0.5;
+    mbs_data_v(d)[2] = 0.24;
+    const int st = mbs_assemble(d);
+    if (st == MBS_OK) {
+        for (int i = 0; i < 7; ++i) assert_true(isfinite(qs[i]));
+        for (int i = 0; i < 6; ++i) assert_true(isfinite(mbs_data_v(d)[i]));
+        assert_true(fabs(qs[0]) < 1e-12); /* the joint closed: the body origin at the world's */
+    } else {
+        assert_true(qs[0] == -30.07);
+    }
     mbs_data_destroy(d);
     mbs_model_destroy(m);
     mbs_builder_destroy(b);
