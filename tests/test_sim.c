@@ -683,6 +683,31 @@ static void test_cli_bad_command_lines(void **state)
    library's message — by default the local-error estimate stops it at once, suggesting a
    step; with --no-error-estimate it runs until the state overflows; a file that cannot be
    written: status 1; a failed check: status 3. */
+/* A model file run like a mechanism: the superset four-bar closes to 1e-10 over 1 s and its
+   summary names the file; a file that does not load is status 1 with the loader's message. */
+static void test_cli_model_file(void **state)
+{
+    (void)state;
+    need_cli();
+    if (!getenv("MBS_TEST_DATA")) skip();
+    char path[512], bad[] = "/nonexistent/model.urdf", *out, *err;
+    snprintf(path, sizeof path, "%s/fourbar_superset.xml", getenv("MBS_TEST_DATA"));
+    const char *run[] = {"run", path, "--t-end", "1", NULL};
+    assert_int_equal(run_cli(run, &out, &err), SIM_EXIT_OK);
+    assert_non_null(strstr(out, "fourbar_superset.xml: model file"));
+    assert_non_null(strstr(out, "loops           1 (5 constraint rows, rank 2"));
+    const char *res = strstr(out, "max residual    ");
+    assert_non_null(res);
+    assert_true(strtod(res + 16, NULL) < 1e-10);
+    free(out);
+    free(err);
+    const char *missing[] = {"run", bad, NULL};
+    assert_int_equal(run_cli(missing, &out, &err), SIM_EXIT_FAIL);
+    assert_non_null(strstr(err, "/nonexistent/model.urdf"));
+    free(out);
+    free(err);
+}
+
 static void test_cli_failures(void **state)
 {
     (void)state;
@@ -835,6 +860,7 @@ int main(void)
         cmocka_unit_test(test_cli_list_and_demo),
         cmocka_unit_test(test_cli_bad_command_lines),
         cmocka_unit_test(test_cli_failures),
+        cmocka_unit_test(test_cli_model_file),
         cmocka_unit_test(test_cli_csv_and_svg),
         cmocka_unit_test(test_cli_plot_decimation),
     };

@@ -22,6 +22,7 @@ static void usage(FILE *f)
     fputs("usage: mbs-sim                  run every built-in mechanism briefly (demo)\n"
           "       mbs-sim list             list the built-in mechanisms\n"
           "       mbs-sim run NAME [options]\n"
+          "       mbs-sim run FILE.urdf|FILE.xml [options]   a model file (docs/model-files.md)\n"
           "options of run:\n"
           "  --t-end T          simulated time [s] (default: the mechanism's)\n"
           "  --stepper S        euler | rk4 | adams | bdf\n"
@@ -138,7 +139,11 @@ static int cmd_run(int argc, char **argv)
         return SIM_EXIT_OK;
     }
     if (parsed < 0) return fail(SIM_EXIT_USAGE, err);
-    const mech *m = mech_find(o.mechanism);
+    char dir[1024] = "";
+    const int is_file = sim_is_model_file(o.mechanism);
+    const mech *m = is_file ? sim_file_mech(o.mechanism, dir, sizeof dir, err, sizeof err)
+                            : mech_find(o.mechanism);
+    if (!m && is_file) return fail(SIM_EXIT_FAIL, err);
     if (!m) {
         unknown_mechanism(o.mechanism, err, sizeof err);
         return fail(SIM_EXIT_USAGE, err);
@@ -156,7 +161,8 @@ static int cmd_run(int argc, char **argv)
                  .signals = o.signals,
                  .progress = o.progress,
                  .anim = o.anim_path || o.gltf_path ? &anim : NULL,
-                 .every = o.every};
+                 .every = o.every,
+                 .mesh_dir = is_file ? dir : NULL};
     sim_result r;
     const int st = sim_run(m, &s, &io, &r, err, sizeof err);
     int code = st == SIM_ERR_USAGE ? SIM_EXIT_USAGE : st != MBS_OK ? SIM_EXIT_FAIL : SIM_EXIT_OK;

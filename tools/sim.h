@@ -35,6 +35,13 @@ typedef struct sim_options {
     long every;          /* CSV: every k-th sample (default 1) */
 } sim_options;
 
+/* ---- model files run like mechanisms (sim_file.c) */
+/* 1 if name ends with .urdf or .xml. */
+int sim_is_model_file(const char *name);
+/* The mechanism of a model file (valid until the next call), or NULL with the loader's
+   message in err; dir receives the file's folder (for mesh visuals). */
+const mech *sim_file_mech(const char *path, char *dir, size_t dirlen, char *err, size_t n);
+
 /* Parse the arguments after `run`; MBS_OK or -1 with a one-line message in err. */
 int sim_parse_run(int argc, char **argv, sim_options *o, char *err, size_t n);
 /* Settings after the mechanism defaults are applied (validated: finite, positive). */

@@ -254,7 +254,7 @@ static int setup_stepper(run_ctx *c)
     def.rtol = c->s->rtol;
     def.atol = c->s->atol;
     if (c->s->error_estimate) /* a fixed step far beyond stability fails, suggesting a step */
-        def.err_rtol = 1e-3, def.err_atol = 1e-6;
+        def.err_rtol = 1e-2, def.err_atol = 1e-4;
     def.max_internal_steps = 1000000;
     c->stepper = mbs_stepper_create(c->d, &def);
     return c->stepper ? MBS_OK : lib_fail(c, MBS_ERR_SOLVER, "stepper", mbs_data_error(c->d));

@@ -5,6 +5,7 @@
  * and a suggested step size h (1 / ratio)^(1 / (order + 1)) 0.9. The state kept is the full
  * step's, so results are bit for bit those without the estimate. Scratch at create. */
 #include "solvers/stepper.h"
+#include "solvers/loops.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -72,6 +73,7 @@ int mbs_stepper_error_step(mbs_stepper *s, double h, int *event)
     mbs_data *d = s->d;
     const err_ws w = layout(s);
     const double t0 = d->time;
+    const long loop_events = mbs_loops_events(d);
     int ev1 = 0, ev2 = 0, ev3 = 0;
     save(d, s, w.q0, w.v0, w.a0);
     int st = mbs_stepper_substep(s, h, &ev1); /* the step itself */
@@ -88,7 +90,9 @@ int mbs_stepper_error_step(mbs_stepper *s, double h, int *event)
         memcpy(s->q0, d->q, (size_t)s->nq * sizeof(double)), memcpy(s->v0, d->v, (size_t)s->nv * sizeof(double));
         st = mbs_stepper_substep(s, 0.5 * h, &ev3);
     }
-    const double ratio = st == MBS_OK && !ev2 && !ev3 && !ev1 ? error_ratio(s, &w) : 0.0;
+    /* a re-base or a new loop partition changes the coordinates: no comparison then */
+    const int events = ev1 || ev2 || ev3 || mbs_loops_events(d) != loop_events;
+    const double ratio = st == MBS_OK && !events ? error_ratio(s, &w) : 0.0;
     load(d, s, w.q1, w.v1, w.a1); /* the full step's result, as without the estimate */
     d->time = t1;
     *event = ev1;
