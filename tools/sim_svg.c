@@ -1,6 +1,8 @@
 /* SVG line plot of chosen signals against time, written directly (no plotting library):
- * title, framed plot area with grid, "nice" ticks (1, 2, 5 x 10^k) and their labels, axis
- * labels, one polyline per signal (clipped to the plot area) and a legend on the right. */
+ * title, one framed panel per kind of quantity (joint positions, joint velocities, body
+ * positions, energies, closure residual: one unit per axis) stacked over a common time axis,
+ * each with its grid, "nice" ticks (1, 2, 5 x 10^k) and labels, one polyline per signal
+ * (clipped to its panel) and a legend on the right. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -8,11 +10,13 @@
 #include "sim.h"
 
 #define W 880.0
-#define H 500.0
 #define LEFT 84.0
 #define RIGHT (W - 210.0)
 #define TOP 52.0
-#define BOTTOM (H - 62.0)
+#define PANEL_H 386.0   /* one panel; with more, each is PANEL_H2 high, GAP apart */
+#define PANEL_H2 250.0
+#define GAP 36.0
+#define MAX_PANELS 5
 #define FONT "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\""
 
 static const char *const PALETTE[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
@@ -21,6 +25,7 @@ static const char *const PALETTE[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"
 
 typedef struct axis {
     double lo, hi, step; /* range shown and tick spacing */
+    double top, bottom;  /* y axes: the panel's pixel rows */
 } axis;
 
 /* Text with &, <, >, " escaped. */
@@ -52,7 +57,7 @@ static axis make_axis(double lo, double hi, int round_out)
         lo -= pad;
         hi += pad;
     }
-    axis a = {lo, hi, nice_step(hi - lo, round_out ? 6 : 8)};
+    axis a = {lo, hi, nice_step(hi - lo, round_out ? 6 : 8), TOP, TOP + PANEL_H};
     if (round_out) {
         a.lo = floor(lo / a.step + 1e-9) * a.step;
         a.hi = ceil(hi / a.step - 1e-9) * a.step;
@@ -81,7 +86,7 @@ static double px(const axis *a, double t)
 /* Pixel y of value y. */
 static double py(const axis *a, double y)
 {
-    return BOTTOM - (BOTTOM - TOP) * (y - a->lo) / (a->hi - a->lo);
+    return a->bottom - (a->bottom - a->top) * (y - a->lo) / (a->hi - a->lo);
 }
 
 /* Tick values of an axis: multiples of step inside [lo, hi]; returns their count. */
@@ -102,8 +107,8 @@ static void draw_ticks(FILE *f, const axis *ax, const axis *ay)
     char lbl[32];
     fprintf(f, "<g stroke=\"#e3e3e3\" stroke-width=\"1\">\n");
     for (int i = 0; i < nx; ++i)
-        fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", px(ax, xs[i]), TOP,
-                px(ax, xs[i]), BOTTOM);
+        fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", px(ax, xs[i]), ay->top,
+                px(ax, xs[i]), ay->bottom);
     for (int i = 0; i < ny; ++i)
         fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", LEFT, py(ay, ys[i]),
                 RIGHT, py(ay, ys[i]));
@@ -111,9 +116,9 @@ static void draw_ticks(FILE *f, const axis *ax, const axis *ay)
     for (int i = 0; i < nx; ++i) {
         tick_label(lbl, sizeof lbl, xs[i], ax->step);
         fprintf(f, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"#444\"/>\n",
-                px(ax, xs[i]), BOTTOM, px(ax, xs[i]), BOTTOM + 5);
+                px(ax, xs[i]), ay->bottom, px(ax, xs[i]), ay->bottom + 5);
         fprintf(f, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">%s</text>\n", px(ax, xs[i]),
-                BOTTOM + 19, lbl);
+                ay->bottom + 19, lbl);
     }
     for (int i = 0; i < ny; ++i) {
         tick_label(lbl, sizeof lbl, ys[i], ay->step);
@@ -136,22 +141,24 @@ static const char *signal_kind(const char *name)
     return "closure residual";
 }
 
-/* Y-axis label: the common kind of the signals, or a generic one. */
-static const char *y_label(const sim_table *t, const int *cols, int ncols)
-{
-    const char *kind = signal_kind(t->names[cols[0]]);
-    for (int i = 1; i < ncols; ++i)
-        if (strcmp(kind, signal_kind(t->names[cols[i]])) != 0) return "value [SI units]";
-    return kind;
-}
-
-/* Title, frame and axis labels. */
-static void draw_frame(FILE *f, const char *title, const char *ylabel)
+/* The frame and y label of one panel. */
+static void draw_panel_frame(FILE *f, const axis *ay, const char *ylabel)
 {
     fprintf(f,
             "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" "
             "stroke=\"#444\" stroke-width=\"1.2\"/>\n",
-            LEFT, TOP, RIGHT - LEFT, BOTTOM - TOP);
+            LEFT, ay->top, RIGHT - LEFT, ay->bottom - ay->top);
+    fprintf(f,
+            "<text transform=\"translate(22 %.2f) rotate(-90)\" text-anchor=\"middle\" %s "
+            "font-size=\"13\" fill=\"#222\">",
+            0.5 * (ay->top + ay->bottom), FONT);
+    put_escaped(f, ylabel);
+    fprintf(f, "</text>\n");
+}
+
+/* The title and the time label under the last panel. */
+static void draw_title(FILE *f, const char *title, double bottom)
+{
     fprintf(f,
             "<text x=\"%.2f\" y=\"30\" text-anchor=\"middle\" %s font-size=\"16\" "
             "font-weight=\"bold\" fill=\"#222\">",
@@ -160,19 +167,15 @@ static void draw_frame(FILE *f, const char *title, const char *ylabel)
     fprintf(f,
             "</text>\n<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\" %s font-size=\"13\" "
             "fill=\"#222\">time t [s]</text>\n",
-            0.5 * (LEFT + RIGHT), H - 20, FONT);
-    fprintf(f,
-            "<text transform=\"translate(22 %.2f) rotate(-90)\" text-anchor=\"middle\" %s "
-            "font-size=\"13\" fill=\"#222\">",
-            0.5 * (TOP + BOTTOM), FONT);
-    put_escaped(f, ylabel);
-    fprintf(f, "</text>\n");
+            0.5 * (LEFT + RIGHT), bottom + 42, FONT);
 }
 
-/* One polyline per signal (a new one after a non-finite value) and its legend entry. */
-static void draw_series(FILE *f, const sim_table *t, int col, int k, const axis *ax, const axis *ay)
+/* One polyline per signal (a new one after a non-finite value), clipped to its panel p, and
+   its legend entry (the k-th of the panel). */
+static void draw_series(FILE *f, const sim_table *t, int col, int k, int color_k, int p,
+                        const axis *ax, const axis *ay)
 {
-    const char *color = PALETTE[k % NPALETTE];
+    const char *color = PALETTE[color_k % NPALETTE];
     int open = 0;
     for (long i = 0; i < t->nrow; ++i) {
         const double tv = t->rows[i * t->ncol], y = t->rows[i * t->ncol + col];
@@ -184,13 +187,13 @@ static void draw_series(FILE *f, const sim_table *t, int col, int k, const axis 
         if (!open)
             fprintf(f,
                     "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" "
-                    "stroke-linejoin=\"round\" clip-path=\"url(#plot)\" points=\"",
-                    color);
+                    "stroke-linejoin=\"round\" clip-path=\"url(#panel%d)\" points=\"",
+                    color, p);
         fprintf(f, "%s%.2f,%.2f", open ? " " : "", px(ax, tv), py(ay, y));
         open = 1;
     }
     if (open) fputs("\"/>\n", f);
-    const double ly = TOP + 14.0 + 22.0 * k;
+    const double ly = ay->top + 14.0 + 22.0 * k;
     fprintf(f,
             "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
             "stroke-width=\"2.5\"/>\n",
@@ -218,6 +221,34 @@ static void data_range(const sim_table *t, const int *cols, int ncols, int col0,
     if (!(*lo <= *hi)) *lo = *hi = 0.0;
 }
 
+/* Group the columns by kind (one unit per panel, in the order they first appear): kinds[p],
+   and the panel of each column; returns the number of panels. */
+static int group_panels(const sim_table *t, const int *cols, int ncols, const char **kinds,
+                        int *panel)
+{
+    int np = 0;
+    for (int k = 0; k < ncols; ++k) {
+        const char *kind = signal_kind(t->names[cols[k]]);
+        int p = 0;
+        while (p < np && strcmp(kinds[p], kind) != 0) ++p;
+        if (p == np && np < MAX_PANELS) kinds[np++] = kind;
+        panel[k] = p < np ? p : np - 1;
+    }
+    return np;
+}
+
+/* The header and the clip rectangle of every panel. */
+static void svg_begin(FILE *f, int np, double ph, double height)
+{
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+               "viewBox=\"0 0 %.0f %.0f\">\n<defs>", W, height, W, height);
+    for (int p = 0; p < np; ++p)
+        fprintf(f, "<clipPath id=\"panel%d\"><rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                   "height=\"%.2f\"/></clipPath>", p, LEFT, TOP + p * (ph + GAP), RIGHT - LEFT, ph);
+    fprintf(f, "</defs>\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+}
+
 /* Write the plot; -1 with "cannot write 'path': reason". */
 int sim_svg_write(const char *path, const char *title, const sim_table *t, const int *cols,
                   int ncols, char *err, size_t n)
@@ -227,23 +258,27 @@ int sim_svg_write(const char *path, const char *title, const sim_table *t, const
         snprintf(err, n, "cannot write '%s': %s", path, strerror(errno));
         return -1;
     }
-    double tlo, thi, ylo, yhi;
+    const char *kinds[MAX_PANELS];
+    int panel[SIM_MAX_SIGNALS], pcols[SIM_MAX_SIGNALS];
+    const int np = group_panels(t, cols, ncols, kinds, panel);
+    const double ph = np == 1 ? PANEL_H : PANEL_H2, bottom = TOP + np * ph + (np - 1) * GAP;
+    double tlo, thi;
     data_range(t, cols, 1, 0, &tlo, &thi);
-    data_range(t, cols, ncols, -1, &ylo, &yhi);
-    const axis ax = make_axis(tlo, thi, 0), ay = make_axis(ylo, yhi, 1);
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    fprintf(f,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 "
-            "0 %.0f %.0f\">\n",
-            W, H, W, H);
-    fprintf(f,
-            "<defs><clipPath id=\"plot\"><rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-            "height=\"%.2f\"/></clipPath></defs>\n",
-            LEFT, TOP, RIGHT - LEFT, BOTTOM - TOP);
-    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    draw_ticks(f, &ax, &ay);
-    for (int k = 0; k < ncols; ++k) draw_series(f, t, cols[k], k, &ax, &ay);
-    draw_frame(f, title, y_label(t, cols, ncols));
+    const axis ax = make_axis(tlo, thi, 0);
+    svg_begin(f, np, ph, bottom + 62.0);
+    for (int p = 0, color = 0; p < np; ++p) {
+        int m = 0;
+        for (int k = 0; k < ncols; ++k)
+            if (panel[k] == p) pcols[m++] = cols[k];
+        double ylo, yhi;
+        data_range(t, pcols, m, -1, &ylo, &yhi);
+        axis ay = make_axis(ylo, yhi, 1);
+        ay.top = TOP + p * (ph + GAP), ay.bottom = ay.top + ph;
+        draw_ticks(f, &ax, &ay);
+        for (int k = 0; k < m; ++k) draw_series(f, t, pcols[k], k, color++, p, &ax, &ay);
+        draw_panel_frame(f, &ay, kinds[p]);
+    }
+    draw_title(f, title, bottom);
     fprintf(f, "</svg>\n");
     const int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
