@@ -277,8 +277,9 @@ static int add_rev(mbs_builder *b, int parent, int child, double xp, double xc, 
 
 /* The N-four-bar of IFToMM A02: n + 1 cranks pinned at (i, 0) (joints 0..n), couplers from
    their tops (joints n+1..2n), revolute cuts coupler i -> crank i + 1 (2n+1..3n); gravity -y.
-   n = 1 is a planar four-bar (rank 2 of 5 rows), n = 10 has 20 active rows (LAPACK path). */
-static mbs_model *nfourbar(int n)
+   n = 1 is a planar four-bar (rank 2 of 5 rows), n = 10 has 20 active rows (LAPACK path).
+   held: cranks 0 and n held at assembly (mbs_set_joint_hold). */
+static mbs_model *nfourbar_held(int n, int held)
 {
     mbs_builder *b = mbs_builder_create();
     assert_non_null(b);
@@ -292,11 +293,16 @@ static mbs_model *nfourbar(int n)
     }
     for (int i = 0; i < n; ++i) assert_true(add_rev(b, 1 + i, n + 2 + i, 1.0, 0.0, 0) >= 0);
     for (int i = 0; i < n; ++i) assert_true(add_rev(b, n + 2 + i, 2 + i, 1.0, 1.0, 1) >= 0);
+    const unsigned char one = 1;
+    if (held) assert_int_equal(mbs_set_joint_hold(b, 0, &one, 1), MBS_OK);
+    if (held) assert_int_equal(mbs_set_joint_hold(b, n, &one, 1), MBS_OK);
     mbs_model *m = NULL;
     assert_int_equal(mbs_compile(b, &m), MBS_OK);
     mbs_builder_destroy(b);
     return m;
 }
+
+static mbs_model *nfourbar(int n) { return nfourbar_held(n, 0); }
 
 /* The parallelogram state: cranks at th with rate w, couplers level. */
 static void nfourbar_state(mbs_data *d, int n, double th, double w)
@@ -352,6 +358,29 @@ static void test_loops_no_alloc(void **state)
     }
 }
 
+/* Assembly with held coordinates (two QR passes, the held check, and the assembly without
+   holds that names a held value the loops cannot keep) allocates nothing. */
+static void test_hold_no_alloc(void **state)
+{
+    (void)state;
+    const int n = 10;
+    mbs_model *m = nfourbar_held(n, 1);
+    mbs_data *d = mbs_data_create(m);
+    nfourbar_state(d, n, 1.0, -2.0);
+    mbs_data_q(d)[mbs_model_joint_qadr(m, 1)] += 1e-3; /* not closed; crank 1 not held */
+    count_begin();
+    int st = mbs_assemble(d);
+    assert_int_equal(count_end(), 0);
+    if (st != MBS_OK) fail_msg("assemble: %s", mbs_data_error(d));
+    mbs_data_q(d)[mbs_model_joint_qadr(m, n)] += 1e-2; /* crank n held away from crank 0 */
+    count_begin();
+    st = mbs_assemble(d);
+    assert_int_equal(count_end(), 0);
+    assert_int_equal(st, MBS_ERR_INCONSISTENT);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_callback_no_alloc),
         cmocka_unit_test(test_errors_no_alloc),
         cmocka_unit_test(test_loops_no_alloc),
+        cmocka_unit_test(test_hold_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

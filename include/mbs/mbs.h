@@ -389,6 +389,31 @@ int mbs_builder_set_planar(mbs_builder *b, mbs_planar_mode mode);
 /* 1 when the compiled model runs the planar path, 0 when not, negative for NULL. */
 int mbs_model_is_planar(const mbs_model *m);
 
+/* ---------------------------------------------------------------- start values */
+/* Start values of a tree joint, kept in the compiled model: mbs_data_create starts there
+   (neutral q and zero v where none were given) and mbs_model_start returns them. q holds the
+   joint's nq coordinates (quaternions scalar first, of unit norm within 1e-6; stored as
+   given), v its nv rates; either may be NULL (not given), not both. A later call for the
+   same joint replaces what it gives. MBS_ERR_ARG for a bad id, a joint marked cut (or a
+   distance joint), counts other than the joint type's, non-finite values; a joint that
+   mbs_compile makes a cut joint (it closes a loop) fails the compile, naming it. Bodies that
+   no joint connects get their free joint at compile: give such a body an explicit
+   MBS_JOINT_FREE from MBS_WORLD (the same joint) to give it start values. */
+int mbs_set_joint_start(mbs_builder *b, int joint, const double *q, int nq, const double *v,
+                        int nv);
+/* Coordinates of a tree joint held at their values by mbs_assemble (Modelica's start values
+   with fixed = true): hold (nv x 1), nonzero = held; nv must be the joint's. mbs_assemble
+   keeps held coordinates at their values in q (the start values unless the host changed
+   them): its loop partition takes them as independent coordinates where the loops allow it,
+   and when the loops need a held coordinate as a dependent one and the held values cannot
+   all hold, it fails with MBS_ERR_INCONSISTENT naming the joint (q and v unchanged). */
+int mbs_set_joint_hold(mbs_builder *b, int joint, const unsigned char *hold, int nv);
+/* The model's start values: q (nq x 1) and v (nv x 1), either may be NULL. */
+int mbs_model_start(const mbs_model *m, double *q, double *v);
+/* hold (nv x 1, nullable): 1 for a coordinate held at assembly, 0 otherwise; returns the
+   number of held coordinates (negative status for a NULL model). */
+int mbs_model_hold(const mbs_model *m, unsigned char *hold);
+
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop
 #endif

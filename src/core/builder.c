@@ -71,6 +71,7 @@ mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b)
 {
     mbs_builder_mark k;
     k.nbody = b->nbody, k.njoint = b->njoint, k.nforce = b->nforce, k.nvisual = b->nvisual;
+    k.nstart = b->nstart;
     k.gravity_kind = b->gravity_kind, k.gravity_mu = b->gravity_mu;
     v3_copy(k.gravity, b->gravity);
     v3_copy(k.gravity_center, b->gravity_center);
@@ -88,6 +89,7 @@ void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *k)
         free_name(b->visuals[i].mesh);
     }
     b->nbody = k->nbody, b->njoint = k->njoint, b->nforce = k->nforce, b->nvisual = k->nvisual;
+    b->nstart = k->nstart;
     b->gravity_kind = k->gravity_kind, b->gravity_mu = k->gravity_mu;
     v3_copy(b->gravity, k->gravity);
     v3_copy(b->gravity_center, k->gravity_center);
@@ -105,6 +107,7 @@ void mbs_builder_destroy(mbs_builder *b)
     free(b->bodies);
     free(b->joints);
     free(b->forces);
+    free(b->starts);
     free(b);
 }
 

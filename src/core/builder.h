@@ -23,12 +23,16 @@ struct mbs_builder {
     mbs_planar_mode planar;     /* MBS_PLANAR_AUTO: planar algebra when compile finds it */
     int nvisual, visual_cap;
     mbs_visual_def *visuals;   /* [nvisual], name and mesh owned (src/core/visual.c) */
+    /* start values and held coordinates (src/core/start.c): one entry per call, applied in
+       order at compile (a later call for the same joint replaces what it gives) */
+    int nstart, start_cap;
+    struct mbs_start_entry *starts; /* [nstart] */
 };
 
 /* The builder's sizes and settings at one moment, to undo what was added after it (a model
    file that fails half-way leaves the builder as it was). */
 typedef struct mbs_builder_mark {
-    int nbody, njoint, nforce, nvisual;
+    int nbody, njoint, nforce, nvisual, nstart;
     mbs_gravity_kind gravity_kind;
     double gravity[3], gravity_center[3], gravity_mu;
     mbs_rotation root_rotation;
@@ -36,6 +40,18 @@ typedef struct mbs_builder_mark {
 mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b);
 /* Remove every element added after the mark (freeing their names) and restore its settings. */
 void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *mark);
+
+/* One mbs_set_joint_start or mbs_set_joint_hold call (src/core/start.c). */
+typedef struct mbs_start_entry {
+    int joint;
+    int has_q, has_v, has_hold;
+    double q[7], v[6];
+    unsigned char hold[6];
+} mbs_start_entry;
+/* Start values of the compiled model from the builder's entries: m->q_start, v_start, hold
+   (neutral, zero and none where no entry gives them); MBS_ERR_ARG naming a joint that
+   compile made a cut joint, MBS_ERR_NOMEM. */
+int mbs_start_compile(const mbs_builder *b, mbs_model *m, char *err);
 
 /* Copy of a name (NULL -> ""), or NULL when out of memory. */
 char *mbs_strdup_name(const char *name);

@@ -544,6 +544,7 @@ int mbs_compile(const mbs_builder *b, mbs_model **out)
         st = build_model(b, &t, &m);
         if (st != MBS_OK) mbs_errorf(err, st, "compile: out of memory");
     }
+    if (st == MBS_OK) st = mbs_start_compile(b, m, err);
     free(t.block);
     if (st == MBS_OK) st = check_loops_supported(m, err);
     if (st == MBS_OK)

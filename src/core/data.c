@@ -54,7 +54,8 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     return mbs_loops_create(d); /* loop workspace (nothing for a tree) */
 }
 
-/* q = neutral, aux = initial reference frames, identity poses. */
+/* q, v = the model's start values (neutral and rest unless given), aux = initial reference
+   frames, identity poses. */
 static void data_init_state(mbs_data *d)
 {
     const mbs_model *m = d->model;
@@ -62,8 +63,8 @@ static void data_init_state(mbs_data *d)
         const mbs_joint_model *jm = &m->joints[j];
         if (jm->cut || !jm->ops) continue;
         if (jm->auxadr >= 0 && jm->ops->aux_init) jm->ops->aux_init(jm, d->aux + jm->auxadr);
-        if (jm->nq > 0) jm->ops->neutral(jm, d->q + jm->qadr);
     }
+    mbs_model_start(m, d->q, d->v);
     for (int b = 0; b < m->nbody; ++b) {
         pose_identity(&d->x_up[b]);
         pose_identity(&d->x_world[b]);

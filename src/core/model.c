@@ -24,6 +24,9 @@ void mbs_model_destroy(mbs_model *m)
     free(m->forces);
     mbs_visuals_free(m->visuals, m->nvisual);
     mbs_planar_free(m->planar);
+    free(m->q_start);
+    free(m->v_start);
+    free(m->hold);
     free(m);
 }
 

@@ -45,6 +45,11 @@ struct mbs_model {
     double gravity_mu;        /* point */
     int nvisual;              /* visual shapes (drawing only) */
     mbs_visual_def *visuals;  /* [nvisual], name ("" if unnamed) and mesh owned */
+    /* start values (src/core/start.c): where mbs_data_create puts the state */
+    double *q_start;          /* [nq] neutral where no start value was given */
+    double *v_start;          /* [nv] zero where none was given */
+    unsigned char *hold;      /* [nv] 1: held at its value by mbs_assemble */
+    int nhold;                /* number of held coordinates */
 };
 
 /* Host input wrench on one body, held until changed. */

@@ -59,6 +59,10 @@ int io_attr(const xmlNode *n, const char *name, char *buf, int len);
 /* Numbers of an attribute: exactly count finite values; 1 read, 0 absent (out untouched),
    < 0 an error already reported. */
 int io_numbers(io_ctx *c, const xmlNode *n, const char *name, double *out, int count);
+/* A list of at most max numbers (finite, separated by white space) into out, their number
+   into count; 1 read, 0 absent, < 0 an error already reported. */
+int io_number_list(io_ctx *c, const xmlNode *n, const char *name, double *out, int max,
+                   int *count);
 /* <origin xyz rpy> of element n (identity when absent) as a frame. */
 int io_origin(io_ctx *c, const xmlNode *n, const char *tag, mbs_frame *f);
 /* The link named name, or NULL. */

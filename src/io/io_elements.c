@@ -1,5 +1,6 @@
 /* mbs's superset of URDF, top-level elements besides links and joints: <gravity>,
- * <spring_damper>, <joint_spring_damper>. ROS's own extensions (<material>, <transmission>,
+ * <spring_damper>, <joint_spring_damper>, <initial>; mbs-sim's <simulation>, <track> and
+ * <plot> are skipped (mbs-sim reads them). ROS's own extensions (<material>, <transmission>,
  * <gazebo>, <ros2_control>) are skipped; anything else is an error (a typo in a model
  * should not vanish). One handler per element, looked up in a table. */
 #include "io/io.h"
@@ -82,6 +83,55 @@ static int read_joint_spring_damper(io_ctx *c, const xmlNode *n)
     return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
 }
 
+/* hold="true" | "false" | a list of 0/1 per coordinate (nv of them) into hold; its count. */
+static int read_hold(io_ctx *c, const xmlNode *n, int joint, unsigned char hold[6], int *nv)
+{
+    char buf[64];
+    const mbs_joint_def *jd = &c->b->joints[joint];
+    const mbs_joint_ops *ops = jd->cut ? NULL : mbs_joint_ops_for(jd->type, jd->rotation);
+    io_attr(n, "hold", buf, (int)sizeof buf);
+    if (!strcmp(buf, "true") || !strcmp(buf, "false")) {
+        *nv = ops ? ops->nv : 0;
+        memset(hold, !strcmp(buf, "true"), 6);
+        return MBS_OK;
+    }
+    double h[6];
+    if (io_number_list(c, n, "hold", h, 6, nv) < 0) return MBS_ERR_ARG;
+    for (int i = 0; i < *nv; ++i) {
+        if (h[i] != 0.0 && h[i] != 1.0)
+            return io_fail(c, n, MBS_ERR_ARG, "attribute hold=\"%s\": give true, false or "
+                           "one 0 or 1 per coordinate", buf);
+        hold[i] = h[i] != 0.0;
+    }
+    return MBS_OK;
+}
+
+/* <initial joint="name" q="..." v="..." hold="true"/>: start values of a joint (nq and nv
+   numbers) and the coordinates held at their values by assembly. */
+static int read_initial(io_ctx *c, const xmlNode *n)
+{
+    char name[128], buf[8];
+    double q[8], v[8];
+    int nq = 0, nv = 0, st = MBS_OK;
+    if (!io_attr(n, "joint", name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
+    const int j = joint_id(c->b, name);
+    if (j < 0) return io_fail(c, n, MBS_ERR_TOPOLOGY, "joint \"%s\" is not a joint of the file", name);
+    const int has_q = io_number_list(c, n, "q", q, 8, &nq), has_v = io_number_list(c, n, "v", v, 8, &nv);
+    if (has_q < 0 || has_v < 0) return MBS_ERR_ARG;
+    const int has_hold = io_attr(n, "hold", buf, (int)sizeof buf);
+    if (!has_q && !has_v && !has_hold) return io_fail(c, n, MBS_ERR_ARG, "give q, v or hold");
+    if (has_q || has_v) st = mbs_set_joint_start(c->b, j, has_q ? q : NULL, nq, has_v ? v : NULL, nv);
+    if (st == MBS_OK && has_hold) {
+        unsigned char hold[6];
+        int nh = 0;
+        if (read_hold(c, n, j, hold, &nh) != MBS_OK) return MBS_ERR_ARG;
+        st = mbs_set_joint_hold(c->b, j, hold, nh);
+    }
+    return st < 0 ? io_fail_builder(c, n, st) : MBS_OK;
+}
+
+/* Elements of mbs-sim (docs/model-files.md): <simulation>, <track>, <plot> are read by
+   mbs-sim, not by the library. */
 static int skip(io_ctx *c, const xmlNode *n)
 {
     (void)c, (void)n;
@@ -93,8 +143,9 @@ static const struct {
     int (*read)(io_ctx *c, const xmlNode *n);
 } handlers[] = {
     {"gravity", read_gravity},           {"spring_damper", read_spring_damper},
-    {"joint_spring_damper", read_joint_spring_damper},
+    {"joint_spring_damper", read_joint_spring_damper},  {"initial", read_initial},
     {"material", skip}, {"transmission", skip}, {"gazebo", skip}, {"ros2_control", skip},
+    {"simulation", skip}, {"track", skip}, {"plot", skip},
 };
 
 int io_read_element(io_ctx *c, const xmlNode *n)
@@ -102,5 +153,6 @@ int io_read_element(io_ctx *c, const xmlNode *n)
     for (size_t k = 0; k < sizeof handlers / sizeof handlers[0]; ++k)
         if (io_is(n, handlers[k].tag)) return handlers[k].read(c, n);
     return io_fail(c, n, MBS_ERR_ARG, "unknown element (URDF: link, joint, material; mbs: gravity, "
-                   "spring_damper, joint_spring_damper)");
+                   "spring_damper, joint_spring_damper, initial; mbs-sim: simulation, track, "
+                   "plot)");
 }

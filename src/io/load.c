@@ -62,22 +62,43 @@ int io_fail_builder(io_ctx *c, const xmlNode *n, int status)
     return io_fail(c, n, status, "%s", msg);
 }
 
-int io_numbers(io_ctx *c, const xmlNode *n, const char *name, double *out, int count)
+/* Numbers separated by white space: at most max into out; their number, or -1 for a token
+   that is not a finite number (beyond 1e300 counts as not finite) or more than max. */
+static int parse_numbers(const char *s, double *out, int max)
+{
+    int k = 0;
+    for (;;) {
+        while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') ++s;
+        if (!*s) return k;
+        char *end;
+        const double x = strtod(s, &end);
+        if (end == s || !(x == x) || x > 1e300 || x < -1e300 || k == max) return -1;
+        out[k++] = x;
+        s = end;
+    }
+}
+
+int io_number_list(io_ctx *c, const xmlNode *n, const char *name, double *out, int max,
+                   int *count)
 {
     char buf[512];
     if (!io_attr(n, name, buf, (int)sizeof buf)) return 0;
-    const char *s = buf;
-    for (int i = 0; i < count; ++i) {
-        char *end;
-        const double x = strtod(s, &end);
-        if (end == s || !(x == x) || x > 1e300 || x < -1e300)
-            return io_fail(c, n, MBS_ERR_ARG, "attribute %s=\"%s\": expected %d finite numbers",
-                           name, buf, count);
-        out[i] = x;
-        s = end;
-    }
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') ++s;
-    if (*s) return io_fail(c, n, MBS_ERR_ARG, "attribute %s=\"%s\": expected %d finite numbers", name, buf, count);
+    *count = parse_numbers(buf, out, max);
+    if (*count < 0)
+        return io_fail(c, n, MBS_ERR_ARG, "attribute %s=\"%s\": expected at most %d finite "
+                       "numbers", name, buf, max);
+    return 1;
+}
+
+int io_numbers(io_ctx *c, const xmlNode *n, const char *name, double *out, int count)
+{
+    char buf[512];
+    double v[16];
+    if (!io_attr(n, name, buf, (int)sizeof buf)) return 0;
+    if (count > 16 || parse_numbers(buf, v, count) != count)
+        return io_fail(c, n, MBS_ERR_ARG, "attribute %s=\"%s\": expected %d finite numbers",
+                       name, buf, count);
+    memcpy(out, v, (size_t)count * sizeof *out);
     return 1;
 }
 

@@ -19,6 +19,8 @@
 #define CHORD_RES 1e-8         /* Newton reuses the last LU of J_v below this residual... */
 #define CHORD_COND 1e3         /* ... and condition estimate (tolerance and tangent need it) */
 #define PROJECT_MAXIT 6        /* velocity projection corrections at most */
+#define HOLD_TOL 1e-9          /* a held coordinate that assembly moved further (tangent
+                                  units: rad, m) could not keep its value */
 
 struct mbs_loops {
     mbs_con_topo t;
@@ -59,6 +61,9 @@ struct mbs_loops {
     int lu_ok;               /* 1: LU holds a factorisation of J_v for the current partition */
     int lu_here;             /* 1: ... made at the data's current q */
     int jac_closed;          /* 1: J holds J_a of the closed state (qcl) */
+    /* coordinates held at assembly (mbs_set_joint_hold): the model's mask, NULL if none */
+    const unsigned char *hold;
+    int hold_pass;           /* 1 while mbs_loops_assemble runs: partitions prefer them */
 };
 
 /* ------------------------------------------------------------------ workspace */
@@ -119,6 +124,7 @@ int mbs_loops_create(mbs_data *d)
     L->nq = m->nq;
     L->nb = m->nbody;
     L->mn = L->m < L->nv ? L->m : L->nv;
+    L->hold = m->nhold > 0 ? m->hold : NULL;
     return ws_alloc(L, m);
 }
 
@@ -204,19 +210,49 @@ static int select_rows(mbs_data *d, mbs_loops *L)
     return MBS_OK;
 }
 
+/* Pivoted QR (dgeqp3, pivots in L->jpvt as given on entry) of the active rows J_a (rank x
+   nv) with the columns weighted by state_priority; columns flagged in skip (nullable) are
+   left out (weight 0, so they come last). Needs L->J of the active rows. */
+static int weighted_qrp(mbs_loops *L, const unsigned char *skip)
+{
+    const int r = L->rank, nv = L->nv;
+    for (int j = 0; j < nv; ++j) {
+        const double w = skip && skip[j] ? 0.0 : L->weight[j];
+        for (int i = 0; i < r; ++i)
+            L->qr[i + (size_t)j * (size_t)r] = L->J[(size_t)i * (size_t)nv + (size_t)j] * w;
+    }
+    return mbs_linalg_qrp(r, nv, L->qr, r, L->jpvt, L->qtau, L->qwork, L->lqwork);
+}
+
+/* Held coordinates (assembly): the QR without their columns gave k pivots above the rank
+   tolerance; when k < rank, a second QR with those k columns leading (dgeqp3 keeps them
+   first) takes the missing dependent coordinates from the held columns. */
+static int take_held(mbs_loops *L)
+{
+    const int r = L->rank, nv = L->nv;
+    const double thr = MBS_LOOP_RANK_TOL * fabs(L->qr[0]);
+    int k = 0;
+    while (k < r && fabs(L->qr[k + (size_t)k * (size_t)r]) > thr) ++k;
+    if (k == r) return 0;
+    for (int i = 0; i < k; ++i) L->dep[i] = L->jpvt[i];
+    for (int j = 0; j < nv; ++j) L->jpvt[j] = 0;
+    for (int i = 0; i < k; ++i) L->jpvt[L->dep[i] - 1] = 1;
+    return weighted_qrp(L, NULL);
+}
+
 /* Pivoted QR of the weighted active rows J_a (rank x nv): the first rank pivots are the
-   dependent coordinates (seed 001 eq. 10). Needs L->J of the active rows. */
+   dependent coordinates (seed 001 eq. 10); during assembly held coordinates are taken only
+   when the others do not suffice (take_held). Needs L->J of the active rows. */
 static int partition(mbs_data *d, mbs_loops *L)
 {
     const int r = L->rank, nv = L->nv;
+    const unsigned char *held = L->hold_pass ? L->hold : NULL;
     L->lu_ok = 0;
-    for (int j = 0; j < nv; ++j) {
-        for (int i = 0; i < r; ++i)
-            L->qr[i + (size_t)j * (size_t)r] = L->J[(size_t)i * (size_t)nv + (size_t)j] * L->weight[j];
-        L->jpvt[j] = 0;
-    }
+    for (int j = 0; j < nv; ++j) L->jpvt[j] = 0;
     if (r > 0) {
-        if (mbs_linalg_qrp(r, nv, L->qr, r, L->jpvt, L->qtau, L->qwork, L->lqwork) != 0)
+        int info = weighted_qrp(L, held);
+        if (info == 0 && held) info = take_held(L);
+        if (info != 0)
             return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: QR of the active rows failed");
         const double rrr = fabs(L->qr[(r - 1) + (size_t)(r - 1) * (size_t)r]);
         if (!(rrr > MBS_LOOP_RANK_TOL * fabs(L->qr[0]))) {
@@ -558,17 +594,36 @@ static void restore_independent(mbs_data *d, mbs_loops *L)
     newton_move(d, L, 1.0);
 }
 
-/* See loops.h. The current selection is kept when it closes the state (a new partition if
-   J_v got ill-conditioned); otherwise a fresh one. A selection made away from the loops'
-   manifold may count rows that are dependent on it (an overconstrained loop such as
-   Bricard's) or miss rows: when the closed J_v is nearly singular, a dropped row is violated
-   or the closure failed, the selection is made again at the closed (or last) q and the
-   caller's independent coordinates restored. */
-int mbs_loops_assemble(mbs_data *d)
+/* MBS_ERR_INCONSISTENT naming the joint of a held coordinate that the closure moved from the
+   caller's value (qbak): the loops needed it as a dependent coordinate, and the held values
+   do not close them. */
+static int check_held(mbs_data *d, mbs_loops *L)
 {
-    mbs_loops *L = d->loops;
-    save_state(d, L);
-    if (L->selected) { /* the current selection first: fine for a state near the last one */
+    if (!L->hold) return MBS_OK;
+    const mbs_model *m = d->model;
+    mbs_difference_q(m, L->qbak, d->q, L->dv);
+    for (int k = 0; k < L->nv; ++k) {
+        if (!L->hold[k] || fabs(L->dv[k]) <= HOLD_TOL) continue;
+        char buf[96];
+        const int j = m->dof_joint[k];
+        return MBS_DATA_FAIL(d, MBS_ERR_INCONSISTENT, "assemble: the held coordinates cannot "
+                             "all keep their values: closing the loops moves coordinate %d of "
+                             "held joint %s by %.3g", k - m->joints[j].vadr,
+                             mbs_joint_label(m, j, buf, (int)sizeof buf), L->dv[k]);
+    }
+    return MBS_OK;
+}
+
+/* The assembly of mbs_loops_assemble (save_state done). The current selection is kept when
+   it closes the state (a new partition if J_v got ill-conditioned); otherwise a fresh one. A
+   selection made away from the loops' manifold may count rows that are dependent on it (an
+   overconstrained loop such as Bricard's) or miss rows: when the closed J_v is nearly
+   singular, a dropped row is violated or the closure failed, the selection is made again at
+   the closed (or last) q and the caller's independent coordinates restored. With held
+   coordinates every assembly makes a fresh selection whose partitions prefer them. */
+static int assemble(mbs_data *d, mbs_loops *L)
+{
+    if (L->selected && !L->hold_pass) { /* the current selection first: fine near the last */
         int st = close_once(d, L, MBS_CLOSE_REPARTITION | MBS_CLOSE_RECOVER | MBS_CLOSE_CHECK);
         if (st == MBS_OK && L->cond <= COND_REFIT) {
             mark_closed(d, L, 1);
@@ -588,12 +643,31 @@ int mbs_loops_assemble(mbs_data *d)
         }
     }
     if (st == MBS_OK) st = check_dropped(d, L);
+    if (st == MBS_OK && L->hold_pass) st = check_held(d, L);
     if (st != MBS_OK) {
         restore_state(d, L);
         return st;
     }
     mark_closed(d, L, 1);
     return MBS_OK;
+}
+
+/* See loops.h. When the closure fails with the held coordinates independent, an assembly
+   without the holds tells whether their values are the cause: if it closes, the held
+   coordinate it moved is reported (MBS_ERR_INCONSISTENT) and q, v are restored. */
+int mbs_loops_assemble(mbs_data *d)
+{
+    mbs_loops *L = d->loops;
+    save_state(d, L);
+    L->hold_pass = L->hold != NULL;
+    int st = assemble(d, L);
+    L->hold_pass = 0;
+    if (L->hold && (st == MBS_ERR_CONVERGENCE || st == MBS_ERR_SINGULAR) &&
+        assemble(d, L) == MBS_OK) {
+        st = check_held(d, L);
+        if (st != MBS_OK) restore_state(d, L);
+    }
+    return st;
 }
 
 /* See loops.h. */

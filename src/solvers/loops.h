@@ -62,7 +62,9 @@ int mbs_loops_close(mbs_data *d, int flags);
 /* mbs_assemble with cut joints: closure with the current selection when there is one and it
    fits; else a fresh selection at q, closure, a new selection at the closed q when the first
    one does not fit it (restoring the caller's independent coordinates), projection,
-   dropped-row check. */
+   dropped-row check. Held coordinates (mbs_set_joint_hold): always a fresh selection whose
+   partition takes them as independent where the others suffice, and MBS_ERR_INCONSISTENT
+   when one of them moved (HOLD_TOL). */
 int mbs_loops_assemble(mbs_data *d);
 /* Forward dynamics with multipliers at the prepared kinematics and forces (see the file
    comment); qacc and lambda are kept as they were on failure. */

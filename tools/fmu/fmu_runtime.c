@@ -185,15 +185,15 @@ MBS_FMI2_EXPORT fmi2Status fmi2Terminate(fmi2Component cc)
     return fmi2OK;
 }
 
-/* Back to the state after fmi2Instantiate: neutral q, zero v and inputs, default parameters. */
+/* Back to the state after fmi2Instantiate: the model's start q and v (neutral and rest
+   unless the model file gives start values), zero inputs, default parameters. */
 MBS_FMI2_EXPORT fmi2Status fmi2Reset(fmi2Component cc)
 {
     fmu *c = cc;
     if (!c) return fmi2Error;
     mbs_stepper_destroy(c->st);
     c->st = NULL;
-    mbs_neutral_q(c->m, mbs_data_q(c->d));
-    memset(mbs_data_v(c->d), 0, sizeof(double) * (size_t)c->nv);
+    mbs_model_start(c->m, mbs_data_q(c->d), mbs_data_v(c->d));
     memset(mbs_data_tau(c->d), 0, sizeof(double) * (size_t)c->nv);
     mbs_data_set_time(c->d, 0.0);
     c->step_size = 1e-3, c->use_cvode = 0, c->t_start = 0.0, c->tol_defined = 0;
