@@ -694,7 +694,7 @@ static void test_cli_model_file(void **state)
     snprintf(path, sizeof path, "%s/fourbar_superset.xml", getenv("MBS_TEST_DATA"));
     const char *run[] = {"run", path, "--t-end", "1", NULL};
     assert_int_equal(run_cli(run, &out, &err), SIM_EXIT_OK);
-    assert_non_null(strstr(out, "fourbar_superset.xml: model file"));
+    assert_non_null(strstr(out, "fourbar_superset: model file"));
     assert_non_null(strstr(out, "loops           1 (5 constraint rows, rank 2"));
     const char *res = strstr(out, "max residual    ");
     assert_non_null(res);
@@ -706,6 +706,93 @@ static void test_cli_model_file(void **state)
     assert_non_null(strstr(err, "/nonexistent/model.urdf"));
     free(out);
     free(err);
+}
+
+/* Write text into a scratch file; its path. */
+static const char *scratch_file(int slot, const char *name, const char *text)
+{
+    const char *path = scratch(slot, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+#define PENDULUM_FILE(extra)                                                                 \
+    "<robot name=\"p\"><link name=\"world\"/><link name=\"bob\"><inertial>"                    \
+    "<origin xyz=\"0.5 0 0\"/><mass value=\"1\"/><inertia ixx=\"1e-3\" ixy=\"0\" ixz=\"0\" "  \
+    "iyy=\"1e-3\" iyz=\"0\" izz=\"1e-3\"/></inertial></link><joint name=\"rev\" "              \
+    "type=\"continuous\"><parent link=\"world\"/><child link=\"bob\"/><axis xyz=\"0 0 1\"/>"   \
+    "</joint><gravity xyz=\"0 -9.81 0\"/>" extra "</robot>"
+
+/* A model file's mbs-sim elements: run settings, energy check, tracked point, plot signals
+   and start values come from the file; bad elements name the file, line and element. */
+static void test_model_metadata(void **state)
+{
+    (void)state;
+    const char *path = scratch_file(2, "pend.xml", PENDULUM_FILE(
+        "<simulation title=\"a pendulum\" source=\"Otter 2003\" t_end=\"0.5\" stepper=\"euler\" "
+        "dt=\"2e-3\" energy=\"conservative\" energy_tol=\"1e-2\" closure_tol=\"1e-9\"/>"
+        "<initial joint=\"rev\" q=\"0.5\" v=\"-1\"/>"
+        "<track label=\"tip\" link=\"bob\" point=\"1 0 0\"/><plot signals=\"q.rev, x.tip\"/>"));
+    char err[SIM_MSG];
+    mech *m = sim_model_open(path, err, sizeof err);
+    if (!m) fail_msg("%s", err);
+    assert_string_equal(m->name, "pend");
+    assert_string_equal(m->title, "a pendulum");
+    assert_string_equal(m->source, "Otter 2003");
+    assert_true(m->t_end == 0.5 && m->dt == 2e-3 && m->stepper == MBS_STEP_EULER);
+    assert_true(m->energy == MECH_CONSERVATIVE && m->energy_tol == 1e-2 && m->closure_tol == 1e-9);
+    assert_string_equal(m->plot[1], "x.tip");
+    assert_null(m->plot[2]);
+    sim_io io = {.plot = 1};
+    sim_result r;
+    sim_settings s;
+    assert_int_equal(run_mech(m, 0.0, &io, &r, &s), MBS_OK);
+    assert_int_equal(r.steps, 250);
+    if (!r.check_ok) fail_msg("%s", r.check_msg);
+    assert_int_equal(io.ncols, 2);
+    assert_int_equal(io.cols[1], sim_table_find(&r.table, "x.tip"));
+    assert_true(r.table.rows[sim_table_find(&r.table, "q.rev")] == 0.5); /* start value */
+    assert_true(r.table.rows[sim_table_find(&r.table, "v.rev")] == -1.0);
+    assert_true(fabs(r.table.rows[sim_table_find(&r.table, "x.tip")] - cos(0.5)) < 1e-15);
+    sim_result_free(&r);
+    sim_model_free(m);
+    static const struct {
+        const char *extra, *want;
+    } bad[] = {
+        {"<simulation stepper=\"rk5\"/>", "<simulation>: stepper=\"rk5\": expected rk4"},
+        {"<simulation t_end=\"-1\"/>", "<simulation>: t_end=\"-1\": expected a positive number"},
+        {"<simulation tend=\"1\"/>", "<simulation>: unknown attribute tend"},
+        {"<simulation energy=\"lossy\"/>", "energy=\"lossy\": expected conservative"},
+        {"<simulation/><simulation/>", "a second <simulation>"},
+        {"<track link=\"bob\"/>", "<track>: attribute label is missing"},
+        {"<track label=\"a b\" link=\"bob\"/>", "no commas, spaces or quotes"},
+        {"<track label=\"t\" link=\"bob\" point=\"1 0\"/>", "point=\"1 0\": expected 3"},
+        {"<plot signals=\"\"/>", "<plot>: attribute signals is missing"},
+        {"<plot signals=\"q.rev\"/><plot signals=\"v.rev\"/>", "a second <plot>"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        char text[2048];
+        snprintf(text, sizeof text, PENDULUM_FILE("%s"), bad[k].extra);
+        path = scratch_file(2, "bad.xml", text);
+        assert_null(sim_model_open(path, err, sizeof err));
+        if (!strstr(err, bad[k].want) || !strstr(err, "bad.xml:1: <"))
+            fail_msg("case %zu: '%s' lacks '%s'", k, err, bad[k].want);
+    }
+    /* a signal or link the model lacks: found when the run starts */
+    path = scratch_file(2, "bad.xml", PENDULUM_FILE("<track label=\"t\" link=\"nope\"/>"));
+    m = sim_model_open(path, err, sizeof err);
+    assert_non_null(m);
+    sim_io io2 = {.plot = 0};
+    assert_true(sim_run(m, &s, &io2, &r, err, sizeof err) < 0);
+    assert_non_null(strstr(err, "tracked body \"nope\" is not in the model"));
+    sim_result_free(&r);
+    sim_model_free(m);
+    path = scratch_file(2, "bad.xml", "<robot");
+    assert_null(sim_model_open(path, err, sizeof err));
+    assert_non_null(strstr(err, "bad.xml:1: not a model file"));
 }
 
 static void test_cli_failures(void **state)
@@ -861,6 +948,7 @@ int main(void)
         cmocka_unit_test(test_cli_bad_command_lines),
         cmocka_unit_test(test_cli_failures),
         cmocka_unit_test(test_cli_model_file),
+        cmocka_unit_test(test_model_metadata),
         cmocka_unit_test(test_cli_csv_and_svg),
         cmocka_unit_test(test_cli_plot_decimation),
     };

@@ -128,6 +128,8 @@ static void print_files(const sim_options *o, const sim_result *r, const sim_io 
                io->ncols == 1 ? "signal" : "signals");
 }
 
+static int run_mech(const sim_options *po, const mech *m);
+
 /* `mbs-sim run NAME [options]`. */
 static int cmd_run(int argc, char **argv)
 {
@@ -139,15 +141,24 @@ static int cmd_run(int argc, char **argv)
         return SIM_EXIT_OK;
     }
     if (parsed < 0) return fail(SIM_EXIT_USAGE, err);
-    char dir[1024] = "";
     const int is_file = sim_is_model_file(o.mechanism);
-    const mech *m = is_file ? sim_file_mech(o.mechanism, dir, sizeof dir, err, sizeof err)
-                            : mech_find(o.mechanism);
+    mech *file = is_file ? sim_model_open(o.mechanism, err, sizeof err) : NULL;
+    const mech *m = is_file ? file : mech_find(o.mechanism);
     if (!m && is_file) return fail(SIM_EXIT_FAIL, err);
     if (!m) {
         unknown_mechanism(o.mechanism, err, sizeof err);
         return fail(SIM_EXIT_USAGE, err);
     }
+    const int code = run_mech(&o, m);
+    sim_model_free(file);
+    return code;
+}
+
+/* Run mechanism m with the options; writes the files and prints the summary. */
+static int run_mech(const sim_options *po, const mech *m)
+{
+    char err[SIM_MSG];
+    const sim_options o = *po;
     sim_settings s;
     if (sim_resolve(m, &o, &s, err, sizeof err) < 0) return fail(SIM_EXIT_USAGE, err);
     if (o.signals && !o.svg_path) return fail(SIM_EXIT_USAGE, "--signals needs --plot FILE.svg");
@@ -162,7 +173,7 @@ static int cmd_run(int argc, char **argv)
                  .progress = o.progress,
                  .anim = o.anim_path || o.gltf_path ? &anim : NULL,
                  .every = o.every,
-                 .mesh_dir = is_file ? dir : NULL};
+                 .mesh_dir = m->dir};
     sim_result r;
     const int st = sim_run(m, &s, &io, &r, err, sizeof err);
     int code = st == SIM_ERR_USAGE ? SIM_EXIT_USAGE : st != MBS_OK ? SIM_EXIT_FAIL : SIM_EXIT_OK;

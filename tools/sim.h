@@ -35,12 +35,17 @@ typedef struct sim_options {
     long every;          /* CSV: every k-th sample (default 1) */
 } sim_options;
 
-/* ---- model files run like mechanisms (sim_file.c) */
+/* ---- model files (sim_model.c) */
 /* 1 if name ends with .urdf or .xml. */
 int sim_is_model_file(const char *name);
-/* The mechanism of a model file (valid until the next call), or NULL with the loader's
-   message in err; dir receives the file's folder (for mesh visuals). */
-const mech *sim_file_mech(const char *path, char *dir, size_t dirlen, char *err, size_t n);
+/* The mechanism of a model file: its mbs-sim elements (<simulation>, <track>, <plot>) read,
+   defaults elsewhere; NULL with "path:line: <element>: message" in err. Free with
+   sim_model_free. The model itself is loaded by sim_run. */
+mech *sim_model_open(const char *path, char *err, size_t n);
+void sim_model_free(mech *m);
+/* The largest violation of the cut joints of d's model, from body poses (metres for
+   positions, the sine of the angle for axes); 0 without cut joints. */
+double sim_model_closure(mbs_data *d);
 
 /* Parse the arguments after `run`; MBS_OK or -1 with a one-line message in err. */
 int sim_parse_run(int argc, char **argv, sim_options *o, char *err, size_t n);
@@ -94,6 +99,7 @@ typedef struct sim_result {
     double e_dev, e_rise; /* max |E - E0| and max (E - E0) over the samples [J] */
     double e_scale;       /* max(|E0|, max kinetic energy) [J]: the scale of relative drift */
     double residual;      /* max closure residual over the samples (0 for a tree) */
+    int measured;         /* the closure residual was measured (loops) */
     int check_ok;         /* the mechanism's sanity check passed */
     char check_msg[SIM_MSG];
     sim_table table; /* kept rows for the plot */

@@ -23,6 +23,7 @@ typedef struct run_ctx {
     char *err;
     size_t n;
     long every;        /* CSV: every k-th sample */
+    double (*closure)(mbs_data *d); /* loop-closure residual, NULL for a tree */
 } run_ctx;
 
 /* Record a failed library call: "<what>: <STATUS>: <message>". */
@@ -37,7 +38,7 @@ static int setup_model(run_ctx *c)
 {
     mbs_builder *b = mbs_builder_create();
     if (!b) return lib_fail(c, MBS_ERR_NOMEM, "build", "out of memory");
-    int st = c->m->build(b);
+    int st = c->m->path ? mbs_builder_load(b, c->m->path) : c->m->build(b);
     if (st >= 0) st = mbs_compile(b, &c->model);
     if (st < 0) lib_fail(c, st, "build", mbs_builder_error(b));
     mbs_builder_destroy(b);
@@ -50,6 +51,8 @@ static int setup_model(run_ctx *c)
     r->nforce = mbs_model_nforce(c->model);
     r->ncon = mbs_model_ncon(c->model);
     for (int j = 0; j < r->njoint; ++j) r->nloops += mbs_model_joint_is_cut(c->model, j) == 1;
+    c->closure = c->m->closure ? c->m->closure : c->m->path && r->ncon > 0 ? sim_model_closure : NULL;
+    r->measured = c->closure != NULL;
     return MBS_OK;
 }
 
@@ -149,7 +152,7 @@ static int setup_columns(run_ctx *c)
     sim_table *t = &c->r->table;
     int st = find_bodies(c);
     if (st < 0) return st;
-    const int ncol = 1 + c->r->nq + c->r->nv + 3 * c->nb + 3 + (c->m->closure != NULL);
+    const int ncol = 1 + c->r->nq + c->r->nv + 3 * c->nb + 3 + (c->closure != NULL);
     t->names = calloc((size_t)ncol, sizeof *t->names);
     c->qi = calloc((size_t)c->r->nq + 1, sizeof *c->qi);
     c->vi = calloc((size_t)c->r->nv + 1, sizeof *c->vi);
@@ -163,7 +166,7 @@ static int setup_columns(run_ctx *c)
               add_name(t, "z.%s", bn) < 0;
     }
     bad = bad || add_name(t, "kinetic") < 0 || add_name(t, "potential") < 0 ||
-          add_name(t, "energy") < 0 || (c->m->closure && add_name(t, "residual") < 0);
+          add_name(t, "energy") < 0 || (c->closure && add_name(t, "residual") < 0);
     return bad ? lib_fail(c, MBS_ERR_NOMEM, "columns", "out of memory") : MBS_OK;
 }
 
@@ -210,8 +213,8 @@ static int fill_row(run_ctx *c)
     r->e_dev = fmax(r->e_dev, fabs(e - r->e0));
     r->e_rise = fmax(r->e_rise, e - r->e0);
     r->e_scale = fmax(r->e_scale, fmax(fabs(r->e0), ke));
-    if (c->m->closure) {
-        const double res = c->m->closure(c->d);
+    if (c->closure) {
+        const double res = c->closure(c->d);
         row[k++] = res;
         r->residual = isfinite(res) ? fmax(r->residual, res) : INFINITY;
     }
@@ -237,7 +240,7 @@ static int sample(run_ctx *c, int last)
         if (sim_csv_row(&c->csv, c->row, t->ncol, c->err, c->n) < 0) return SIM_ERR_IO;
         ++c->r->csv_rows;
     }
-    const int res = c->m->closure != NULL; /* energy and residual: the last columns */
+    const int res = c->closure != NULL; /* energy and residual: the last columns */
     if (c->anim && sim_anim_sample(c->anim, c->d, c->row[t->ncol - 1 - res],
                                    res ? c->row[t->ncol - 1] : 0.0, last, c->err, c->n) < 0)
         return MBS_ERR_NOMEM;
@@ -318,7 +321,7 @@ int sim_run(const mech *m, const sim_settings *s, sim_io *io, sim_result *r, cha
     if (st == MBS_OK) st = setup_state(&c);
     if (st == MBS_OK) st = setup_columns(&c);
     if (st == MBS_OK && c.anim &&
-        sim_anim_begin(c.anim, c.model, c.d, m->closure != NULL, io->mesh_dir, err, n) < 0)
+        sim_anim_begin(c.anim, c.model, c.d, c.closure != NULL, io->mesh_dir, err, n) < 0)
         st = MBS_ERR_NOMEM;
     if (st == MBS_OK && io->plot) st = plot_columns(&c, io);
     if (st == MBS_OK) st = setup_rows(&c, nsteps + 1);

@@ -8,7 +8,7 @@
 static int check_closure(const mech *m, sim_result *r, char *msg, size_t n)
 {
     if (r->ncon == 0) return 1;
-    if (!m->closure) {
+    if (!r->measured) {
         snprintf(msg, n, "closure residual not measured (the mechanism has no closure check)");
         return 0;
     }
@@ -105,7 +105,7 @@ void sim_print_summary(FILE *f, const mech *m, const sim_settings *s, const sim_
     const double scale = r->e_scale > 0.0 ? r->e_scale : 1.0;
     fprintf(f, "  energy drift    E(end) - E(0) = %.4g J (%.3g of %.3g J); max |E - E(0)| %.3g J\n",
             r->e_end - r->e0, (r->e_end - r->e0) / scale, scale, r->e_dev);
-    if (r->ncon > 0 && m->closure)
+    if (r->ncon > 0 && r->measured)
         fprintf(f, "  max residual    %.3g (loop closure, over all samples)\n", r->residual);
     else if (r->ncon > 0)
         fprintf(f, "  max residual    not measured\n");

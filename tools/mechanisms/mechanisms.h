@@ -44,6 +44,9 @@ typedef struct mech {
     double closure_tol;       /* largest closure residual allowed (loops only) */
     const mech_point *track;  /* recorded points, ended by a NULL label; NULL: none */
     const char *const *plot;  /* default plot signals (CSV column names); NULL end */
+    const char *path;         /* model file (built by mbs_builder_load, started at its
+                                 start values; closure from sim_model_closure); NULL: C */
+    const char *dir;          /* the model file's folder (mesh visuals) */
 } mech;
 
 /* All built-in mechanisms, in listing order; *count receives their number. */
