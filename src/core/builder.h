@@ -23,12 +23,14 @@ struct mbs_builder {
     mbs_planar_mode planar;     /* MBS_PLANAR_AUTO: planar algebra when compile finds it */
     int nvisual, visual_cap;
     mbs_visual_def *visuals;   /* [nvisual], name and mesh owned (src/core/visual.c) */
+    int nrotor, rotor_cap;
+    struct mbs_rotor_model *rotors; /* [nrotor], names owned (src/couplings/) */
 };
 
 /* The builder's sizes and settings at one moment, to undo what was added after it (a model
    file that fails half-way leaves the builder as it was). */
 typedef struct mbs_builder_mark {
-    int nbody, njoint, nforce, nvisual;
+    int nbody, njoint, nforce, nvisual, nrotor;
     mbs_gravity_kind gravity_kind;
     double gravity[3], gravity_center[3], gravity_mu;
     mbs_rotation root_rotation;

@@ -1,6 +1,7 @@
 /* Model queries and destroy. The model is immutable after mbs_compile. */
 #include "core/internal.h"
 #include "planar/planar.h"
+#include "couplings/compile_elements.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ void mbs_model_destroy(mbs_model *m)
     free(m->forces);
     mbs_visuals_free(m->visuals, m->nvisual);
     mbs_planar_free(m->planar);
+    mbs_model_elements_free(m);
     free(m);
 }
 
