@@ -158,9 +158,13 @@ static int mass_rows(const mbs_force_model *f, mbs_data *d, int with_vel, int mo
     double Ga[9], Gb[9], pm[3], accv[3], g[3];
     line_point_state(d, from_b ? f->body_b : f->body_a, from_b ? f->point_b : f->point_a, &A);
     line_point_state(d, from_b ? f->body_a : f->body_b, from_b ? f->point_a : f->point_b, &B);
-    if (mass_map(&A, &B, mode, x, Ga, Gb, pm, accv) != MBS_OK)
+    if (mass_map(&A, &B, mode, x, Ga, Gb, pm, accv) != MBS_OK) {
+        char buf[96];
         return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "line force %s: its end points coincide, so "
-                             "the line through its point mass has no direction", f->name);
+                             "the line through its point mass has no direction",
+                             mbs_name_label(f->name, (int)(f - d->model->forces), buf,
+                                            (int)sizeof buf));
+    }
     gravity_at_point(d->model, pm, g);
     const double *Gfirst = from_b ? Gb : Ga, *Gsecond = from_b ? Ga : Gb;
     for (int i = 0; i < 3; ++i) {
