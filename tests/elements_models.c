@@ -221,3 +221,70 @@ mbs_model *em_series_springs(int equivalent)
     }
     return em_compile(b);
 }
+
+/* See elements_models.h: crank (0,0) length 1 along y, coupler length 2 along x, rocker at
+   (2,-0.2) length 1.2 along y, closed at q = 0 by a revolute cut joint; rotors on the crank
+   (world, ratio 10), the coupler joint (housed by the crank, tilted axis) and the rocker
+   joint (housed by the coupler: a general coupling); a spring with a point mass from the
+   world to the coupler's middle. */
+mbs_model *em_fourbar(int elements)
+{
+    mbs_builder *b = mbs_builder_create();
+    mbs_builder_set_gravity(b, EM_GRAVITY);
+    mbs_body_def crank = em_body("crank", 1.0, 0.0, 0.5, 0.0, 0.09, 0.01, 0.09);
+    mbs_body_def coupler = em_body("coupler", 2.0, 1.0, 0.0, 0.0, 0.01, 0.7, 0.7);
+    mbs_body_def rocker = em_body("rocker", 1.2, 0.0, 0.6, 0.0, 0.15, 0.01, 0.15);
+    const int c = mbs_add_body(b, &crank), u = mbs_add_body(b, &coupler), r = mbs_add_body(b, &rocker);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    j.name = "crank", j.child = c, j.state_priority = 1;
+    const int jc = mbs_add_joint(b, &j);
+    j.state_priority = 0;
+    j.name = "coupler", j.parent = c, j.child = u, v3set(j.frame_parent.pos, 0, 1, 0);
+    const int ju = mbs_add_joint(b, &j);
+    j.name = "rocker", j.parent = MBS_WORLD, j.child = r, v3set(j.frame_parent.pos, 2, -0.2, 0);
+    const int jr = mbs_add_joint(b, &j);
+    j.name = "close", j.parent = u, j.child = r, j.cut = 1;
+    v3set(j.frame_parent.pos, 2, 0, 0), v3set(j.frame_child.pos, 0, 1.2, 0);
+    assert_true(mbs_add_joint(b, &j) >= 0);
+    if (elements) {
+        mbs_rotor_def rd = mbs_default_rotor_def();
+        rd.name = "motor", rd.joint = jc, rd.inertia = 1e-3, rd.ratio = 10;
+        assert_true(mbs_add_rotor(b, &rd) >= 0);
+        rd.name = "tilted", rd.joint = ju, rd.inertia = 2e-3, rd.ratio = 5, rd.housing = c;
+        v3set(rd.axis, 0, 0.3, 1);
+        assert_true(mbs_add_rotor(b, &rd) >= 0);
+        rd.name = "remote", rd.joint = jr, rd.inertia = 1e-3, rd.ratio = 3, rd.housing = u;
+        v3set(rd.axis, 0.2, 0, 1);
+        assert_true(mbs_add_rotor(b, &rd) >= 0);
+        mbs_spring_damper_def s = mbs_default_spring_damper_def();
+        s.name = "hanging", s.body_b = u, s.stiffness = 20, s.rest_length = 1.0, s.mass = 0.5;
+        v3set(s.point_a, 1, -1, 0), v3set(s.point_b, 1, 0, 0);
+        assert_true(mbs_add_spring_damper(b, &s) >= 0);
+    }
+    return em_compile(b);
+}
+
+/* See elements_models.h: MSL Examples.Elementary.ThreeSprings (g_n along -y). */
+mbs_model *em_three_springs(void)
+{
+    mbs_builder *b = mbs_builder_create();
+    const double g[3] = {0.0, -9.80665, 0.0};
+    mbs_builder_set_gravity(b, g);
+    mbs_body_def body = em_body("body1", 0.8, 0.0, -0.2, 0.0, 0.1, 0.1, 0.1);
+    const int b1 = mbs_add_body(b, &body);
+    mbs_body_def nd = mbs_default_body_def();
+    nd.name = "joint", nd.mass = 0.0;
+    memset(nd.inertia, 0, sizeof nd.inertia);
+    const int n = mbs_add_body(b, &nd);
+    mbs_spring_damper_def s = mbs_default_spring_damper_def();
+    s.name = "spring1", s.body_b = n, s.stiffness = 20, s.rest_length = 0.1;
+    v3set(s.point_a, 0.3, 0.0, 0.0);
+    assert_true(mbs_add_spring_damper(b, &s) >= 0);
+    s.name = "spring2", s.body_a = n, s.body_b = b1, s.stiffness = 40;
+    v3set(s.point_a, 0, 0, 0);
+    assert_true(mbs_add_spring_damper(b, &s) >= 0);
+    s.name = "spring3", s.body_a = MBS_WORLD, s.body_b = n, s.stiffness = 20;
+    v3set(s.point_a, 0.0, 0.0, 0.3);
+    assert_true(mbs_add_spring_damper(b, &s) >= 0);
+    return em_compile(b);
+}

@@ -28,6 +28,14 @@ void em_random_state(struct test_rng *r, mbs_data *d);
 /* Chain of n revolute links (axes alternating z, y) with a rotor on every joint; housing
    (0) parent, (1) world, (2) the joint's child, (3) mixed; rotors 0: none. */
 mbs_model *em_rotor_chain(int n, int housing, int rotors);
+/* A four-bar closed by a revolute cut joint with (elements) rotors on its three tree joints
+   (native and general) and a spring with a point mass to the coupler. */
+mbs_model *em_fourbar(int elements);
+/* MSL ThreeSprings: body1 (m 0.8, r_CM (0, -0.2, 0), I 0.1) free, hanging by spring2
+   (c 40) from a node that spring1 (c 20, to the world point (0.3, 0, 0)) and spring3 (c 20,
+   to (0, 0, 0.3)) hold; unstretched lengths 0.1; body 1, node body 2; start the body at
+   (0.5, -0.3, 0) by q[0..2]. */
+mbs_model *em_three_springs(void);
 /* Three springs in series: world -k1- node1 -k2- node2 -k3- body on a prismatic x; or
    (equivalent = 1) one spring of the series stiffness from the world to the body. */
 mbs_model *em_series_springs(int equivalent);

@@ -335,6 +335,7 @@ int mbs_body_pose(mbs_data *d, int body, double pos[3], double rot[9])
     if (st == MBS_OK) st = mbs_check_state(d, 0, 0);
     if (st != MBS_OK) return st;
     mbs_kinematics_pos(d);
+    if (d->model->body_node[body] >= 0 && (st = mbs_nodes_solve(d)) != MBS_OK) return st;
     const mbs_pose *X = &d->x_world[body];
     for (int i = 0; i < 9; ++i) rot[i] = X->R[i];
     v3_copy(pos, X->p);

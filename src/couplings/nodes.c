@@ -56,7 +56,7 @@ static double node_system(mbs_data *d, double *R, double *J, int lin)
         const double t = lin ? k : (L > 0.0 ? T / L : 0.0);
         for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j)
-                K[3 * i + j] = (lin ? 0.0 : k * e[i] * e[j]) + t * ((i == j) - e[i] * e[j]);
+                K[3 * i + j] = k * e[i] * e[j] + t * ((i == j) - e[i] * e[j]);
         const int na = m->body_node[f->body_a], nb = m->body_node[f->body_b];
         for (int i = 0; i < 3; ++i) {
             if (na >= 0) R[3 * na + i] += T * e[i];
@@ -122,6 +122,40 @@ static int node_cold(mbs_data *d)
     return info;
 }
 
+/* Longest fraction (<= 1) of the step ndx that shortens no element through a node by more
+   than half its length: line springs can pass through zero length into a mirrored
+   equilibrium, and Newton must stay on the branch it starts on. */
+static double step_limit(const mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    const double *dx = d->cws->ndx;
+    double alpha = 1.0;
+    for (int q = 0; q < m->nnode_elem; ++q) {
+        const mbs_force_model *f = &m->forces[m->node_elem[q]];
+        const int na = m->body_node[f->body_a], nb = m->body_node[f->body_b];
+        double pa[3], pb[3], r[3], dr[3];
+        end_pos(d, f, 0, pa), end_pos(d, f, 1, pb);
+        v3_sub(r, pb, pa);
+        for (int i = 0; i < 3; ++i)
+            dr[i] = (nb >= 0 ? dx[3 * nb + i] : 0.0) - (na >= 0 ? dx[3 * na + i] : 0.0);
+        const double L = v3_norm(r), dl = v3_norm(dr);
+        if (dl * alpha > 0.5 * L) alpha = 0.5 * L / dl;
+    }
+    return alpha;
+}
+
+/* At a solution: 0 when its tangent stiffness (nJ) is regular, i.e. the solution is
+   isolated; else 2 + the failing column (springs at rest or slack leave a node free to move
+   across them, its position undetermined). Destroys nJ. */
+static int node_isolated(mbs_data *d)
+{
+    mbs_coupling_ws *w = d->cws;
+    const int n3 = 3 * d->model->nnode;
+    for (int i = 0; i < n3; ++i) w->ndx[i] = 0.0;
+    const int info = lu_solve(n3, w->nJ, w->ndx, w->npiv);
+    return info == 0 ? 0 : 2 + info - 1;
+}
+
 /* Newton on R(x) = 0 from nx: 0 converged, 1 no convergence, 2 + column: singular. */
 static int node_newton(mbs_data *d)
 {
@@ -131,19 +165,22 @@ static int node_newton(mbs_data *d)
     for (int it = 0; it < NODE_MAXIT; ++it) {
         const double scale = node_system(d, w->nR, w->nJ, 0);
         res = maxabs(w->nR, n3);
-        if (!(res > NODE_TOL * scale)) return isfinite(res) ? 0 : 1;
+        if (!(res > NODE_TOL * scale)) return isfinite(res) ? node_isolated(d) : 1;
         for (int i = 0; i < n3; ++i) w->ndx[i] = -w->nR[i];
         const int info = lu_solve(n3, w->nJ, w->ndx, w->npiv);
         if (info != 0) return 2 + info - 1;
         for (int i = 0; i < n3; ++i) w->nx0[i] = w->nx[i];
-        double alpha = 1.0;
+        double alpha = step_limit(d);
         for (int h = 0; h <= NODE_HALVINGS; ++h, alpha *= 0.5) {
             for (int i = 0; i < n3; ++i) w->nx[i] = w->nx0[i] + alpha * w->ndx[i];
             node_system(d, w->nR, NULL, 0);
             const double r2 = maxabs(w->nR, n3);
             if (r2 < res || (h == NODE_HALVINGS && isfinite(r2))) break;
         }
-        if (maxabs(w->ndx, n3) * alpha <= 1e-15 * (1.0 + maxabs(w->nx, n3))) return 0;
+        if (maxabs(w->ndx, n3) * alpha <= 1e-15 * (1.0 + maxabs(w->nx, n3))) {
+            node_system(d, w->nR, w->nJ, 0);
+            return node_isolated(d);
+        }
     }
     return 1;
 }
