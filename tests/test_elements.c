@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- helpers */
@@ -652,6 +653,96 @@ static void test_elements_deterministic(void **state)
     }
 }
 
+/* ---------------------------------------------------------------- model files */
+
+/* Build a model from models/NAME.xml without its mbs-sim elements (<simulation>, <initial>,
+   <track>, <plot>, which the loader of this branch does not know yet; strip_rotors: its
+   <rotor> elements too); NULL (skip) when the
+   build has no XML loader. */
+static mbs_model *load_model_file(const char *name, int strip_rotors)
+{
+    const char *dir = getenv("MBS_MODELS");
+    assert_non_null(dir);
+    char path[1024], tmp[1100], line[1024];
+    snprintf(path, sizeof path, "%s/%s.xml", dir, name);
+    snprintf(tmp, sizeof tmp, "test_elements_%s.xml", name);
+    FILE *in = fopen(path, "r"), *out = fopen(tmp, "w");
+    assert_non_null(in);
+    assert_non_null(out);
+    int skipping = 0;
+    while (fgets(line, sizeof line, in)) {
+        const char *t = line + strspn(line, " ");
+        if (!strncmp(t, "<simulation", 11) || !strncmp(t, "<initial", 8) ||
+            !strncmp(t, "<track", 6) || !strncmp(t, "<plot", 5) ||
+            (strip_rotors && !strncmp(t, "<rotor", 6)))
+            skipping = 1;
+        if (!skipping) fputs(line, out);
+        if (skipping && strstr(line, "/>")) skipping = 0;
+    }
+    fclose(in), fclose(out);
+    mbs_builder *b = mbs_builder_create();
+    const int st = mbs_builder_load(b, tmp);
+    remove(tmp);
+    if (st == MBS_ERR_STATE) { /* -Dxml=disabled */
+        mbs_builder_destroy(b);
+        return NULL;
+    }
+    if (st != MBS_OK) print_error("%s: %s\n", path, mbs_builder_error(b));
+    assert_int_equal(st, MBS_OK);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* models/three_springs.xml is em_three_springs (1e-9 over 1 s), with one node; the spring
+   with mass conserves energy; the robot r3 with gears gets ratio^2 J on axis 1 (plus the
+   axial inertia of the motors housed by links turning about the same axis at q = 0),
+   stays consistent and loses energy to its servo dampers. */
+static void test_model_files(void **state)
+{
+    (void)state;
+    mbs_model *three = load_model_file("three_springs", 0);
+    if (!three) {
+        print_message("SKIP: this build has no model-file loader\n");
+        skip();
+        return;
+    }
+    mbs_model *ref = em_three_springs();
+    assert_int_equal(mbs_model_nnode(three), 1);
+    mbs_data *a = mbs_data_create(three), *b = mbs_data_create(ref);
+    mbs_data_q(a)[0] = mbs_data_q(b)[0] = 0.5, mbs_data_q(a)[1] = mbs_data_q(b)[1] = -0.3;
+    run_rk4(a, 1e-3, 1000), run_rk4(b, 1e-3, 1000);
+    test_assert_close(mbs_data_q(a), mbs_data_q(b), 7, 1e-9, "three_springs.xml vs C");
+    mbs_data_destroy(a), mbs_data_destroy(b), mbs_model_destroy(ref), mbs_model_destroy(three);
+
+    mbs_model *sw = load_model_file("spring_with_mass", 0);
+    mbs_data *d = mbs_data_create(sw);
+    const double e0 = total_energy(d);
+    run_rk4(d, 1e-3, 2000);
+    assert_true(fabs(total_energy(d) - e0) <= 1e-8 * fabs(e0) + 1e-10);
+    check_consistency(d, 1e-10);
+    mbs_data_destroy(d), mbs_model_destroy(sw);
+
+    mbs_model *r3 = load_model_file("robot_r3_gears", 0);
+    assert_int_equal(mbs_model_nrotor(r3), 6);
+    d = mbs_data_create(r3);
+    double M[EM_NV * EM_NV];
+    assert_int_equal(mbs_mass_matrix(d, M), MBS_OK);
+    const double M00 = M[0];
+    mbs_model *plain = load_model_file("robot_r3_gears", 1);
+    mbs_data *d0 = mbs_data_create(plain);
+    assert_int_equal(mbs_mass_matrix(d0, M), MBS_OK);
+    const double add = 105.0 * 105.0 * 0.0013 + 1.6e-4 + 4.3e-5;
+    assert_true(fabs(M00 - M[0] - add) <= 1e-12 * M00);
+    const double er = total_energy(d);
+    run_rk4(d, 1e-3, 500);
+    assert_true(total_energy(d) < er);
+    check_consistency(d, 1e-10);
+    mbs_data_destroy(d), mbs_data_destroy(d0);
+    mbs_model_destroy(r3), mbs_model_destroy(plain);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -672,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_nodes_three_springs_energy),
         cmocka_unit_test(test_nodes_bad),
         cmocka_unit_test(test_elements_deterministic),
+        cmocka_unit_test(test_model_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
