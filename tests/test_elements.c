@@ -623,6 +623,10 @@ static void test_nodes_bad(void **state)
     const double f[3] = {1, 0, 0};
     assert_int_equal(mbs_set_body_wrench(d, n, f, NULL, NULL), MBS_ERR_ARG);
     assert_non_null(strstr(mbs_data_error(d), "node"));
+    double lin[3], ang[3], J[6];
+    assert_int_equal(mbs_body_velocity(d, n, lin, ang), MBS_ERR_ARG);
+    assert_int_equal(mbs_point_jacobian(d, n, f, J), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_data_error(d), "node"));
     mbs_data_destroy(d);
     mbs_model_destroy(m);
     mbs_builder_destroy(b);

@@ -348,6 +348,9 @@ int mbs_body_velocity(mbs_data *d, int body, double lin[3], double ang[3])
     if (!d) return MBS_ERR_ARG;
     if (!lin || !ang) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "body_velocity: NULL output");
     int st = check_body(d, "body_velocity", body);
+    if (st == MBS_OK && d->model->body_node[body] >= 0)
+        st = MBS_DATA_FAIL(d, MBS_ERR_ARG, "body_velocity: body %d is a node (massless, between "
+                           "line forces): its velocity is not computed", body);
     if (st == MBS_OK) st = mbs_check_state(d, 1, 0);
     if (st != MBS_OK) return st;
     mbs_kinematics(d);
