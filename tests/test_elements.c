@@ -81,7 +81,8 @@ static void check_consistency(mbs_data *d, double tol)
 
 /* A point mass on a line whose ends are both points of body B (its pivot on A and a point of
    B) is a point of B: the same chain with that mass added to B's body (parallel axes) must
-   move the same (1e-9 over 2 s), for one mass at a fraction and for two at distances. */
+   move the same (1e-9 over 2 s), for one mass at a fraction and for two at distances, and
+   its joints must carry the same reactions (1e-9). */
 static void test_line_mass_vs_explicit_body(void **state)
 {
     (void)state;
@@ -95,6 +96,33 @@ static void test_line_mass_vs_explicit_body(void **state)
         const int nq = mbs_model_nq(with), nv = mbs_model_nv(with);
         test_assert_close(mbs_data_q(a), mbs_data_q(b), nq, 1e-9, "q: line mass vs explicit body");
         test_assert_close(mbs_data_v(a), mbs_data_v(b), nv, 1e-9, "v: line mass vs explicit body");
+        assert_int_equal(mbs_forward_dynamics(a), MBS_OK);
+        assert_int_equal(mbs_forward_dynamics(b), MBS_OK);
+        /* reactions: the joint whose subtree holds both ends of the line carries the whole
+           point mass, as the explicit body's does; the joint the line spans (variant 0:
+           the spherical one between its ends) passes only the share h of the mass's
+           inertial force m (a_m - g) that acts at the child's end (the explicit body's
+           carries it all), the other share acting on the parent at the joint point */
+        const int whole = variant == 2 ? 1 : 0;
+        double Fa[3], Ta[3], Fb[3], Tb[3];
+        assert_int_equal(mbs_joint_reaction(a, whole, Fa, Ta), MBS_OK);
+        assert_int_equal(mbs_joint_reaction(b, whole, Fb, Tb), MBS_OK);
+        test_assert_close(Fa, Fb, 3, 1e-9, "reaction force: line mass vs explicit body");
+        test_assert_close(Ta, Tb, 3, 1e-9, "reaction torque: line mass vs explicit body");
+        if (variant == 0) {
+            const double h = 0.35, pm = 0.4, p[3] = {0.35 * 0.8, 0.35 * 0.2, 0.35 * 0.1};
+            double J[6 * 4], ab[6], am[3];
+            assert_int_equal(mbs_joint_reaction(a, 1, Fa, Ta), MBS_OK);
+            assert_int_equal(mbs_joint_reaction(b, 1, Fb, Tb), MBS_OK);
+            assert_int_equal(mbs_point_jacobian(b, 2, p, J), MBS_OK);
+            assert_int_equal(mbs_point_bias_acceleration(b, 2, p, ab), MBS_OK);
+            for (int r = 0; r < 3; ++r) {
+                am[r] = ab[3 + r];
+                for (int k = 0; k < nv; ++k) am[r] += J[nv * (3 + r) + k] * mbs_data_qacc(b)[k];
+                Fa[r] += (1.0 - h) * pm * (am[r] - EM_GRAVITY[r]);
+            }
+            test_assert_close(Fa, Fb, 3, 1e-9, "spanned joint: reaction + (1 - h) m (a - g)");
+        }
         print_message("line mass variant %d: energy drift %.2e over 2 s\n", variant,
                       total_energy(a) - e0);
         mbs_data_destroy(a), mbs_data_destroy(b);
