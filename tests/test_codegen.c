@@ -168,6 +168,40 @@ static void test_refusals(void **state)
     assert_non_null(strstr(why, "loop"));
     mbs_model_destroy(m);
     mbs_builder_destroy(b);
+    /* Modelica elements (issue 9): a rotor, a point mass on a line, a node */
+    for (int k = 0; k < 3; ++k) {
+        b = mbs_builder_create();
+        mbs_add_body(b, &bd);
+        jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+        jd.child = 1;
+        mbs_add_joint(b, &jd);
+        mbs_spring_damper_def s = mbs_default_spring_damper_def();
+        s.name = "heavy", s.body_b = 1, s.stiffness = 1.0, s.point_a[0] = 1.0;
+        if (k == 0) {
+            mbs_rotor_def r = mbs_default_rotor_def();
+            r.name = "gearbox", r.joint = 0, r.inertia = 1e-3;
+            assert_int_equal(mbs_add_rotor(b, &r), 0);
+        } else if (k == 1) {
+            s.mass = 0.3;
+            assert_true(mbs_add_spring_damper(b, &s) >= 0);
+        } else {
+            mbs_body_def nd = mbs_default_body_def();
+            nd.name = "knot", nd.mass = 0.0;
+            memset(nd.inertia, 0, sizeof nd.inertia);
+            const int n = mbs_add_body(b, &nd);
+            s.body_a = n;
+            assert_true(mbs_add_spring_damper(b, &s) >= 0);
+            s.body_b = MBS_WORLD;
+            assert_true(mbs_add_spring_damper(b, &s) >= 0);
+        }
+        assert_int_equal(mbs_compile(b, &m), MBS_OK);
+        assert_int_equal(cg_check_model(m, why, (int)sizeof why), -1);
+        const char *want[3] = {"rotor \"gearbox\"", "\"heavy\" has point masses", "node \"knot\""};
+        if (!strstr(why, want[k])) print_error("%s\n", why);
+        assert_non_null(strstr(why, want[k]));
+        mbs_model_destroy(m);
+        mbs_builder_destroy(b);
+    }
 }
 
 int main(void)

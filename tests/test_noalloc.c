@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "elements_models.h"
 
 /* ---------------------------------------------------------------- counting allocator */
 extern void *__libc_malloc(size_t n);
@@ -381,6 +382,51 @@ static void test_hold_no_alloc(void **state)
     mbs_model_destroy(m);
 }
 
+/* Line masses, rotors and nodes (issue 9): the table on trees with line masses (one at a
+   fraction, two at distances) and with rotors on every kind of housing; forward dynamics
+   and fixed-step stepping there, on branches joined by a line mass, on a four-bar with
+   rotors and a line mass (the loop solver's Schur path), on ThreeSprings and on springs in
+   series through nodes (Newton on the nodes). */
+static void test_elements_no_alloc(void **state)
+{
+    (void)state;
+    mbs_model *tables[3] = {em_chain_line_mass(0, 0), em_chain_line_mass(1, 0),
+                            em_rotor_chain(6, 3, 1)};
+    for (int k = 0; k < 3; ++k) {
+        mbs_data *d = mbs_data_create(tables[k]);
+        test_rng r;
+        test_rng_seed(&r, (uint64_t)k + 1);
+        em_random_state(&r, d);
+        run_table(d);
+        steps_no_alloc(d, MBS_STEP_EULER, 10);
+        steps_no_alloc(d, MBS_STEP_RK4, 10);
+        mbs_data_destroy(d);
+        mbs_model_destroy(tables[k]);
+    }
+    mbs_model *steps[5] = {em_branches(0.8, 0.3, 0.0), em_branches(0.8, 0.3, 0.25),
+                           em_fourbar(1), em_three_springs(), em_series_springs(0)};
+    for (int k = 0; k < 5; ++k) {
+        mbs_data *d = mbs_data_create(steps[k]);
+        if (k < 2) {
+            test_rng r;
+            test_rng_seed(&r, 9);
+            em_random_state(&r, d);
+        } else if (k == 2) {
+            mbs_data_v(d)[0] = 2.0;
+        } else {
+            mbs_data_q(d)[0] = k == 3 ? 0.5 : 0.9;
+        }
+        count_begin();
+        const int st = mbs_forward_dynamics(d);
+        assert_int_equal(count_end(), 0);
+        if (st != MBS_OK) fail_msg("model %d: %s", k, mbs_data_error(d));
+        steps_no_alloc(d, MBS_STEP_EULER, 10);
+        steps_no_alloc(d, MBS_STEP_RK4, 10);
+        mbs_data_destroy(d);
+        mbs_model_destroy(steps[k]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -390,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_errors_no_alloc),
         cmocka_unit_test(test_loops_no_alloc),
         cmocka_unit_test(test_hold_no_alloc),
+        cmocka_unit_test(test_elements_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -137,8 +137,14 @@ typedef struct mbs_spring_damper_def {
     double point_a[3], point_b[3]; /* attachment points in body coordinates */
     double stiffness, damping, rest_length; /* tension f = k (L - L0) + d dL/dt pulls the
                                                points together; all >= 0 */
+    double mass;          /* point mass on the line between the two points, >= 0 (Otter,
+                             Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library",
+                             §8.1; MSL LineForceWithMass); its inertia enters the dynamics of
+                             both ends exactly */
+    double mass_fraction; /* its place, as a fraction of the way from point_a to point_b, in
+                             [0, 1] */
 } mbs_spring_damper_def;
-/* no name, bodies 0, points 0, stiffness 0, damping 0, rest length 0 */
+/* no name, bodies 0, points 0, stiffness 0, damping 0, rest length 0, mass 0, fraction 0.5 */
 mbs_spring_damper_def mbs_default_spring_damper_def(void);
 int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def); /* element id */
 /* Generalized force -k (q_dof - rest) - d v_dof on one scalar dof of a tree joint whose dof
@@ -413,6 +419,55 @@ int mbs_model_start(const mbs_model *m, double *q, double *v);
 /* hold (nv x 1, nullable): 1 for a coordinate held at assembly, 0 otherwise; returns the
    number of held coordinates (negative status for a NULL model). */
 int mbs_model_hold(const mbs_model *m, unsigned char *hold);
+/* ---------------------------------------------------------------- Modelica modelling elements:
+   line forces with mass, nodes, rotors (Otter, Elmqvist, Mattsson 2003, "The New Modelica
+   MultiBody Library", §8.1, §8.2, §10). See docs/api.md "Line forces with mass, nodes and
+   rotors". */
+/* A line spring-damper with two point masses on its line (MSL LineForceWithTwoMasses, e.g.
+   a hydraulic cylinder): mass_a sits distance_a from point_a towards point_b, mass_b sits
+   distance_b from point_b towards point_a. Their inertia and weight enter the dynamics of
+   both ends exactly; the line must not shrink to zero length while a mass sits off its end
+   points (its direction is then undefined: MBS_ERR_SINGULAR). */
+typedef struct mbs_line_force_two_masses_def {
+    const char *name;              /* copied; may be NULL */
+    int body_a, body_b;            /* MBS_WORLD allowed */
+    double point_a[3], point_b[3]; /* attachment points in body coordinates */
+    double stiffness, damping, rest_length; /* as mbs_spring_damper_def; all >= 0 */
+    double mass_a, distance_a;     /* >= 0: point mass and its distance from point_a */
+    double mass_b, distance_b;     /* >= 0: point mass and its distance from point_b */
+} mbs_line_force_two_masses_def;
+/* no name, bodies 0, points 0, all coefficients, masses and distances 0 */
+mbs_line_force_two_masses_def mbs_default_line_force_two_masses_def(void);
+int mbs_add_line_force_two_masses(mbs_builder *b, const mbs_line_force_two_masses_def *def);
+                                   /* force element id */
+
+/* Rotor: a 1-D inertia (moment of inertia `inertia` about `axis`, fixed in the housing body)
+   that spins with ratio x the rate of one joint coordinate plus the housing's angular
+   velocity about the axis (MSL Rotor1D + Mounting1D + IdealGear, exact = true); its
+   gyroscopic torque and the gear's reaction act on the housing. The rotor's own axial
+   inertia is not part of the housing body (do not count it twice); its mass and transverse
+   inertia are (put them into the housing's body def). */
+typedef struct mbs_rotor_def {
+    const char *name;       /* copied; may be NULL */
+    int joint, dof;         /* the rotor turns with ratio * (this joint coordinate's rate) */
+    double inertia;         /* about its axis, kg m^2, > 0 */
+    double ratio;           /* gear ratio, nonzero; 1 = a flywheel on the joint */
+    int housing;            /* body carrying the bearing (MBS_WORLD allowed) */
+    double axis[3];         /* rotor axis in housing coordinates (normalised when stored) */
+} mbs_rotor_def;
+/* name NULL, joint -1, dof 0, inertia 0 (must be set), ratio 1, housing MBS_WORLD,
+   axis (0, 0, 1) */
+mbs_rotor_def mbs_default_rotor_def(void);
+/* Rotor id >= 0 (rotors are numbered 0, 1, ... apart from force elements). The joint must
+   be a tree joint (a rotor on a cut joint is refused at compile). */
+int mbs_add_rotor(mbs_builder *b, const mbs_rotor_def *def);
+int mbs_model_nrotor(const mbs_model *m);
+/* Number of nodes: massless bodies without joints that only line force elements touch
+   (force elements in series); they have no coordinates, their position follows from the
+   balance of the forces on them. */
+int mbs_model_nnode(const mbs_model *m);
+/* 1 when body is a node, 0 when not, MBS_ERR_ARG for a bad id. */
+int mbs_model_body_is_node(const mbs_model *m, int body);
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop

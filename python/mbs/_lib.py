@@ -74,6 +74,24 @@ class SpringDamperDef(ctypes.Structure):
                 ("point_a", ctypes.c_double * 3), ("point_b", ctypes.c_double * 3),
                 ("stiffness", ctypes.c_double), ("damping", ctypes.c_double),
                 ("rest_length", ctypes.c_double),
+                ("mass", ctypes.c_double), ("mass_fraction", ctypes.c_double),
+                ("_tail", ctypes.c_char * _TAIL)]
+
+
+class LineForceTwoMassesDef(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("body_a", ctypes.c_int), ("body_b", ctypes.c_int),
+                ("point_a", ctypes.c_double * 3), ("point_b", ctypes.c_double * 3),
+                ("stiffness", ctypes.c_double), ("damping", ctypes.c_double),
+                ("rest_length", ctypes.c_double),
+                ("mass_a", ctypes.c_double), ("distance_a", ctypes.c_double),
+                ("mass_b", ctypes.c_double), ("distance_b", ctypes.c_double),
+                ("_tail", ctypes.c_char * _TAIL)]
+
+
+class RotorDef(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("joint", ctypes.c_int), ("dof", ctypes.c_int),
+                ("inertia", ctypes.c_double), ("ratio", ctypes.c_double),
+                ("housing", ctypes.c_int), ("axis", ctypes.c_double * 3),
                 ("_tail", ctypes.c_char * _TAIL)]
 
 
@@ -105,6 +123,12 @@ _PROTOTYPES = {
     "mbs_default_spring_damper_def": (SpringDamperDef, []),
     "mbs_add_spring_damper": (_I, [_P, ctypes.POINTER(SpringDamperDef)]),
     "mbs_add_joint_spring_damper": (_I, [_P, _I, _I, _D, _D, _D]),
+    "mbs_default_line_force_two_masses_def": (LineForceTwoMassesDef, []),
+    "mbs_add_line_force_two_masses": (_I, [_P, ctypes.POINTER(LineForceTwoMassesDef)]),
+    "mbs_default_rotor_def": (RotorDef, []),
+    "mbs_add_rotor": (_I, [_P, ctypes.POINTER(RotorDef)]),
+    "mbs_model_nrotor": (_I, [_P]), "mbs_model_nnode": (_I, [_P]),
+    "mbs_model_body_is_node": (_I, [_P, _I]),
     "mbs_add_force_callback": (_I, [_P, _S, FORCE_CALLBACK, _V]),
     "mbs_compile": (_I, [_P, ctypes.POINTER(_P)]),
     "mbs_model_destroy": (None, [_P]),

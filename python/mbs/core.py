@@ -143,14 +143,44 @@ class Builder:
         return self._call(lib.mbs_add_joint(self._b, ctypes.byref(d)))
 
     def add_spring_damper(self, body_a, body_b, point_a=(0, 0, 0), point_b=(0, 0, 0),
-                          stiffness=0.0, damping=0.0, rest_length=0.0, name=None):
+                          stiffness=0.0, damping=0.0, rest_length=0.0, name=None, mass=0.0,
+                          mass_fraction=0.5):
+        """Line spring-damper; mass > 0 puts a point mass on its line at mass_fraction
+        of the way from point_a (MSL LineForceWithMass)."""
         d = lib.mbs_default_spring_damper_def()
         d.name = name.encode() if name else None
         d.body_a, d.body_b = int(body_a), int(body_b)
         _set_array(d.point_a, point_a, 3, "point_a")
         _set_array(d.point_b, point_b, 3, "point_b")
         d.stiffness, d.damping, d.rest_length = float(stiffness), float(damping), float(rest_length)
+        d.mass, d.mass_fraction = float(mass), float(mass_fraction)
         return self._call(lib.mbs_add_spring_damper(self._b, ctypes.byref(d)))
+
+    def add_line_force_two_masses(self, body_a, body_b, point_a=(0, 0, 0), point_b=(0, 0, 0),
+                                  stiffness=0.0, damping=0.0, rest_length=0.0, mass_a=0.0,
+                                  distance_a=0.0, mass_b=0.0, distance_b=0.0, name=None):
+        """Line spring-damper with point masses at distances from its ends (MSL
+        LineForceWithTwoMasses)."""
+        d = lib.mbs_default_line_force_two_masses_def()
+        d.name = name.encode() if name else None
+        d.body_a, d.body_b = int(body_a), int(body_b)
+        _set_array(d.point_a, point_a, 3, "point_a")
+        _set_array(d.point_b, point_b, 3, "point_b")
+        d.stiffness, d.damping, d.rest_length = float(stiffness), float(damping), float(rest_length)
+        d.mass_a, d.distance_a = float(mass_a), float(distance_a)
+        d.mass_b, d.distance_b = float(mass_b), float(distance_b)
+        return self._call(lib.mbs_add_line_force_two_masses(self._b, ctypes.byref(d)))
+
+    def add_rotor(self, joint, inertia, ratio=1.0, housing=0, axis=(0, 0, 1), dof=0, name=None):
+        """Rotor of `inertia` about `axis` (housing coordinates) spinning with ratio x the
+        rate of joint coordinate `dof` plus the housing's rate about the axis (MSL Rotor1D +
+        IdealGear); returns the rotor id."""
+        d = lib.mbs_default_rotor_def()
+        d.name = name.encode() if name else None
+        d.joint, d.dof, d.housing = int(joint), int(dof), int(housing)
+        d.inertia, d.ratio = float(inertia), float(ratio)
+        _set_array(d.axis, axis, 3, "axis")
+        return self._call(lib.mbs_add_rotor(self._b, ctypes.byref(d)))
 
     def add_joint_spring_damper(self, joint, dof, stiffness, damping=0.0, rest_position=0.0):
         return self._call(lib.mbs_add_joint_spring_damper(
@@ -206,6 +236,12 @@ class Model:
     njoint = property(lambda self: lib.mbs_model_njoint(self._m))
     ncon = property(lambda self: lib.mbs_model_ncon(self._m))
     nforce = property(lambda self: lib.mbs_model_nforce(self._m))
+    nrotor = property(lambda self: lib.mbs_model_nrotor(self._m))
+    nnode = property(lambda self: lib.mbs_model_nnode(self._m))
+
+    def body_is_node(self, body):
+        """True for a node (massless, jointless body between line forces)."""
+        return bool(self._id(lib.mbs_model_body_is_node(self._m, int(body)), f"body {body}"))
 
     @property
     def is_planar(self):

@@ -12,6 +12,9 @@ static int check_query(mbs_data *d, const char *call, int body, const double *po
                              call, body, m->nbody - 1);
     if (point && !mbs_all_finite(point, 3))
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "%s: point is not finite", call);
+    if (m->body_node[body] >= 0)
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "%s: body %d is a node (massless, between line "
+                             "forces, no coordinates of its own)", call, body);
     return mbs_check_state(d, check_v, 0);
 }
 

@@ -4,6 +4,7 @@
  * triangles only and completed (lower triangle mirrored) when the body's own joint is
  * processed, so d->IA holds full matrices after the backward pass. */
 #include "core/internal.h"
+#include "couplings/couplings.h"
 /* -O3 (GCC) vectorizes the 6-vector and upper-triangle loops of the passes; measured
    ~3-5 ns per body less on the benchmark chains and humanoid. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -74,6 +75,28 @@ static void sym6_complete_mulv2(double *restrict M, const double *restrict s,
     for (int i = 0; i < 6; ++i) U[i] = u[i], W[i] = x[i];
 }
 
+/* Native rotors of a one-dof joint housed by its parent p (src/couplings/couplings.h): the
+   rotors are a second child of p moved by the joint's coordinate with motion [n ratio; 0] and
+   inertia J n n^T (pure rotation, parent coordinates). With U_r = [rotor_U; 0] and
+   Uh = X^T U the child's U in p coordinates, the composite passes to p
+   IA_p += I_r - (Uh U_r^T + U_r Uh^T + U_r U_r^T) / D and pA_p += U_r g (their gyroscopic
+   bias is a force, f_ext of p). Upper triangle of IA_p only. */
+static void aba_rotor_propagate(mbs_data *d, const mbs_joint_model *jm, int b, int p,
+                                const double U[6], double dinv, double g)
+{
+    double Uh[6];
+    const double *Ur = jm->rotor_U;
+    double *restrict IAp = d->IA + 36 * p;
+    xf_apply_transpose(Uh, &d->x_up[b], U);
+    for (int r = 0; r < 3; ++r) {
+        for (int k = r; k < 3; ++k)
+            IAp[6 * r + k] += jm->rotor_I[3 * r + k] -
+                              dinv * (Uh[r] * Ur[k] + Ur[r] * Uh[k] + Ur[r] * Ur[k]);
+        for (int k = 3; k < 6; ++k) IAp[6 * r + k] -= dinv * Ur[r] * Uh[k];
+        d->f[6 * p + r] += Ur[r] * g;
+    }
+}
+
 /* One-dof joint: U = IA S, D = S^T U, u = tau - S^T pA, then into the parent p (when not the
    world) IA_p += X^T Ia X with Ia = IA - U U^T / D (upper triangle) and pA_p += X^T pa with
    pa = pA + IA c + U (u - U^T c) / D. Completes IA. Returns 0 or MBS_ERR_SINGULAR. */
@@ -86,7 +109,7 @@ static int aba_joint_1(mbs_data *d, int t, const mbs_joint_model *jm, int p)
     const double *restrict c = d->cvel + 6 * b;
     double U[6], Ic[6], Ia[36], pa[6], f[6];
     sym6_complete_mulv2(IA, S, c, U, Ic);
-    const double D = s6_dot(S, U);
+    const double D = s6_dot(S, U) + jm->rotor_D; /* + native rotors' J ratio^2 */
     if (!(D > ABA_SINGULAR_EPS * joint_scale(S, IA))) return aba_singular(d, b);
     const double dinv = 1.0 / D;
     const double u = d->tau[i] + d->gen_force[i] - s6_dot(S, pA);
@@ -106,6 +129,7 @@ static int aba_joint_1(mbs_data *d, int t, const mbs_joint_model *jm, int p)
     xf_apply_transpose(f, &d->x_up[b], pa);
     double *restrict pAp = d->f + 6 * p;
     for (int e = 0; e < 6; ++e) pAp[e] += f[e];
+    if (jm->rotor_parent) aba_rotor_propagate(d, jm, b, p, U, dinv, g);
     return MBS_OK;
 }
 
@@ -266,7 +290,8 @@ static inline void aba_forward_1(mbs_data *d, int t, const mbs_joint_model *jm,
     const double uc = d->u[i] - s6_dot(U, c);
     const double Ua = ((Up[0] * ap[0] + Up[1] * ap[1]) + (Up[2] * ap[2] + Up[3] * ap[3])) +
                       (Up[4] * ap[4] + Up[5] * ap[5]);
-    const double qdd = d->Dinv[36 * t] * (uc - Ua);
+    const double Ur = jm->rotor_parent ? v3_dot(jm->rotor_U, ap) : 0.0; /* native rotors */
+    const double qdd = d->Dinv[36 * t] * (uc - Ua - Ur);
     xm_apply(a, X, ap);
     for (int e = 0; e < 6; ++e) ab[e] = a[e] + (c[e] + S[e] * qdd);
     d->qacc[i] = qdd;
@@ -294,5 +319,5 @@ int mbs_aba(mbs_data *d)
     const int st = aba_backward(d);
     if (st != MBS_OK) return st;
     aba_forward(d);
-    return MBS_OK;
+    return d->model->ncrow_solve > 0 ? mbs_couplings_forward(d) : MBS_OK;
 }

@@ -3,6 +3,7 @@
  * the builder exactly as it was (only its error message changes). */
 #include "core/builder.h"
 #include "core/internal.h"
+#include "couplings/couplings.h"
 
 #include <limits.h>
 #include <math.h>
@@ -72,6 +73,7 @@ mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b)
     mbs_builder_mark k;
     k.nbody = b->nbody, k.njoint = b->njoint, k.nforce = b->nforce, k.nvisual = b->nvisual;
     k.nstart = b->nstart;
+    k.nrotor = b->nrotor;
     k.gravity_kind = b->gravity_kind, k.gravity_mu = b->gravity_mu;
     v3_copy(k.gravity, b->gravity);
     v3_copy(k.gravity_center, b->gravity_center);
@@ -88,6 +90,8 @@ void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *k)
         free_name(b->visuals[i].name);
         free_name(b->visuals[i].mesh);
     }
+    for (int i = k->nrotor; i < b->nrotor; ++i) free(b->rotors[i].name);
+    b->nrotor = k->nrotor;
     b->nbody = k->nbody, b->njoint = k->njoint, b->nforce = k->nforce, b->nvisual = k->nvisual;
     b->nstart = k->nstart;
     b->gravity_kind = k->gravity_kind, b->gravity_mu = k->gravity_mu;
@@ -104,6 +108,8 @@ void mbs_builder_destroy(mbs_builder *b)
     for (int i = 0; i < b->njoint; ++i) free_name(b->joints[i].name);
     for (int i = 0; i < b->nforce; ++i) free(b->forces[i].name);
     mbs_visuals_free(b->visuals, b->nvisual);
+    for (int i = 0; i < b->nrotor; ++i) free(b->rotors[i].name);
+    free(b->rotors);
     free(b->bodies);
     free(b->joints);
     free(b->forces);

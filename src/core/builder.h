@@ -27,12 +27,14 @@ struct mbs_builder {
        order at compile (a later call for the same joint replaces what it gives) */
     int nstart, start_cap;
     struct mbs_start_entry *starts; /* [nstart] */
+    int nrotor, rotor_cap;
+    struct mbs_rotor_model *rotors; /* [nrotor], names owned (src/couplings/) */
 };
 
 /* The builder's sizes and settings at one moment, to undo what was added after it (a model
    file that fails half-way leaves the builder as it was). */
 typedef struct mbs_builder_mark {
-    int nbody, njoint, nforce, nvisual, nstart;
+    int nbody, njoint, nforce, nvisual, nstart, nrotor;
     mbs_gravity_kind gravity_kind;
     double gravity[3], gravity_center[3], gravity_mu;
     mbs_rotation root_rotation;

@@ -17,6 +17,7 @@
 #include "core/builder.h"
 #include "core/internal.h"
 #include "planar/planar.h"
+#include "couplings/compile_elements.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,8 @@ typedef struct topo {
     int *roots;    /* [nb] bodies given automatic free joints, in order */
     int nroots;
     int *block;    /* the single allocation behind the arrays */
+    int *node;     /* [nb] 1 for nodes (no tree joint, no coordinates; src/couplings/) */
+    int nnode;
 } topo;
 
 static const char *const type_names[] = {"revolute", "prismatic", "cylindrical", "universal",
@@ -153,8 +156,16 @@ static int topo_init(const mbs_builder *b, topo *t, char *err)
     t->nb = b->nbody + 1;
     t->nuj = b->njoint;
     int nb = t->nb;
-    t->block = alloc_ints((size_t)5 * (size_t)nb + 1 + (size_t)t->nuj);
+    t->block = alloc_ints((size_t)6 * (size_t)nb + 1 + (size_t)t->nuj);
     if (!t->block) return mbs_errorf(err, MBS_ERR_NOMEM, "compile: out of memory");
+    t->node = t->block + 5 * (size_t)nb + 1 + (size_t)t->nuj;
+    const int st = mbs_compile_find_nodes(b, t->node, err);
+    if (st != MBS_OK) {
+        free(t->block);
+        t->block = NULL;
+        return st;
+    }
+    for (int i = 0; i < nb; ++i) t->nnode += t->node[i];
     t->in_joint = t->block;
     t->queue = t->in_joint + nb;
     t->start = t->queue + nb;
@@ -203,9 +214,9 @@ static void span(const mbs_builder *b, topo *t)
     t->head = 0;
     bfs_run(b, t);
     for (int i = 1; i < t->nb; ++i)
-        if (t->in_joint[i] == -1 && t->indeg[i] == 0) add_root(b, t, i);
+        if (t->in_joint[i] == -1 && t->indeg[i] == 0 && !t->node[i]) add_root(b, t, i);
     for (int i = 1; i < t->nb; ++i)
-        if (t->in_joint[i] == -1) add_root(b, t, i);
+        if (t->in_joint[i] == -1 && !t->node[i]) add_root(b, t, i);
 }
 
 /* 1 if user joint j is a tree edge. */
@@ -480,7 +491,7 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
     if (!m) return MBS_ERR_NOMEM;
     m->nbody = t->nb;
     m->njoint = t->nuj + t->nroots;
-    m->ntree = t->nb - 1;
+    m->ntree = t->nb - 1 - t->nnode;
     m->nforce = b->nforce;
     m->bodies = calloc((size_t)m->nbody, sizeof *m->bodies);
     m->joints = calloc((size_t)(m->njoint ? m->njoint : 1), sizeof *m->joints);
@@ -498,11 +509,18 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
         return st;
     }
     fill_cuts(m);
+    st = mbs_compile_elements(b, m, t->node, builder_err(b));
+    if (st != MBS_OK) {
+        mbs_model_destroy(m);
+        return st;
+    }
     m->gravity_kind = b->gravity_kind;
     v3_copy(m->gravity, b->gravity);
     v3_copy(m->gravity_center, b->gravity_center);
     m->gravity_mu = b->gravity_mu;
-    if (b->planar == MBS_PLANAR_AUTO && mbs_planar_detect(m, &m->planar) != MBS_OK) {
+    /* the planar path has no point masses, rotors or nodes: those models take the 3-D one */
+    const int plain = m->ncrow == 0 && m->nnode == 0;
+    if (b->planar == MBS_PLANAR_AUTO && plain && mbs_planar_detect(m, &m->planar) != MBS_OK) {
         mbs_model_destroy(m);
         return MBS_ERR_NOMEM;
     }
@@ -542,7 +560,7 @@ int mbs_compile(const mbs_builder *b, mbs_model **out)
     mbs_model *m = NULL;
     if (st == MBS_OK) {
         st = build_model(b, &t, &m);
-        if (st != MBS_OK) mbs_errorf(err, st, "compile: out of memory");
+        if (st == MBS_ERR_NOMEM) mbs_errorf(err, st, "compile: out of memory");
     }
     if (st == MBS_OK) st = mbs_start_compile(b, m, err);
     free(t.block);

@@ -6,6 +6,7 @@
 #include "core/linalg.h"
 #include "planar/planar.h"
 #include "solvers/loops.h"
+#include "couplings/couplings.h"
 
 /* calloc of n elements of size sz, at least one element so that 0 is not mistaken for
    failure. */
@@ -51,6 +52,7 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
         !d->Sw || !d->root_body || !d->dof_depth || !d->p_root || !d->Fw || !d->crba_done || !d->M || !d->work)
         return MBS_ERR_NOMEM;
     if (mbs_planar_data_alloc(m, &d->planar) != MBS_OK) return MBS_ERR_NOMEM;
+    if (mbs_couplings_create(d) != MBS_OK) return MBS_ERR_NOMEM;
     return mbs_loops_create(d); /* loop workspace (nothing for a tree) */
 }
 
@@ -128,6 +130,7 @@ void mbs_data_destroy(mbs_data *d)
     free(d->Fw);
     free(d->crba_done);
     mbs_loops_destroy(d);
+    mbs_couplings_destroy(d);
     free(d);
 }
 

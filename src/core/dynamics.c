@@ -3,6 +3,8 @@
 #include "core/internal.h"
 #include "planar/planar.h"
 #include "solvers/loops.h"
+#include "couplings/couplings.h"
+#include "couplings/workspace.h"
 
 /* Tree joint that owns q index i (-1 if none). */
 static int q_joint(const mbs_model *m, int i)
@@ -123,7 +125,10 @@ int mbs_forward_dynamics(mbs_data *d)
     for (int i = 0; i < nv; ++i) saved[i] = d->qacc[i];
     for (int i = 0; i < m->ncon; ++i) saved_l[i] = d->lambda[i];
     st = m->ncon > 0 ? mbs_loops_forward(d) : mbs_aba(d);
-    if (st != MBS_OK) return st; /* singular: qacc untouched */
+    if (st != MBS_OK) { /* singular: qacc as it was */
+        for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
+        return st;
+    }
     int bad = first_nonfinite(d->qacc, nv);
     const int badl = first_nonfinite(d->lambda, m->ncon);
     if (bad < 0 && badl < 0) return MBS_OK;
@@ -167,10 +172,13 @@ int mbs_inverse_dynamics(mbs_data *d, const double *qacc, double *tau_out)
 static int mass_lower(mbs_data *d, const char *call)
 {
     const int nv = d->model->nv;
-    const int st = mbs_check_state(d, 0, 0);
+    int st = mbs_check_state(d, 0, 0);
     if (st != MBS_OK) return st;
     mbs_kinematics_subspace(d);
+    if (d->model->nnode > 0 && (st = mbs_nodes_solve(d)) != MBS_OK) return st;
+    if (d->model->ncrow > 0 && (st = mbs_couplings_eval(d, 0)) != MBS_OK) return st;
     mbs_crba_lower(d, d->M);
+    if (d->model->ncrow > 0) mbs_couplings_mass(d, d->M, 0); /* + m G^T G of every row */
     if (lower_all_finite(d->M, nv)) return MBS_OK;
     mirror_lower(d->M, nv);
     const int bad = first_nonfinite(d->M, nv * nv);
@@ -192,6 +200,26 @@ int mbs_mass_matrix(mbs_data *d, double *M)
     return MBS_OK;
 }
 
+/* MBS_ERR_STATE naming the element when an inertial-coupling row spans two branches of the
+   tree (a point mass on a line between two arms): M is then not tree-sparse. */
+static int check_tree_sparse(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    mbs_coupling_ws *w = d->cws;
+    for (int k = 0; k < m->ncrow; ++k) {
+        const int n = mbs_crow_dense(d, &d->crow[k], w->g, w->gidx);
+        int on = n - 1; /* walk the root path of the deepest dof; every column must be on it */
+        for (int j = n > 0 ? w->gidx[n - 1] : -1; j >= 0 && on >= 0; j = m->dof_parent[j])
+            if (w->gidx[on] == j) --on;
+        if (on < 0) continue;
+        char buf[96];
+        return MBS_DATA_FAIL(d, MBS_ERR_STATE, "mass_matrix_factor: the inertia of %s couples "
+                             "two branches of the tree, so M is not tree-sparse (use "
+                             "mbs_mass_matrix)", mbs_crow_label(m, k, buf, (int)sizeof buf));
+    }
+    return MBS_OK;
+}
+
 /* M = L^T D L into the caller's LDL (lower triangle), tree-sparse (crba.c). */
 int mbs_mass_matrix_factor(mbs_data *d, double *LDL)
 {
@@ -200,7 +228,8 @@ int mbs_mass_matrix_factor(mbs_data *d, double *LDL)
     if (nested != MBS_OK) return nested;
     if (!LDL) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mass_matrix_factor: NULL output");
     const int nv = d->model->nv;
-    const int st = mass_lower(d, "mass_matrix_factor");
+    int st = mass_lower(d, "mass_matrix_factor");
+    if (st == MBS_OK) st = check_tree_sparse(d);
     if (st != MBS_OK) return st;
     if (mbs_mass_factor(d->model, d->M) != MBS_OK)
         return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "mass_matrix_factor: the mass matrix is "
@@ -306,6 +335,7 @@ int mbs_body_pose(mbs_data *d, int body, double pos[3], double rot[9])
     if (st == MBS_OK) st = mbs_check_state(d, 0, 0);
     if (st != MBS_OK) return st;
     mbs_kinematics_pos(d);
+    if (d->model->body_node[body] >= 0 && (st = mbs_nodes_solve(d)) != MBS_OK) return st;
     const mbs_pose *X = &d->x_world[body];
     for (int i = 0; i < 9; ++i) rot[i] = X->R[i];
     v3_copy(pos, X->p);
@@ -318,6 +348,9 @@ int mbs_body_velocity(mbs_data *d, int body, double lin[3], double ang[3])
     if (!d) return MBS_ERR_ARG;
     if (!lin || !ang) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "body_velocity: NULL output");
     int st = check_body(d, "body_velocity", body);
+    if (st == MBS_OK && d->model->body_node[body] >= 0)
+        st = MBS_DATA_FAIL(d, MBS_ERR_ARG, "body_velocity: body %d is a node (massless, between "
+                           "line forces): its velocity is not computed", body);
     if (st == MBS_OK) st = mbs_check_state(d, 1, 0);
     if (st != MBS_OK) return st;
     mbs_kinematics(d);

@@ -1,6 +1,7 @@
 /* Model queries and destroy. The model is immutable after mbs_compile. */
 #include "core/internal.h"
 #include "planar/planar.h"
+#include "couplings/compile_elements.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ void mbs_model_destroy(mbs_model *m)
     free(m->q_start);
     free(m->v_start);
     free(m->hold);
+    mbs_model_elements_free(m);
     free(m);
 }
 

@@ -50,6 +50,20 @@ struct mbs_model {
     double *v_start;          /* [nv] zero where none was given */
     unsigned char *hold;      /* [nv] 1: held at its value by mbs_assemble */
     int nhold;                /* number of held coordinates */
+
+    /* Modelica modelling elements (src/couplings/): inertial-coupling rows of point masses
+       and rotors, rotors, nodes */
+    int ncrow;                /* coupling rows (native ones included) */
+    int ncrow_solve;          /* rows that are not native (solved after ABA) */
+    int *crow_owner;          /* [ncrow] force element id, or -(rotor id + 1) */
+    unsigned char *crow_native; /* [ncrow] 1: the row is taken inside ABA */
+    int nrotor;
+    struct mbs_rotor_model *rotors; /* [nrotor], names owned */
+    int nnode;
+    int *node_body;           /* [nnode] body id of each node */
+    int *body_node;           /* [nbody] node index of each body, -1 if not a node */
+    int nnode_elem;
+    int *node_elem;           /* [nnode_elem] line elements that touch a node */
 };
 
 /* Host input wrench on one body, held until changed. */
@@ -108,6 +122,11 @@ struct mbs_data {
     struct mbs_loops *loops;
     /* planar path scratch (src/planar/), NULL when the model is not planar */
     struct mbs_planar_data *planar;
+
+    /* Modelica modelling elements (src/couplings/): NULL without rows and nodes */
+    struct mbs_crow *crow;          /* [ncrow] rows at the last evaluation */
+    double *cforce;                 /* [ncrow] row forces of the last forward dynamics */
+    struct mbs_coupling_ws *cws;    /* solve, response and node workspace */
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

@@ -7,6 +7,7 @@
 #include "mbs/mbs.h"
 
 typedef struct mbs_force_ops mbs_force_ops;
+struct mbs_crow;
 
 typedef struct mbs_force_model {
     const mbs_force_ops *ops;
@@ -18,6 +19,11 @@ typedef struct mbs_force_model {
     int qindex;
     mbs_force_callback fn;         /* callback element */
     void *user;
+    /* point masses on the line (src/couplings/): one at fraction `fraction` (mass), or two
+       at distances dist_a from point a and dist_b from point b (mass, mass_b; two = 1) */
+    double mass, fraction, mass_b, dist_a, dist_b;
+    int two;
+    int crow, ncrow;               /* first inertial-coupling row and their number */
 } mbs_force_model;
 
 struct mbs_force_ops {
@@ -27,6 +33,9 @@ struct mbs_force_ops {
     int (*apply)(const mbs_force_model *f, mbs_data *d);
     /* Potential energy stored in the element; NULL if it has none. */
     double (*potential)(const mbs_force_model *f, const mbs_data *d);
+    /* Inertial-coupling rows of its point masses (f->ncrow of them, src/couplings/) at the
+       current kinematics; NULL when the kind has none. Returns MBS_OK or a status. */
+    int (*rows)(const mbs_force_model *f, mbs_data *d, int with_vel, struct mbs_crow *rows);
 };
 
 /* Zero f_ext and gen_force, then add gravity, host wrenches and every element. Needs
@@ -43,5 +52,9 @@ void mbs_forces_add_world_wrench(mbs_data *d, int body, const double force[3],
 extern const mbs_force_ops mbs_force_spring_damper_ops;
 extern const mbs_force_ops mbs_force_joint_spring_damper_ops;
 extern const mbs_force_ops mbs_force_callback_ops;
+extern const mbs_force_ops mbs_force_two_masses_ops;
+
+/* 1 for the line elements (spring-damper with or without point masses). */
+int mbs_force_is_line(const mbs_force_model *f);
 
 #endif

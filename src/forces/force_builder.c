@@ -35,6 +35,8 @@ mbs_spring_damper_def mbs_default_spring_damper_def(void)
     def.name = NULL;
     def.body_a = MBS_WORLD;
     def.body_b = MBS_WORLD;
+    def.mass = 0.0;
+    def.mass_fraction = 0.5;
     return def;
 }
 
@@ -84,6 +86,10 @@ int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def)
     if (rc == MBS_OK) rc = check_coefficient(b, "spring-damper", label, "damping", def->damping);
     if (rc == MBS_OK)
         rc = check_coefficient(b, "spring-damper", label, "rest_length", def->rest_length);
+    if (rc == MBS_OK) rc = check_coefficient(b, "spring-damper", label, "mass", def->mass);
+    if (rc == MBS_OK && !(def->mass_fraction >= 0.0 && def->mass_fraction <= 1.0))
+        rc = mbs_errorf(b->error, MBS_ERR_ARG, "spring-damper %s: mass_fraction must be in "
+                        "[0, 1] (got %g)", label, def->mass_fraction);
     if (rc != MBS_OK) return rc;
 
     mbs_force_model f = {0};
@@ -95,8 +101,54 @@ int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def)
     f.stiffness = def->stiffness;
     f.damping = def->damping;
     f.rest = def->rest_length;
+    f.mass = def->mass;
+    f.fraction = def->mass_fraction;
     f.joint = f.dof = f.vindex = f.qindex = -1;
     return push_element(b, &f, def->name, "spring-damper", label);
+}
+
+/* No name, both ends at the world origin, all coefficients, masses and distances 0. */
+mbs_line_force_two_masses_def mbs_default_line_force_two_masses_def(void)
+{
+    mbs_line_force_two_masses_def def = {0};
+    def.body_a = def.body_b = MBS_WORLD;
+    return def;
+}
+
+/* Line spring-damper with two point masses (spring_damper.c, couplings); returns its id. */
+int mbs_add_line_force_two_masses(mbs_builder *b, const mbs_line_force_two_masses_def *def)
+{
+    char label[LABEL_LEN];
+    static const char *kind = "line force with two masses";
+    if (!b) return MBS_ERR_ARG;
+    if (!def)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_line_force_two_masses: def is NULL");
+    element_label(b, def->name, label, LABEL_LEN);
+    mbs_spring_damper_def geo = mbs_default_spring_damper_def();
+    geo.body_a = def->body_a, geo.body_b = def->body_b;
+    v3_copy(geo.point_a, def->point_a), v3_copy(geo.point_b, def->point_b);
+    int rc = check_line_geometry(b, &geo, label);
+    const char *what[] = {"stiffness", "damping", "rest_length", "mass_a", "distance_a",
+                          "mass_b", "distance_b"};
+    const double val[] = {def->stiffness, def->damping, def->rest_length, def->mass_a,
+                          def->distance_a, def->mass_b, def->distance_b};
+    for (int i = 0; i < 7 && rc == MBS_OK; ++i)
+        rc = check_coefficient(b, kind, label, what[i], val[i]);
+    if (rc != MBS_OK) return rc;
+    mbs_force_model f = {0};
+    f.ops = &mbs_force_two_masses_ops;
+    f.body_a = def->body_a;
+    f.body_b = def->body_b;
+    v3_copy(f.point_a, def->point_a);
+    v3_copy(f.point_b, def->point_b);
+    f.stiffness = def->stiffness;
+    f.damping = def->damping;
+    f.rest = def->rest_length;
+    f.mass = def->mass_a, f.dist_a = def->distance_a;
+    f.mass_b = def->mass_b, f.dist_b = def->distance_b;
+    f.two = 1;
+    f.joint = f.dof = f.vindex = f.qindex = -1;
+    return push_element(b, &f, def->name, kind, label);
 }
 
 /* Spring-damper on one dof of a joint (joint_spring_damper.c); compile checks the joint

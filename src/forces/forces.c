@@ -2,6 +2,7 @@
  * data->f_ext (body coordinates, about the body origin) and data->gen_force. */
 #include "core/internal.h"
 #include "forces/gravity.h"
+#include "couplings/couplings.h"
 
 /* f_ext_b += world force/torque at a body point (body coordinates); NULL = zero / origin.
    The world body (0) absorbs any wrench. */
@@ -27,6 +28,10 @@ void mbs_forces_add_world_wrench(mbs_data *d, int body, const double force[3],
 int mbs_forces_accumulate(mbs_data *d)
 {
     const mbs_model *m = d->model;
+    if (m->nnode > 0) { /* nodes first: the elements through them need their positions */
+        const int st = mbs_nodes_solve(d);
+        if (st != MBS_OK) return st;
+    }
     mbs_gravity_set(d);
     for (int i = 0; i < m->nv; ++i) d->gen_force[i] = 0.0;
     for (int b = 1; b < m->nbody; ++b) {
@@ -37,7 +42,8 @@ int mbs_forces_accumulate(mbs_data *d)
         const int st = m->forces[i].ops->apply(&m->forces[i], d);
         if (st != MBS_OK) return st;
     }
-    return MBS_OK;
+    if (m->nrotor > 0) mbs_rotors_gyroscopic(d);
+    return m->ncrow > 0 ? mbs_couplings_eval(d, 1) : MBS_OK; /* inertial couplings' rows */
 }
 
 /* Potential energy of gravity plus the elements that store one (needs x_world). */
@@ -68,6 +74,9 @@ int mbs_set_body_wrench(mbs_data *d, int body, const double force[3], const doub
     if (body < 0 || body >= m->nbody)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "set_body_wrench: body id %d out of range 1..%d",
                              body, m->nbody - 1);
+    if (m->body_node[body] >= 0)
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "body %s: a node (massless, no joint) takes only "
+                             "line forces", mbs_body_label(m, body, buf, (int)sizeof buf));
     if (!finite3_or_null(force) || !finite3_or_null(torque) || !finite3_or_null(point))
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "body %s: input wrench not finite",
                              mbs_body_label(m, body, buf, (int)sizeof buf));

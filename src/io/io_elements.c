@@ -55,8 +55,32 @@ static int read_spring_damper(io_ctx *c, const xmlNode *n)
     if (st == MBS_OK && io_numbers(c, n, "stiffness", &sd.stiffness, 1) < 0) st = MBS_ERR_ARG;
     if (st == MBS_OK && io_numbers(c, n, "damping", &sd.damping, 1) < 0) st = MBS_ERR_ARG;
     if (st == MBS_OK && io_numbers(c, n, "rest_length", &sd.rest_length, 1) < 0) st = MBS_ERR_ARG;
+    if (st == MBS_OK && io_numbers(c, n, "mass", &sd.mass, 1) < 0) st = MBS_ERR_ARG;
+    if (st == MBS_OK && io_numbers(c, n, "mass_fraction", &sd.mass_fraction, 1) < 0) st = MBS_ERR_ARG;
     if (st != MBS_OK) return st;
     const int id = mbs_add_spring_damper(c->b, &sd);
+    return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
+}
+
+/* <line_force_two_masses name link_a link_b point_a point_b stiffness damping rest_length
+   mass_a distance_a mass_b distance_b/> */
+static int read_two_masses(io_ctx *c, const xmlNode *n)
+{
+    mbs_line_force_two_masses_def t = mbs_default_line_force_two_masses_def();
+    char name[128];
+    if (io_attr(n, "name", name, (int)sizeof name)) t.name = name;
+    int st = body_of(c, n, "link_a", &t.body_a);
+    if (st == MBS_OK) st = body_of(c, n, "link_b", &t.body_b);
+    const char *attr[] = {"stiffness", "damping", "rest_length", "mass_a", "distance_a",
+                          "mass_b", "distance_b"};
+    double *val[] = {&t.stiffness, &t.damping, &t.rest_length, &t.mass_a, &t.distance_a,
+                     &t.mass_b, &t.distance_b};
+    if (st == MBS_OK && io_numbers(c, n, "point_a", t.point_a, 3) < 0) st = MBS_ERR_ARG;
+    if (st == MBS_OK && io_numbers(c, n, "point_b", t.point_b, 3) < 0) st = MBS_ERR_ARG;
+    for (int i = 0; i < 7 && st == MBS_OK; ++i)
+        if (io_numbers(c, n, attr[i], val[i], 1) < 0) st = MBS_ERR_ARG;
+    if (st != MBS_OK) return st;
+    const int id = mbs_add_line_force_two_masses(c->b, &t);
     return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
 }
 
@@ -130,6 +154,28 @@ static int read_initial(io_ctx *c, const xmlNode *n)
     return st < 0 ? io_fail_builder(c, n, st) : MBS_OK;
 }
 
+/* <rotor name joint="j" dof="0" inertia="J" ratio="n" housing="link" axis="x y z"/>
+   (housing absent: the world) */
+static int read_rotor(io_ctx *c, const xmlNode *n)
+{
+    mbs_rotor_def r = mbs_default_rotor_def();
+    char name[128], joint[128];
+    double dof = 0.0;
+    if (io_attr(n, "name", name, (int)sizeof name)) r.name = name;
+    if (!io_attr(n, "joint", joint, (int)sizeof joint)) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
+    r.joint = joint_id(c->b, joint);
+    if (r.joint < 0) return io_fail(c, n, MBS_ERR_TOPOLOGY, "joint \"%s\" is not a joint of the file", joint);
+    if (io_numbers(c, n, "dof", &dof, 1) < 0 || need(c, n, "inertia", &r.inertia) != MBS_OK ||
+        io_numbers(c, n, "ratio", &r.ratio, 1) < 0 || io_numbers(c, n, "axis", r.axis, 3) < 0)
+        return MBS_ERR_ARG;
+    r.dof = (int)dof;
+    char housing[8];
+    if (io_attr(n, "housing", housing, (int)sizeof housing) && body_of(c, n, "housing", &r.housing) != MBS_OK)
+        return MBS_ERR_ARG;
+    const int id = mbs_add_rotor(c->b, &r);
+    return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
+}
+
 /* Elements of mbs-sim (docs/model-files.md): <simulation>, <track>, <plot> are read by
    mbs-sim, not by the library. */
 static int skip(io_ctx *c, const xmlNode *n)
@@ -144,6 +190,7 @@ static const struct {
 } handlers[] = {
     {"gravity", read_gravity},           {"spring_damper", read_spring_damper},
     {"joint_spring_damper", read_joint_spring_damper},  {"initial", read_initial},
+    {"line_force_two_masses", read_two_masses},    {"rotor", read_rotor},
     {"material", skip}, {"transmission", skip}, {"gazebo", skip}, {"ros2_control", skip},
     {"simulation", skip}, {"track", skip}, {"plot", skip},
 };
@@ -153,6 +200,6 @@ int io_read_element(io_ctx *c, const xmlNode *n)
     for (size_t k = 0; k < sizeof handlers / sizeof handlers[0]; ++k)
         if (io_is(n, handlers[k].tag)) return handlers[k].read(c, n);
     return io_fail(c, n, MBS_ERR_ARG, "unknown element (URDF: link, joint, material; mbs: gravity, "
-                   "spring_damper, joint_spring_damper, initial; mbs-sim: simulation, track, "
-                   "plot)");
+                   "spring_damper, joint_spring_damper, line_force_two_masses, rotor, initial; "
+                   "mbs-sim: simulation, track, plot)");
 }

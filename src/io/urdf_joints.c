@@ -135,12 +135,22 @@ static int carries_mass(const io_ctx *c, int i, int depth)
     return 0;
 }
 
+/* 1 when link index i is no tree joint's parent or child. */
+static int jointless(const io_ctx *c, int i)
+{
+    for (int k = 0; k < c->ntj; ++k)
+        if (c->tj[k].parent == i || c->tj[k].child == i) return 0;
+    return 1;
+}
+
 int io_weld_root(io_ctx *c, const xmlNode *robot)
 {
     const io_link *world = io_find_link(c, "world"), *root = NULL;
     for (int i = 0; i < c->nlink; ++i) {
         const io_link *l = &c->links[i];
         if (l->body == MBS_WORLD || l->parents > 0) continue;
+        if (!l->massive && jointless(c, i)) continue; /* a node between line forces (or an
+                                                          error compile names) */
         if (world || root)
             return io_fail(c, robot, MBS_ERR_TOPOLOGY, "links \"%s\" and \"%s\" both have no parent "
                            "joint: a URDF has one root", root ? root->name : "world", l->name);

@@ -54,6 +54,11 @@ typedef struct mbs_joint_model {
     int ncon;                /* number of constraint rows (0 for a tree joint) */
     mbs_cut_row rows[MBS_CUT_MAX_ROWS]; /* e in parent body, f in child body coordinates */
     double con_length;       /* characteristic length of the loop (scales POINT/DISTANCE rows) */
+    /* native rotors on this 1-dof tree joint (src/couplings/): sums over the rotors housed
+       by the joint's parent body of J n n^T (parent coordinates) and J ratio n, and over
+       those housed by the parent or the world of J ratio^2; all 0 without rotors */
+    double rotor_I[9], rotor_U[3], rotor_D;
+    int rotor_parent;        /* 1 when rotor_I / rotor_U are nonzero (parent not the world) */
 } mbs_joint_model;
 
 struct mbs_joint_ops {

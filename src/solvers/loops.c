@@ -9,6 +9,7 @@
 #include "core/linalg.h"
 #include "solvers/constraints.h"
 #include "solvers/dense.h"
+#include "couplings/couplings.h"
 
 #define RANK_FLOOR 1e-3        /* |R_11| below this counts as this for the rank test */
 #define PRIORITY_WEIGHT 0.25   /* column weight per state_priority level */
@@ -772,6 +773,7 @@ static int gram_mass(mbs_data *d, mbs_loops *L)
     const mbs_model *m = d->model;
     const int r = L->rank;
     mbs_crba_lower(d, d->M);
+    if (m->ncrow > 0) mbs_couplings_mass(d, d->M, 1); /* native rotors, as ABA has them */
     if (mbs_mass_factor(m, d->M) != MBS_OK)
         return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: the tree mass matrix is singular "
                              "(a massless body at the end of a chain?)");
@@ -783,6 +785,11 @@ static int gram_mass(mbs_data *d, mbs_loops *L)
         for (int i = k; i < r; ++i)
             L->K[i + (size_t)k * (size_t)r] =
                 L->t.overlap[ck + (size_t)L->t.row_cut[L->arow[i]]] ? closure_dot(m, L, i, k) : 0.0;
+    }
+    if (m->ncrow_solve > 0) { /* the other inertial couplings: K' = J M'^-1 J^T (schur.c) */
+        const int st = mbs_couplings_schur_prepare(d, d->M);
+        if (st != MBS_OK) return st;
+        mbs_couplings_schur_K(d, r, L->J, L->K);
     }
     return chol_check(d, L, mbs_dense_cholesky(r, L->K));
 }
@@ -819,6 +826,7 @@ static int constrained_accel(mbs_data *d, mbs_loops *L)
             L->y[L->t.path_dof[p]] += L->x[i] * Ji[L->t.path_dof[p]];
     }
     mbs_mass_solve(d->model, d->M, L->y);
+    if (d->model->ncrow_solve > 0) mbs_couplings_schur_correct(d, L->y);
     for (int k = 0; k < L->nv; ++k) d->qacc[k] += L->y[k];
     for (int i = 0; i < r; ++i) d->lambda[L->arow[i]] = L->x[i] * L->t.row_scale[L->arow[i]];
     return MBS_OK;

@@ -2,6 +2,7 @@
  * step of the library (the commutator-free scheme of src/solvers/stepper_fixed.c), all
  * straight-line C99 with libm only. */
 #include "cg_aba.h"
+#include "couplings/couplings.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,19 @@ int cg_check_model(const mbs_model *m, char *why, int len)
                             "(its reference frame is re-based at run time); use quaternions",
                             mbs_joint_label(m, m->tree[t], buf, (int)sizeof buf), jm->ops->name), -1;
     }
+    if (m->nrotor > 0)
+        return snprintf(why, (size_t)len, "rotor %s is not generated (rotors, point masses on "
+                        "line forces and nodes run in the library only)",
+                        mbs_name_label(m->rotors[0].name, 0, buf, (int)sizeof buf)), -1;
+    if (m->nnode > 0)
+        return snprintf(why, (size_t)len, "node %s (a massless body between line forces) is not "
+                        "generated: its balance is solved by Newton in the library only",
+                        mbs_body_label(m, m->node_body[0], buf, (int)sizeof buf)), -1;
+    for (int i = 0; i < m->nforce; ++i)
+        if (m->forces[i].ncrow > 0)
+            return snprintf(why, (size_t)len, "force element %s has point masses on its line, "
+                            "which the generator does not write (the library runs them)",
+                            mbs_name_label(m->forces[i].name, i, buf, (int)sizeof buf)), -1;
     for (int i = 0; i < m->nforce; ++i)
         if (!cg_force_supported(&m->forces[i]))
             return snprintf(why, (size_t)len, "force element \"%s\" (%s) is not generated: only "
