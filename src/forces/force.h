@@ -18,6 +18,7 @@ typedef struct mbs_force_model {
     int qindex;
     mbs_force_callback fn;         /* callback element */
     void *user;
+    double force;                  /* joint force: the constant generalized force */
 } mbs_force_model;
 
 struct mbs_force_ops {
@@ -39,9 +40,11 @@ double mbs_forces_potential(const mbs_data *d);
 void mbs_forces_add_world_wrench(mbs_data *d, int body, const double force[3],
                                  const double torque[3], const double point[3]);
 
-/* Ops tables of the element kinds (spring_damper.c, joint_spring_damper.c, callback.c). */
+/* Ops tables of the element kinds (spring_damper.c, joint_spring_damper.c, callback.c,
+   joint_force.c). */
 extern const mbs_force_ops mbs_force_spring_damper_ops;
 extern const mbs_force_ops mbs_force_joint_spring_damper_ops;
 extern const mbs_force_ops mbs_force_callback_ops;
+extern const mbs_force_ops mbs_force_joint_force_ops; /* joint_force.c */
 
 #endif
