@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job: build mbs and run the mbs-sim demo (every built-in mechanism simulated with
-# its default settings, one summary line each). Arguments go to mbs-sim, e.g.
+# The main job: build mbs and run the mbs-sim demo (every model shipped with mbs, models/,
+# simulated with its default settings, one summary line each). Arguments go to mbs-sim, e.g.
 #   ./scripts/demo.sh run robot_r3 --plot r3.svg
 set -euo pipefail
 cd "$(dirname "$0")/.."

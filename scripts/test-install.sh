@@ -5,7 +5,8 @@
 #    search for /usr/local (so `sudo meson install` + `sudo ldconfig` just work),
 #  * libmbs.so is versioned (soname libmbs.so.<soversion>, dev symlink libmbs.so),
 #  * the README's example compiles with `pkg-config --cflags --libs mbs` and runs,
-#  * a C++ program finds the library with CMake's find_package(mbs) and prints the same.
+#  * a C++ program finds the library with CMake's find_package(mbs) and prints the same,
+#  * mbs-sim finds the installed models (share/mbs/models), also after the prefix moved.
 # Prints "install test: ok" last; exit status 1 on the first problem.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,4 +77,15 @@ for _ in range(1000):
 print("t = %.3f  angle = %.6f rad" % (d.time, d.q[0]))') || fail "import mbs after meson install failed"
 [ "$py_out" = "$c_out" ] || fail "Python printed '$py_out', the C example '$c_out'"
 echo "install test: Python import mbs: $py_out"
+# mbs-sim runs the models installed in <prefix>/share/mbs/models, also from an installation
+# moved elsewhere (it looks beside the program first)
+[ -f "$tmp/prefix/share/mbs/models/engine_v6.xml" ] || fail "models not installed in share/mbs/models"
+nmodels=$(env -u MBS_MODELS "$tmp/prefix/bin/mbs-sim" list | grep -c '^[a-z]') ||
+  fail "the installed mbs-sim list failed"
+[ "$nmodels" -ge 13 ] || fail "the installed mbs-sim lists $nmodels models"
+mv "$tmp/prefix" "$tmp/moved"
+env -u MBS_MODELS "$tmp/moved/bin/mbs-sim" run engine_v6 --t-end 0.2 --check >/dev/null ||
+  fail "a moved installation's mbs-sim does not find its models"
+mv "$tmp/moved" "$tmp/prefix"
+echo "install test: mbs-sim: $nmodels installed models, found from a moved prefix too"
 echo "install test: ok"

@@ -97,6 +97,22 @@ static void check_trajectory(const mbs_model *m, mbs_data *d, const gen_model *g
     test_assert_close(v, mbs_data_v(d), nv, 1e-11, "generated RK4: v after 1 s");
 }
 
+/* Generate m's code into dir, check its dynamics and trajectory against the library (random
+   states from seed), destroy m. */
+static void check_generated(mbs_model *m, const char *dir, uint64_t seed)
+{
+    mbs_data *d = mbs_data_create(m);
+    gen_model g;
+    generate(m, dir, &g);
+    test_rng r;
+    test_rng_seed(&r, seed);
+    check_dynamics(m, d, &g, &r);
+    check_trajectory(m, d, &g, &r);
+    dlclose(g.so);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 static void test_random_trees(void **state)
 {
     (void)state;
@@ -107,18 +123,36 @@ static void test_random_trees(void **state)
         o.springs = 2;
         o.gravity = 1 + (int)(seed % 2);
         o.quaternions_only = 1;
-        mbs_model *m = test_random_tree(seed, &o);
-        mbs_data *d = mbs_data_create(m);
-        gen_model g;
-        generate(m, dir, &g);
-        test_rng r;
-        test_rng_seed(&r, seed);
-        check_dynamics(m, d, &g, &r);
-        check_trajectory(m, d, &g, &r);
-        dlclose(g.so);
-        mbs_data_destroy(d);
-        mbs_model_destroy(m);
+        check_generated(test_random_tree(seed, &o), dir, seed);
     }
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+}
+
+/* A constant joint force (a drive) beside a joint spring: generated code equals the library. */
+static void test_joint_force(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/mbs_codegen_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    bd.com[0] = 0.3;
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    assert_int_equal(mbs_add_body(b, &bd), 2);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jd.child = 1, jd.axis[0] = 0.3, jd.axis[1] = 1.0;
+    assert_int_equal(mbs_add_joint(b, &jd), 0);
+    jd.parent = 1, jd.child = 2, jd.frame_parent.pos[0] = 0.6;
+    assert_int_equal(mbs_add_joint(b, &jd), 1);
+    assert_true(mbs_add_joint_force(b, 0, 0, 2.5) >= 0);
+    assert_true(mbs_add_joint_spring_damper(b, 1, 0, 3.0, 0.2, 0.1) >= 0);
+    assert_true(mbs_add_joint_force(b, 1, 0, -0.5) >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    check_generated(m, dir, 7);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     run(cmd);
@@ -209,6 +243,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_trees),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_joint_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -687,10 +687,8 @@ static void test_elements_deterministic(void **state)
 
 /* ---------------------------------------------------------------- model files */
 
-/* Build a model from models/NAME.xml without its mbs-sim elements (<simulation>, <initial>,
-   <track>, <plot>, which the loader of this branch does not know yet; strip_rotors: its
-   <rotor> elements too); NULL (skip) when the
-   build has no XML loader. */
+/* Build a model from models/NAME.xml (strip_rotors: without its <rotor> elements); NULL
+   (skip) when the build has no XML loader. */
 static mbs_model *load_model_file(const char *name, int strip_rotors)
 {
     const char *dir = getenv("MBS_MODELS");
@@ -704,9 +702,7 @@ static mbs_model *load_model_file(const char *name, int strip_rotors)
     int skipping = 0;
     while (fgets(line, sizeof line, in)) {
         const char *t = line + strspn(line, " ");
-        if (!strncmp(t, "<simulation", 11) || !strncmp(t, "<initial", 8) ||
-            !strncmp(t, "<track", 6) || !strncmp(t, "<plot", 5) ||
-            (strip_rotors && !strncmp(t, "<rotor", 6)))
+        if (strip_rotors && !strncmp(t, "<rotor", 6))
             skipping = 1;
         if (!skipping) fputs(line, out);
         if (skipping && strstr(line, "/>")) skipping = 0;
@@ -756,13 +752,13 @@ static void test_model_files(void **state)
     check_consistency(d, 1e-10);
     mbs_data_destroy(d), mbs_model_destroy(sw);
 
-    mbs_model *r3 = load_model_file("robot_r3_gears", 0);
+    mbs_model *r3 = load_model_file("robot_r3", 0);
     assert_int_equal(mbs_model_nrotor(r3), 6);
     d = mbs_data_create(r3);
     double M[EM_NV * EM_NV];
     assert_int_equal(mbs_mass_matrix(d, M), MBS_OK);
     const double M00 = M[0];
-    mbs_model *plain = load_model_file("robot_r3_gears", 1);
+    mbs_model *plain = load_model_file("robot_r3", 1);
     mbs_data *d0 = mbs_data_create(plain);
     assert_int_equal(mbs_mass_matrix(d0, M), MBS_OK);
     const double add = 105.0 * 105.0 * 0.0013 + 1.6e-4 + 4.3e-5;

@@ -417,6 +417,26 @@ static void test_two_body_spring_conservation(void **state)
 
 /* A revolute behind a quaternion free joint (qindex 7 != vindex 6), a planar joint (dof 2 =
    phi) and a cylindrical joint (dof 1 = phi): Q = -k (q - q0) - d v at the right index. */
+/* The generalized forces Q (nv) and potential energy that models[1]'s elements add to the
+   same tree without them (models[0]) at q, v: bias forces c0 - c1, V1 - V0. */
+static double added_forces(mbs_model *const models[2], const double *q, const double *v,
+                           double *Q)
+{
+    double c0[NV_MAX], c1[NV_MAX];
+    mbs_data *d0 = mbs_data_create(models[0]), *d1 = mbs_data_create(models[1]);
+    assert_non_null(d0);
+    assert_non_null(d1);
+    set_state(d0, q, v);
+    set_state(d1, q, v);
+    assert_int_equal(mbs_bias_forces(d0, c0), MBS_OK);
+    assert_int_equal(mbs_bias_forces(d1, c1), MBS_OK);
+    for (int i = 0; i < mbs_model_nv(models[1]); ++i) Q[i] = c0[i] - c1[i];
+    const double pe = potential_energy(d1) - potential_energy(d0);
+    mbs_data_destroy(d0);
+    mbs_data_destroy(d1);
+    return pe;
+}
+
 static void test_joint_spring_damper(void **state)
 {
     (void)state;
@@ -457,7 +477,7 @@ static void test_joint_spring_damper(void **state)
     int qc = mbs_model_joint_qadr(m, 3), vc = mbs_model_joint_vadr(m, 3);
     assert_int_equal(qr, 7);
     assert_int_equal(vr, 6);
-    double q[NQ_MAX], v[NV_MAX], c0[NV_MAX], c1[NV_MAX], Q[NV_MAX], expect[NV_MAX] = {0};
+    double q[NQ_MAX], v[NV_MAX], Q[NV_MAX], expect[NV_MAX] = {0};
     test_rng rng;
     test_rng_seed(&rng, 3);
     random_q(m, &rng, 0.8, q);
@@ -467,21 +487,11 @@ static void test_joint_spring_damper(void **state)
     expect[vp + 2] = -2.0 * (q[qp + 2] + 0.5);
     expect[vc + 1] = -1.5 * v[vc + 1];
     expect[vc] = -4.0 * (q[qc] - 0.25);
-    mbs_data *d0 = mbs_data_create(models[0]), *d1 = mbs_data_create(m);
-    assert_non_null(d0);
-    assert_non_null(d1);
-    set_state(d0, q, v);
-    set_state(d1, q, v);
-    assert_int_equal(mbs_bias_forces(d0, c0), MBS_OK);
-    assert_int_equal(mbs_bias_forces(d1, c1), MBS_OK);
-    for (int i = 0; i < nv; ++i) Q[i] = c0[i] - c1[i];
+    double pe = added_forces(models, q, v, Q);
     test_assert_close(Q, expect, nv, 1e-12, "joint spring-damper Q");
-    double pe = potential_energy(d1) - potential_energy(d0);
     double pe_expect = 0.5 * 5.0 * 0.25 + 0.5 * 2.0 * (q[qp + 2] + 0.5) * (q[qp + 2] + 0.5) +
                        0.5 * 4.0 * (q[qc] - 0.25) * (q[qc] - 0.25);
     assert_float_equal(pe, pe_expect, 1e-12);
-    mbs_data_destroy(d0);
-    mbs_data_destroy(d1);
     mbs_model_destroy(models[0]);
     mbs_model_destroy(models[1]);
 }
@@ -797,6 +807,67 @@ static void test_line_element_rejects_bad_parameters(void **state)
     mbs_builder_destroy(b);
 }
 
+/* Constant joint forces on a revolute dof, a spherical quaternion joint's angular dof and
+   a free joint's rotational dof: the generalized forces (bias force difference) are exactly
+   the values, the potential energy is unchanged (a drive stores none); bad input. */
+static void test_joint_force(void **state)
+{
+    (void)state;
+    mbs_model *models[2];
+    for (int with = 0; with < 2; ++with) {
+        mbs_builder *b = mbs_builder_create();
+        const double g[3] = {0.3, -9.81, 0.2};
+        assert_int_equal(mbs_builder_set_gravity(b, g), MBS_OK);
+        mbs_body_def bd = body_def(1.0, 0.1, 0.2, 0.0, 0.02, 0.03, 0.04);
+        for (int i = 0; i < 3; ++i) assert_int_equal(mbs_add_body(b, &bd), i + 1);
+        mbs_joint_def jf = mbs_default_joint_def(MBS_JOINT_FREE);
+        jf.child = 1;
+        mbs_joint_def jr = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+        jr.parent = 1, jr.child = 2, jr.frame_parent.pos[0] = 0.3;
+        mbs_joint_def js = mbs_default_joint_def(MBS_JOINT_SPHERICAL);
+        js.parent = 2, js.child = 3, js.frame_parent.pos[1] = 0.2;
+        assert_int_equal(mbs_add_joint(b, &jf), 0);
+        assert_int_equal(mbs_add_joint(b, &jr), 1);
+        assert_int_equal(mbs_add_joint(b, &js), 2);
+        if (with) {
+            assert_int_equal(mbs_add_joint_force(b, 1, 0, 2.5), 0);
+            assert_int_equal(mbs_add_joint_force(b, 2, 1, -0.75), 1);
+            assert_int_equal(mbs_add_joint_force(b, 0, 4, 1.25), 2);
+            assert_int_equal(mbs_add_joint_force(b, 1, 0, 0.5), 3); /* forces add up */
+        }
+        models[with] = compile_ok(b);
+        mbs_builder_destroy(b);
+    }
+    mbs_model *m = models[1];
+    const int nv = mbs_model_nv(m), vr = mbs_model_joint_vadr(m, 1), vs = mbs_model_joint_vadr(m, 2);
+    double q[NQ_MAX], v[NV_MAX], Q[NV_MAX], expect[NV_MAX] = {0};
+    test_rng rng;
+    test_rng_seed(&rng, 11);
+    random_q(m, &rng, 0.8, q);
+    for (int i = 0; i < nv; ++i) v[i] = test_rng_uniform(&rng, -1.0, 1.0);
+    expect[vr] = 3.0, expect[vs + 1] = -0.75, expect[4] = 1.25;
+    const double pe = added_forces(models, q, v, Q);
+    test_assert_close(Q, expect, nv, 1e-13, "joint force Q");
+    assert_true(pe == 0.0);
+    mbs_model_destroy(models[0]);
+    mbs_model_destroy(models[1]);
+    /* bad input: builder calls, then compile (dof beyond nv, a cut joint) */
+    mbs_builder *b = validation_builder();
+    assert_int_equal(mbs_add_joint_force(NULL, 0, 0, 1.0), MBS_ERR_ARG);
+    assert_int_equal(mbs_add_joint_force(b, 1, 0, 1.0), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_builder_error(b), "joint force #0: unknown joint 1"));
+    assert_int_equal(mbs_add_joint_force(b, 0, -1, 1.0), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_builder_error(b), "joint force #0 on joint \"elbow\": dof -1 is negative"));
+    assert_int_equal(mbs_add_joint_force(b, 0, 0, NAN), MBS_ERR_ARG);
+    assert_int_equal(mbs_add_joint_force(b, 0, 0, 1e101), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_builder_error(b), "force is not finite"));
+    assert_int_equal(mbs_add_joint_force(b, 0, 1, 1.0), 0);
+    mbs_model *bad = NULL;
+    assert_int_equal(mbs_compile(b, &bad), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_builder_error(b), "joint force #0: dof 1 out of range (joint \"elbow\""));
+    mbs_builder_destroy(b);
+}
+
 /* Bad joint spring-damper parameters: unknown joint, negative dof, negative or non-finite
    coefficients, non-finite rest position. */
 static void test_joint_element_rejects_bad_parameters(void **state)
@@ -913,6 +984,7 @@ int main(void)
         cmocka_unit_test(test_apply_validation),
         cmocka_unit_test(test_line_element_rejects_bad_parameters),
         cmocka_unit_test(test_joint_element_rejects_bad_parameters),
+        cmocka_unit_test(test_joint_force),
         cmocka_unit_test(test_callback_rejects_null_and_ids_in_order),
         cmocka_unit_test(test_callback_reentry_rejected),
     };

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -113,6 +114,61 @@ static void test_superset_loop(void **state)
     mbs_model_destroy(m);
 }
 
+/* Write text to path. */
+static void write_file(const char *path, const char *text)
+{
+    FILE *out = fopen(path, "w");
+    assert_non_null(out);
+    fputs(text, out);
+    fclose(out);
+}
+
+/* rot="..." gives a frame rotation exactly (the same joint frame as rpy to rounding, and
+   exactly the matrix written); no rpy and no rot is exactly the identity; <joint_force>
+   adds a constant generalized force (qacc = F / I about the axis). */
+static void test_rot_and_joint_force(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/mbs_load_XXXXXX", path[128];
+    assert_non_null(mkdtemp(dir));
+    const double c = cos(0.5), s = sin(0.5);
+    char text[2048];
+    snprintf(text, sizeof text,
+             "<robot><link name=\"world\"/><link name=\"a\"><inertial><origin xyz=\"0 0 0\"/>"
+             "<mass value=\"2\"/><inertia ixx=\"0.3\" ixy=\"0\" ixz=\"0\" iyy=\"0.2\" iyz=\"0\" "
+             "izz=\"0.4\"/></inertial></link><link name=\"b\"><inertial><mass value=\"1\"/>"
+             "<inertia ixx=\"0.1\" ixy=\"0\" ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial>"
+             "</link><joint name=\"r\" type=\"revolute\"><parent link=\"world\"/><child link=\"a\"/>"
+             "<origin xyz=\"1 2 3\" rot=\"%.17g %.17g 0 %.17g %.17g 0 0 0 1\"/><axis xyz=\"0 0 1\"/>"
+             "</joint><joint name=\"p\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/>"
+             "<origin xyz=\"0 0 1\" rpy=\"0 0 0.5\"/><child_origin xyz=\"0 0 0\"/><axis xyz=\"0 0 1\"/>"
+             "</joint><gravity none=\"true\"/><joint_force joint=\"r\" dof=\"0\" force=\"1.5\"/></robot>",
+             c, -s, s, c);
+    snprintf(path, sizeof path, "%s/rot.xml", dir);
+    write_file(path, text);
+    mbs_model *m = load(path);
+    mbs_joint_def r, p;
+    assert_int_equal(mbs_model_joint_def(m, mbs_model_find_joint(m, "r"), &r), MBS_OK);
+    assert_int_equal(mbs_model_joint_def(m, mbs_model_find_joint(m, "p"), &p), MBS_OK);
+    const double want[9] = {c, -s, 0, s, c, 0, 0, 0, 1}, eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    assert_memory_equal(r.frame_parent.rot, want, sizeof want);    /* exactly as written */
+    for (int i = 0; i < 9; ++i) assert_true(fabs(p.frame_parent.rot[i] - want[i]) < 1e-16);
+    assert_memory_equal(p.frame_child.rot, eye, sizeof eye);       /* exactly the identity */
+    assert_memory_equal(r.frame_child.rot, eye, sizeof eye);
+    assert_int_equal(mbs_model_nforce(m), 1);
+    mbs_data *d = mbs_data_create(m);
+    assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+    /* at rest, no gravity, M = [[0.5, 0.1], [0.1, 0.1]] (b sits on r's axis): M qacc =
+       (1.5, 0) gives qacc_r = 1.5 / 0.4 and qacc_p = -qacc_r (b keeps its orientation) */
+    const double *qa = mbs_data_qacc(d);
+    const int vr = mbs_model_joint_vadr(m, 0), vp = mbs_model_joint_vadr(m, 1);
+    assert_true(fabs(qa[vr] - 1.5 / 0.4) < 1e-12 && fabs(qa[vp] + 1.5 / 0.4) < 1e-12);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+    remove(path);
+    rmdir(dir);
+}
+
 /* A malformed file: its text, the line the error must name, a fragment of the message. */
 typedef struct bad_file {
     const char *what, *text;
@@ -138,6 +194,13 @@ static const bad_file bad_files[] = {
     {"not XML", "this is not a model\n", 1, "not a model file"},
     {"not a robot", "<mujoco/>\n", 1, "root element must be <robot>"},
     {"unknown element", "<robot>\n" L1 "<sprin_damper/>\n</robot>", 3, "unknown element"},
+    {"rpy and rot", "<robot>\n<link name=\"world\"/>\n" L1 "<joint name=\"j\" type=\"revolute\"><parent link=\"world\"/><child link=\"a\"/>\n"
+        "<origin rpy=\"0 0 1\" rot=\"1 0 0 0 1 0 0 0 1\"/></joint>\n</robot>", 5, "give rpy or rot, not both"},
+    {"rot not a rotation", "<robot>\n<link name=\"world\"/>\n" L1 "<joint name=\"j\" type=\"revolute\"><parent link=\"world\"/><child link=\"a\"/>\n"
+        "<origin rot=\"1 0 0 0 1 0 0 0 -1\"/></joint>\n</robot>", 5, "rot is not a rotation matrix"},
+    {"joint force dof", "<robot>\n<link name=\"world\"/>\n" L1 J("j", "revolute", "world", "a") "<joint_force joint=\"j\" dof=\"-1\" force=\"2\"/>\n</robot>", 5, "joint force #0 on joint \"j\": dof -1 is negative"},
+    {"joint force value", "<robot>\n<link name=\"world\"/>\n" L1 J("j", "revolute", "world", "a") "<joint_force joint=\"j\"/>\n</robot>", 5, "<joint_force>: attribute force is missing"},
+    {"joint force joint", "<robot>\n<link name=\"world\"/>\n" L1 J("j", "revolute", "world", "a") "<joint_force joint=\"k\" force=\"1\"/>\n</robot>", 5, "joint \"k\" is not a joint of the file"},
 };
 
 /* Every bad file: its status, a message naming file, line and element; builder unchanged. */
@@ -195,6 +258,7 @@ int main(void)
         cmocka_unit_test(test_quadruped_floating),
         cmocka_unit_test(test_arms),
         cmocka_unit_test(test_superset_loop),
+        cmocka_unit_test(test_rot_and_joint_force),
         cmocka_unit_test(test_malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* mbs-sim: the built-in mechanisms (each runs and passes its own sanity check, the pendulum
+/* mbs-sim: the shipped models (each runs and passes its own sanity check, the pendulum
  * matches the MSL reference, an orbit closes after one Kepler period), the option parser,
  * and the installed program itself (run from $MBS_SIM): exit statuses and one-line messages
  * of bad command lines, a failed simulation, and CSV and SVG files parsed back. */
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,9 +50,10 @@ static char *slurp(const char *path)
     return s;
 }
 
-/* Run $MBS_SIM with args (NULL-terminated); stdout and stderr go to files that are read
-   back into *out and *err (caller frees). Returns the exit status. */
-static int run_cli(const char *const *args, char **out, char **err)
+/* Run $MBS_SIM with args (NULL-terminated) and one more environment entry (NULL: none);
+   stdout and stderr go to files that are read back into *out and *err (caller frees).
+   Returns the exit status. */
+static int run_cli_env(const char *const *args, const char *env, char **out, char **err)
 {
     const char *exe = getenv("MBS_SIM");
     assert_non_null(exe);
@@ -69,8 +71,13 @@ static int run_cli(const char *const *args, char **out, char **err)
                                      0644);
     posix_spawn_file_actions_addopen(&fa, 2, scratch(1, "stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC,
                                      0644);
+    char *envp[256];
+    int ne = 0;
+    if (env) envp[ne++] = (char *)env;
+    for (char **e = environ; *e && ne < 255; ++e) envp[ne++] = *e;
+    envp[ne] = NULL;
     pid_t pid;
-    assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, argv, environ), 0);
+    assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, argv, envp), 0);
     posix_spawn_file_actions_destroy(&fa);
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -78,6 +85,12 @@ static int run_cli(const char *const *args, char **out, char **err)
     *out = slurp(scratch(0, "stdout.txt"));
     *err = slurp(scratch(1, "stderr.txt"));
     return WEXITSTATUS(status);
+}
+
+/* run_cli_env without an extra environment entry. */
+static int run_cli(const char *const *args, char **out, char **err)
+{
+    return run_cli_env(args, NULL, out, err);
 }
 
 /* Skip the CLI tests when the program's path was not given. */
@@ -121,36 +134,69 @@ static double last_value(const sim_result *r, const char *name)
 
 /* ---------------------------------------------------------------- registry, runs */
 
-/* Names are unique, well-formed and found; every entry is complete. */
-static void test_registry(void **state)
+/* The shipped model called name (fails the test when it cannot be opened). */
+static mech *model(const char *name)
+{
+    char err[SIM_MSG];
+    mech *m = sim_model_find(name, err, sizeof err);
+    if (!m) fail_msg("%s: %s", name, err);
+    return m;
+}
+
+/* run_mech on the shipped model called name. */
+static int run_named(const char *name, double t_end, sim_io *io, sim_result *r, sim_settings *s)
+{
+    mech *m = model(name);
+    const int st = run_mech(m, t_end, io, r, s);
+    sim_model_free(m);
+    return st;
+}
+
+/* Every shipped model (13 or more) opens with well-formed, unique names, a title, a source
+   that names a paper or says there is none, and sane settings; names are found. */
+static void test_models(void **state)
 {
     (void)state;
-    size_t count;
-    const mech *const *all = mech_all(&count);
+    char err[SIM_MSG], dir[1024];
+    int count = 0;
+    assert_int_equal(sim_models_dir(dir, sizeof dir, err, sizeof err), 0);
+    assert_non_null(strstr(dir, "models"));
+    mech **all = sim_models_all(&count, err, sizeof err);
+    if (!all) fail_msg("%s", err);
     assert_true(count >= 13);
-    for (size_t i = 0; i < count; ++i) {
+    for (int i = 0; i < count; ++i) {
         const mech *m = all[i];
         for (const char *c = m->name; *c; ++c)
             assert_true(islower((unsigned char)*c) || isdigit((unsigned char)*c) || *c == '_');
-        assert_ptr_equal(mech_find(m->name), m);
-        for (size_t j = 0; j < i; ++j) assert_string_not_equal(all[j]->name, m->name);
-        assert_non_null(m->build);
-        assert_true(m->title && m->title[0] && m->source && m->source[0]);
+        for (int j = 0; j < i; ++j) assert_true(strcmp(all[j]->name, m->name) < 0);
+        mech *f = model(m->name);
+        assert_string_equal(f->path, m->path);
+        sim_model_free(f);
+        assert_true(m->title[0] && strncmp(m->title, "model file", 10) != 0);
+        assert_true(m->source[0] && strncmp(m->source, "model file", 10) != 0);
+        assert_null(strstr(m->source, "seed"));
         assert_true(m->t_end > 0.0 && m->dt > 0.0 && m->dt <= m->t_end);
         assert_true(m->rtol > 0.0 && m->atol > 0.0);
         assert_true(m->energy == MECH_DRIVEN || m->energy_tol > 0.0);
+        assert_true(m->plot && m->plot[0] && m->track && m->track[0].label);
     }
-    assert_null(mech_find("no_such_mechanism"));
-    assert_null(mech_find(NULL));
+    sim_models_free(all, count);
+    assert_null(sim_model_find("no_such_model", err, sizeof err));
+    assert_non_null(strstr(err, "unknown model 'no_such_model' (in "));
+    assert_non_null(strstr(err, " pendulum,"));
+    assert_null(sim_model_find("../models/pendulum", err, sizeof err));
+    assert_non_null(strstr(err, "unknown model"));
 }
 
-/* Each mechanism runs for (at most) a second and passes its own sanity check. */
+/* Each shipped model runs for (at most) a second and passes its own sanity check. */
 static void test_each_mechanism_sanity(void **state)
 {
     (void)state;
-    size_t count;
-    const mech *const *all = mech_all(&count);
-    for (size_t i = 0; i < count; ++i) {
+    char err[SIM_MSG];
+    int count = 0;
+    mech **all = sim_models_all(&count, err, sizeof err);
+    if (!all) fail_msg("%s", err);
+    for (int i = 0; i < count; ++i) {
         const mech *m = all[i];
         sim_io io = {.plot = 1, .progress = 0};
         sim_result r;
@@ -176,16 +222,17 @@ static void test_each_mechanism_sanity(void **state)
         assert_true(last_value(&r, "t") == r.t_reached);
         sim_result_free(&r);
     }
+    sim_models_free(all, count);
 }
 
-/* The pendulum of seed 000 §2 ends where the MSL reference does (phi, w at 5 s). */
+/* The pendulum of Otter, Elmqvist, Mattsson 2003 §2 ends where the MSL reference does (phi, w at 5 s). */
 static void test_pendulum_matches_msl(void **state)
 {
     (void)state;
     sim_io io = {.progress = 0};
     sim_result r;
     sim_settings s;
-    assert_int_equal(run_mech(mech_find("pendulum"), 0.0, &io, &r, &s), MBS_OK);
+    assert_int_equal(run_named("pendulum", 0.0, &io, &r, &s), MBS_OK);
     assert_true(s.t_end == 5.0);
     assert_true(fabs(last_value(&r, "q.rev") - (-1.6796346)) < 1e-4);
     assert_true(fabs(last_value(&r, "v.rev") - (-2.3181470)) < 1e-4);
@@ -205,7 +252,7 @@ static void test_point_gravity_orbit_closes(void **state)
     sim_io io = {.progress = 0};
     sim_result r;
     sim_settings s;
-    assert_int_equal(run_mech(mech_find("point_gravity"), period, &io, &r, &s), MBS_OK);
+    assert_int_equal(run_named("point_gravity", period, &io, &r, &s), MBS_OK);
     assert_true(fabs(last_value(&r, "x.body1")) < 1e-6);
     assert_true(fabs(last_value(&r, "y.body1") - 0.6) < 1e-6);
     assert_true(fabs(last_value(&r, "v.free_body1.vx") - 1.0) < 1e-6);
@@ -241,8 +288,7 @@ static void test_loop_counts(void **state)
         {"a02_fourbars", 40, 200, 80, 81},  /* 40 planar loops */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        const mech *m = mech_find(cases[i].name);
-        assert_non_null(m);
+        mech *m = model(cases[i].name);
         sim_io io = {.progress = 0};
         sim_result r;
         sim_settings s;
@@ -254,6 +300,7 @@ static void test_loop_counts(void **state)
         assert_int_equal(r.dof, 1);
         assert_true(r.check_ok && r.residual <= 1e-9);
         sim_result_free(&r);
+        sim_model_free(m);
     }
 }
 
@@ -267,7 +314,7 @@ static void test_door_swings_like_one_hinge(void **state)
     sim_io io = {.progress = 0};
     sim_result r;
     sim_settings s;
-    assert_int_equal(run_mech(mech_find("door_hinges"), 1.0, &io, &r, &s), MBS_OK);
+    assert_int_equal(run_named("door_hinges", 1.0, &io, &r, &s), MBS_OK);
     for (long i = 0; i < r.table.nrow; ++i) {
         const double t = value_at(&r, i, "t");
         assert_true(fabs(value_at(&r, i, "q.hinge1") - 0.5 * PI * cos(w * t)) < 1e-8);
@@ -283,7 +330,7 @@ static void test_engine_piston(void **state)
     sim_io io = {.progress = 0};
     sim_result r;
     sim_settings s;
-    assert_int_equal(run_mech(mech_find("engine_cylindrical"), 1.0, &io, &r, &s), MBS_OK);
+    assert_int_equal(run_named("engine_cylindrical", 1.0, &io, &r, &s), MBS_OK);
     double lo = 1.0, hi = 0.0;
     for (long i = 0; i < r.table.nrow; ++i) {
         const double th = value_at(&r, i, "q.bearing"), sp = 0.1 * sin(th);
@@ -306,7 +353,7 @@ static void test_engine_v6_pistons(void **state)
     sim_io io = {.progress = 0};
     sim_result r;
     sim_settings s;
-    assert_int_equal(run_mech(mech_find("engine_v6"), 0.5, &io, &r, &s), MBS_OK);
+    assert_int_equal(run_named("engine_v6", 0.5, &io, &r, &s), MBS_OK);
     for (long i = 0; i < r.table.nrow; ++i)
         for (int k = 0; k < 6; ++k) {
             char name[32];
@@ -326,7 +373,7 @@ static void test_two_loops_work(void **state)
     sim_io io = {.progress = 0};
     sim_result r;
     sim_settings s;
-    assert_int_equal(run_mech(mech_find("two_loops"), 1.0, &io, &r, &s), MBS_OK);
+    assert_int_equal(run_named("two_loops", 1.0, &io, &r, &s), MBS_OK);
     const double e0 = value_at(&r, 0, "energy");
     for (long i = 0; i < r.table.nrow; ++i)
         assert_true(fabs(value_at(&r, i, "energy") - e0 - 100.0 * value_at(&r, i, "q.j1")) < 1e-4);
@@ -335,19 +382,20 @@ static void test_two_loops_work(void **state)
 }
 
 /* planar_loop_tilted: of the fixed cut joint's rows (x, y, z, rx, ry, rz) the selection keeps
-   those of the least tilted coordinate plane at 30 degrees: x, y, rz (seed 004 §6.3). */
+   those of the least tilted coordinate plane at 30 degrees: x, y, rz (Elmqvist, Mattsson, Chapuis 2009 §6.3). */
 static void test_tilted_loop_rows(void **state)
 {
     (void)state;
-    const mech *pl = mech_find("planar_loop_tilted");
+    mech *pl = model("planar_loop_tilted");
     mbs_builder *b = mbs_builder_create();
-    mbs_model *model = NULL;
-    assert_int_equal(pl->build(b), MBS_OK);
-    assert_int_equal(mbs_compile(b, &model), MBS_OK);
+    mbs_model *mo = NULL;
+    assert_int_equal(mbs_builder_load(b, pl->path), MBS_OK);
+    assert_int_equal(mbs_compile(b, &mo), MBS_OK);
     mbs_builder_destroy(b);
-    mbs_data *d = mbs_data_create(model);
+    mbs_data *d = mbs_data_create(mo); /* rod1 at its start value, 30 degrees */
     assert_non_null(d);
-    assert_int_equal(pl->init(d), MBS_OK);
+    assert_true(fabs(mbs_data_q(d)[mbs_model_joint_qadr(mo, mbs_model_find_joint(mo, "rev1"))] -
+                     PI / 6) < 1e-15);
     assert_int_equal(mbs_assemble(d), MBS_OK);
     unsigned char active[6];
     int rank = -1;
@@ -355,9 +403,10 @@ static void test_tilted_loop_rows(void **state)
     assert_int_equal(rank, 3);
     static const unsigned char want[6] = {1, 1, 0, 0, 0, 1};
     for (int i = 0; i < 6; ++i) assert_int_equal(active[i] != 0, want[i]);
-    assert_true(pl->closure(d) <= pl->closure_tol);
+    assert_true(sim_model_closure(d) <= pl->closure_tol);
     mbs_data_destroy(d);
-    mbs_model_destroy(model);
+    mbs_model_destroy(mo);
+    sim_model_free(pl);
 }
 
 /* ---------------------------------------------------------------- options */
@@ -411,11 +460,11 @@ static void test_options(void **state)
     }
 }
 
-/* Defaults come from the mechanism; inconsistent settings are refused. */
+/* Defaults come from the model file; inconsistent settings are refused. */
 static void test_resolve(void **state)
 {
     (void)state;
-    const mech *pg = mech_find("point_gravity"), *p = mech_find("pendulum");
+    mech *pg = model("point_gravity"), *p = model("pendulum");
     sim_options o;
     sim_settings s;
     char err[SIM_MSG];
@@ -437,6 +486,8 @@ static void test_resolve(void **state)
     o.dt = 1e-6;
     assert_int_equal(sim_resolve(p, &o, &s, err, sizeof err), -1);
     assert_non_null(strstr(err, "steps (at most 100000000)"));
+    sim_model_free(pg);
+    sim_model_free(p);
 }
 
 /* ---------------------------------------------------------------- CSV and SVG checkers */
@@ -613,7 +664,7 @@ static void test_svg_writer(void **state)
 
 /* ---------------------------------------------------------------- the program */
 
-/* `list` names every mechanism; no arguments runs the demo table, all "ok". */
+/* `list` names every shipped model; no arguments runs the demo table, all "ok". */
 static void test_cli_list_and_demo(void **state)
 {
     (void)state;
@@ -621,14 +672,16 @@ static void test_cli_list_and_demo(void **state)
     char *out, *err;
     const char *list[] = {"list", NULL}, *none[] = {NULL}, *version[] = {"--version", NULL};
     assert_int_equal(run_cli(list, &out, &err), 0);
-    size_t count;
-    const mech *const *all = mech_all(&count);
-    for (size_t i = 0; i < count; ++i) assert_non_null(strstr(out, all[i]->name));
+    int count = 0;
+    char msg[SIM_MSG];
+    mech **all = sim_models_all(&count, msg, sizeof msg);
+    assert_non_null(all);
+    for (int i = 0; i < count; ++i) assert_non_null(strstr(out, all[i]->name));
     assert_string_equal(err, "");
     free(out);
     free(err);
     assert_int_equal(run_cli(none, &out, &err), 0);
-    for (size_t i = 0; i < count; ++i) {
+    for (int i = 0; i < count; ++i) {
         const char *row = strstr(out, all[i]->name);
         assert_non_null(row);
         const char *eol = strchr(row, '\n');
@@ -641,6 +694,7 @@ static void test_cli_list_and_demo(void **state)
     assert_true(!strncmp(out, "mbs-sim ", 8));
     free(out);
     free(err);
+    sim_models_free(all, count);
 }
 
 /* Bad command lines: exit status 2 and exactly one line "mbs-sim: <message>". */
@@ -653,7 +707,7 @@ static void test_cli_bad_command_lines(void **state)
         const char *msg;
     } cases[] = {
         {{"frob", NULL}, "mbs-sim: unknown command 'frob' (try 'mbs-sim --help')\n"},
-        {{"run", "nope", NULL}, "mbs-sim: unknown mechanism 'nope' (built-in: pendulum,"},
+        {{"run", "nope", NULL}, "mbs-sim: unknown model 'nope' (in "},
         {{"run", NULL}, "mbs-sim: run: missing mechanism name (see 'mbs-sim list')\n"},
         {{"run", "pendulum", "--dt", "-1", NULL},
          "mbs-sim: --dt: expected a positive number, got '-1'\n"},
@@ -795,6 +849,43 @@ static void test_model_metadata(void **state)
     assert_non_null(strstr(err, "bad.xml:1: not a model file"));
 }
 
+/* MBS_MODELS names the models folder: list and run find a model there; a folder that is not
+   there is one clear error. */
+static void test_cli_models_env(void **state)
+{
+    (void)state;
+    need_cli();
+    char *out, *err, dir[160];
+    snprintf(dir, sizeof dir, "%s/models", g_dir);
+    mkdir(dir, 0755);
+    char path[256];
+    snprintf(path, sizeof path, "%s/models/mine.xml", g_dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(PENDULUM_FILE("<simulation title=\"my pendulum\" source=\"none\" t_end=\"0.1\"/>"
+                        "<track label=\"bob\" link=\"bob\" point=\"0.5 0 0\"/>"
+                        "<plot signals=\"q.rev\"/>"), f);
+    fclose(f);
+    char env[200];
+    snprintf(env, sizeof env, "MBS_MODELS=%s", dir);
+    const char *list[] = {"list", NULL}, *run[] = {"run", "mine", NULL};
+    assert_int_equal(run_cli_env(list, env, &out, &err), 0);
+    if (strncmp(out, "mine                 my pendulum\n", 33)) fail_msg("list: %s", out);
+    assert_int_equal(count_lines(out), 2);
+    free(out);
+    free(err);
+    assert_int_equal(run_cli_env(run, env, &out, &err), 0);
+    assert_non_null(strstr(out, "mine: my pendulum"));
+    free(out);
+    free(err);
+    assert_int_equal(run_cli_env(list, "MBS_MODELS=/nonexistent/models", &out, &err), SIM_EXIT_FAIL);
+    assert_string_equal(err, "mbs-sim: MBS_MODELS=/nonexistent/models is not a folder\n");
+    free(out);
+    free(err);
+    remove(path);
+    rmdir(dir);
+}
+
 static void test_cli_failures(void **state)
 {
     (void)state;
@@ -931,7 +1022,7 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_models),
         cmocka_unit_test(test_each_mechanism_sanity),
         cmocka_unit_test(test_pendulum_matches_msl),
         cmocka_unit_test(test_point_gravity_orbit_closes),
@@ -948,6 +1039,7 @@ int main(void)
         cmocka_unit_test(test_cli_bad_command_lines),
         cmocka_unit_test(test_cli_failures),
         cmocka_unit_test(test_cli_model_file),
+        cmocka_unit_test(test_cli_models_env),
         cmocka_unit_test(test_model_metadata),
         cmocka_unit_test(test_cli_csv_and_svg),
         cmocka_unit_test(test_cli_plot_decimation),

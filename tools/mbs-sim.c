@@ -1,8 +1,9 @@
-/* mbs-sim: simulate the built-in mechanisms of mbs from the command line.
+/* mbs-sim: simulate model files from the command line, among them the models shipped with
+ * mbs (models/, installed to share/mbs/models; found as sim_models_dir says).
  *
- *   mbs-sim                 demo: every built-in mechanism at its defaults, one line each
- *   mbs-sim list            the built-in mechanisms
- *   mbs-sim run NAME [...]  simulate one and print a summary (see usage())
+ *   mbs-sim                 demo: every shipped model at its defaults, one line each
+ *   mbs-sim list            the shipped models
+ *   mbs-sim run NAME [...]  simulate one (NAME, or FILE.urdf / FILE.xml) and print a summary
  *
  * Errors are one line on stderr, "mbs-sim: ...", with exit status 1 (a failed simulation
  * or file), 2 (a bad command line) or 3 (--check and the sanity check failed). */
@@ -19,12 +20,13 @@
 /* The help text. */
 static void usage(FILE *f)
 {
-    fputs("usage: mbs-sim                  run every built-in mechanism briefly (demo)\n"
-          "       mbs-sim list             list the built-in mechanisms\n"
-          "       mbs-sim run NAME [options]\n"
-          "       mbs-sim run FILE.urdf|FILE.xml [options]   a model file (docs/model-files.md)\n"
-          "options of run:\n"
-          "  --t-end T          simulated time [s] (default: the mechanism's)\n"
+    fputs("usage: mbs-sim                  run every model shipped with mbs (demo)\n"
+          "       mbs-sim list             list the shipped models (folder: $MBS_MODELS, or\n"
+          "                                share/mbs/models of the installation)\n"
+          "       mbs-sim run NAME [options]                 a shipped model\n"
+          "       mbs-sim run FILE.urdf|FILE.xml [options]   any model file (docs/model-files.md)\n"
+          "options of run (defaults: the file's <simulation> element):\n"
+          "  --t-end T          simulated time [s]\n"
           "  --stepper S        euler | rk4 | adams | bdf\n"
           "  --dt H             step of euler and rk4, output interval of adams and bdf [s]\n"
           "  --rtol R, --atol A tolerances of adams and bdf\n"
@@ -32,7 +34,7 @@ static void usage(FILE *f)
           "  --every K          write every K-th sample to the CSV (and the last)\n"
           "  --plot FILE.svg    plot signals against time\n"
           "  --signals A,B,...  the plotted signals: CSV column names (default: the\n"
-          "                     mechanism's; at most 10)\n"
+          "                     file's <plot>; at most 10)\n"
           "  --animate FILE.html  a 3-D animation of the motion (one self-contained page,\n"
           "                     three.js, 60 frames per second)\n"
           "  --gltf FILE.glb    the same motion as an animated glTF 2.0 binary (Blender, ...)\n"
@@ -55,24 +57,17 @@ static int fail(int status, const char *msg)
     return status;
 }
 
-/* `mbs-sim list`: name, title and source of every mechanism. */
+/* `mbs-sim list`: name, title and source of every shipped model. */
 static int cmd_list(void)
 {
-    size_t count;
-    const mech *const *all = mech_all(&count);
-    for (size_t i = 0; i < count; ++i)
+    char err[SIM_MSG];
+    int count = 0;
+    mech **all = sim_models_all(&count, err, sizeof err);
+    if (!all) return fail(SIM_EXIT_FAIL, err);
+    for (int i = 0; i < count; ++i)
         printf("%-20s %s\n%-20s   [%s]\n", all[i]->name, all[i]->title, "", all[i]->source);
+    sim_models_free(all, count);
     return SIM_EXIT_OK;
-}
-
-/* "unknown mechanism 'x' (built-in: a, b, ...)" */
-static void unknown_mechanism(const char *name, char *err, size_t n)
-{
-    size_t count, len = (size_t)snprintf(err, n, "unknown mechanism '%s' (built-in:", name);
-    const mech *const *all = mech_all(&count);
-    for (size_t i = 0; i < count && len < n; ++i)
-        len +=
-            (size_t)snprintf(err + len, n - len, " %s%s", all[i]->name, i + 1 < count ? "," : ")");
 }
 
 /* Write the plot of a finished run. */
@@ -141,20 +136,14 @@ static int cmd_run(int argc, char **argv)
         return SIM_EXIT_OK;
     }
     if (parsed < 0) return fail(SIM_EXIT_USAGE, err);
-    const int is_file = sim_is_model_file(o.mechanism);
-    mech *file = is_file ? sim_model_open(o.mechanism, err, sizeof err) : NULL;
-    const mech *m = is_file ? file : mech_find(o.mechanism);
-    if (!m && is_file) return fail(SIM_EXIT_FAIL, err);
-    if (!m) {
-        unknown_mechanism(o.mechanism, err, sizeof err);
-        return fail(SIM_EXIT_USAGE, err);
-    }
+    mech *m = sim_model_find(o.mechanism, err, sizeof err);
+    if (!m) return fail(strncmp(err, "unknown model", 13) ? SIM_EXIT_FAIL : SIM_EXIT_USAGE, err);
     const int code = run_mech(&o, m);
-    sim_model_free(file);
+    sim_model_free(m);
     return code;
 }
 
-/* Run mechanism m with the options; writes the files and prints the summary. */
+/* Run model m with the options; writes the files and prints the summary. */
 static int run_mech(const sim_options *po, const mech *m)
 {
     char err[SIM_MSG];
@@ -223,15 +212,18 @@ static int demo_row(const mech *m)
     return ok;
 }
 
-/* `mbs-sim` alone: every mechanism at its defaults, one table row each. */
+/* `mbs-sim` alone: every shipped model at its defaults, one table row each. */
 static int cmd_demo(void)
 {
-    size_t count, ok = 0;
-    const mech *const *all = mech_all(&count);
-    printf("mbs-sim %s: every built-in mechanism at its default settings\n\n", MBS_SIM_VERSION);
-    printf("%-18s %3s %5s %3s  %-5s %5s %7s %9s %9s %10s %9s  %s\n", "mechanism", "dof", "loops",
+    char err[SIM_MSG];
+    int count = 0, ok = 0;
+    mech **all = sim_models_all(&count, err, sizeof err);
+    if (!all) return fail(SIM_EXIT_FAIL, err);
+    printf("mbs-sim %s: every model shipped with mbs at its default settings\n\n", MBS_SIM_VERSION);
+    printf("%-18s %3s %5s %3s  %-5s %5s %7s %9s %9s %10s %9s  %s\n", "model", "dof", "loops",
            "red", "step", "t_end", "steps", "wall[ms]", "realtime", "dE/E", "residual", "check");
-    for (size_t i = 0; i < count; ++i) ok += (size_t)demo_row(all[i]);
+    for (int i = 0; i < count; ++i) ok += demo_row(all[i]);
+    sim_models_free(all, count);
     printf("\ndof: degrees of freedom; red: redundant constraint rows dropped; realtime:\n"
            "simulated time / wall time in the stepper; dE/E: energy change over the run\n"
            "relative to its scale (negative: dampers at work).\n"

@@ -8,7 +8,38 @@
 
 #include <mbs/mbs.h>
 
-#include "mechanisms/mechanisms.h"
+/* What the energy of a run should do at the model's default settings (<simulation energy>). */
+typedef enum mech_energy {
+    MECH_CONSERVATIVE, /* no dissipation, no drive: |E(t) - E(0)| stays within energy_tol */
+    MECH_DISSIPATIVE,  /* dampers only: E(t) never rises above E(0) by more than energy_tol */
+    MECH_DRIVEN        /* external work (drives, actuators): no energy check */
+} mech_energy;
+
+/* A point of a body whose world position is recorded (CSV columns x.label, y.label, z.label). */
+typedef struct mech_point {
+    const char *label; /* column suffix; NULL ends a list */
+    const char *body;  /* body (link) name */
+    double point[3];   /* body coordinates */
+} mech_point;
+
+/* A model file run by mbs-sim: the file and what its mbs-sim elements say (sim_model.c). */
+typedef struct mech {
+    const char *name;         /* the file name without .xml / .urdf */
+    const char *title;        /* one line: what it is */
+    const char *source;       /* where it comes from (paper: authors, year, title, section) */
+    const char *path;         /* the model file (built by mbs_builder_load, started at its
+                                 start values) */
+    const char *dir;          /* its folder (mesh visuals) */
+    double t_end;             /* default simulated time [s] */
+    mbs_stepper_kind stepper; /* default stepper */
+    double dt;                /* default step (Euler, RK4) or output interval (CVODE) [s] */
+    double rtol, atol;        /* default CVODE tolerances */
+    mech_energy energy;       /* energy behaviour for the sanity check */
+    double energy_tol;        /* relative to the energy scale of the run */
+    double closure_tol;       /* largest closure residual allowed (loops only) */
+    const mech_point *track;  /* recorded points, ended by a NULL label; NULL: none */
+    const char *const *plot;  /* default plot signals (CSV column names); NULL end */
+} mech;
 
 #define SIM_MSG 512 /* size of every message buffer */
 #define SIM_MAX_STEPS 100000000L
@@ -43,6 +74,19 @@ int sim_is_model_file(const char *name);
    sim_model_free. The model itself is loaded by sim_run. */
 mech *sim_model_open(const char *path, char *err, size_t n);
 void sim_model_free(mech *m);
+/* The folder of the models shipped with mbs: $MBS_MODELS; the source tree's models/ for a
+   program run from the build tree; <bindir>/../share/mbs/models of an installed program
+   (relocatable); the configured prefix's share/mbs/models. 0, or -1 with a message. */
+int sim_models_dir(char *dir, size_t len, char *err, size_t n);
+/* A model by name (a file of the models folder, without .xml) or by path (ending .xml or
+   .urdf); NULL with a message (an unknown name lists the known ones). Free with
+   sim_model_free. */
+mech *sim_model_find(const char *name, char *err, size_t n);
+/* Every model of the models folder, sorted by name; *count receives their number. NULL with
+   a message when the folder cannot be read or a file's mbs-sim elements are wrong. Free
+   with sim_models_free. */
+mech **sim_models_all(int *count, char *err, size_t n);
+void sim_models_free(mech **all, int count);
 /* The largest violation of the cut joints of d's model, from body poses (metres for
    positions, the sine of the angle for axes); 0 without cut joints. */
 double sim_model_closure(mbs_data *d);

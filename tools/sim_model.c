@@ -5,12 +5,16 @@
  *   <track label link point/>    <plot signals/>
  * Without them a file runs 5 s of RK4 at 1 ms with no energy check. Loops report the largest
  * violation of their cut joints measured from body poses (sim_model_closure). */
+#define _DEFAULT_SOURCE /* readlink */
+#include <dirent.h>
 #include <libxml/parser.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sim.h"
 
@@ -217,6 +221,144 @@ mech *sim_model_open(const char *path, char *err, size_t len)
 
 /* See sim.h. */
 void sim_model_free(mech *m) { free(m); /* m is the first member of its sim_model */ }
+
+/* ---------------------------------------------------------------- the models folder */
+
+#ifndef MBS_SIM_SOURCE_MODELS /* set by tools/meson.build */
+#define MBS_SIM_SOURCE_MODELS "models"
+#define MBS_SIM_BUILD_ROOT "build"
+#define MBS_SIM_REL_MODELS "../share/mbs/models"
+#define MBS_SIM_INSTALL_MODELS "/usr/local/share/mbs/models"
+#endif
+
+/* 1 if path is a folder. */
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* See sim.h. */
+int sim_models_dir(char *dir, size_t len, char *err, size_t n)
+{
+    const char *env = getenv("MBS_MODELS");
+    if (env && env[0]) {
+        if (is_dir(env)) return snprintf(dir, len, "%s", env), 0;
+        return snprintf(err, n, "MBS_MODELS=%s is not a folder", env), -1;
+    }
+    char exe[1024];
+    const ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (k > 0) {
+        exe[k] = '\0';
+        const size_t nb = strlen(MBS_SIM_BUILD_ROOT);
+        if (!strncmp(exe, MBS_SIM_BUILD_ROOT, nb) && exe[nb] == '/' && is_dir(MBS_SIM_SOURCE_MODELS))
+            return snprintf(dir, len, "%s", MBS_SIM_SOURCE_MODELS), 0;
+        char *slash = strrchr(exe, '/');
+        if (slash && MBS_SIM_REL_MODELS[0]) {
+            *slash = '\0';
+            char rel[2048];
+            snprintf(rel, sizeof rel, "%s/%s", exe, MBS_SIM_REL_MODELS);
+            if (is_dir(rel)) return snprintf(dir, len, "%s", rel), 0;
+        }
+    }
+    if (is_dir(MBS_SIM_INSTALL_MODELS)) return snprintf(dir, len, "%s", MBS_SIM_INSTALL_MODELS), 0;
+    snprintf(err, n, "no models folder (%s is missing; set MBS_MODELS to a folder of model "
+             "files)", MBS_SIM_INSTALL_MODELS);
+    return -1;
+}
+
+/* qsort order of names. */
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The .xml files of dir, sorted ("name.xml" strings, caller frees each and the array). */
+static char **model_files(const char *dir, int *count, char *err, size_t n)
+{
+    DIR *d = opendir(dir);
+    if (!d) return snprintf(err, n, "cannot read the models folder %s", dir), NULL;
+    char **names = NULL;
+    int cnt = 0, cap = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        const size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".xml") != 0) continue;
+        if (cnt == cap) {
+            char **grown = realloc(names, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *names);
+            if (!grown) break;
+            names = grown;
+        }
+        if (!(names[cnt] = strdup(e->d_name))) break;
+        ++cnt;
+    }
+    closedir(d);
+    if (cnt > 0) qsort(names, (size_t)cnt, sizeof *names, by_name);
+    *count = cnt;
+    return names ? names : calloc(1, sizeof *names);
+}
+
+/* See sim.h. */
+void sim_models_free(mech **all, int count)
+{
+    for (int i = 0; i < count && all; ++i) sim_model_free(all[i]);
+    free(all);
+}
+
+/* See sim.h. */
+mech **sim_models_all(int *count, char *err, size_t n)
+{
+    char dir[1024];
+    int nf = 0;
+    if (sim_models_dir(dir, sizeof dir, err, n) < 0) return NULL;
+    char **files = model_files(dir, &nf, err, n);
+    if (!files) return NULL;
+    mech **all = calloc((size_t)nf + 1, sizeof *all);
+    int ok = all != NULL;
+    for (int i = 0; i < nf && ok; ++i) {
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        ok = (all[i] = sim_model_open(path, err, n)) != NULL;
+    }
+    for (int i = 0; i < nf; ++i) free(files[i]);
+    free(files);
+    if (!ok) {
+        sim_models_free(all, nf);
+        return NULL;
+    }
+    *count = nf;
+    return all;
+}
+
+/* 1 for a model name: lower case letters, digits and '_'. */
+static int model_name(const char *name)
+{
+    if (!name[0]) return 0;
+    for (const char *c = name; *c; ++c)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) return 0;
+    return 1;
+}
+
+/* See sim.h. */
+mech *sim_model_find(const char *name, char *err, size_t n)
+{
+    if (sim_is_model_file(name)) return sim_model_open(name, err, n);
+    char dir[1024], path[2048];
+    if (sim_models_dir(dir, sizeof dir, err, n) < 0) return NULL;
+    snprintf(path, sizeof path, "%s/%s.xml", dir, name);
+    struct stat st;
+    if (model_name(name) && stat(path, &st) == 0) return sim_model_open(path, err, n);
+    int nf = 0;
+    char **files = model_files(dir, &nf, err, n);
+    size_t len = (size_t)snprintf(err, n, "unknown model '%s' (in %s:", name, dir);
+    for (int i = 0; i < nf; ++i) {
+        files[i][strlen(files[i]) - 4] = '\0';
+        if (len < n) len += (size_t)snprintf(err + len, n - len, " %s%s", files[i], i + 1 < nf ? "," : "");
+        free(files[i]);
+    }
+    if (len < n) snprintf(err + len, n - len, ")");
+    free(files);
+    return NULL;
+}
 
 /* 1 if name ends with .urdf or .xml (a file rather than a model's name). */
 int sim_is_model_file(const char *name)

@@ -1,4 +1,4 @@
-/* One mbs-sim run: build and compile the mechanism, set it up, step it to t_end, and
+/* One mbs-sim run: load and compile the model file, assemble it, step it to t_end, and
  * sample every step (CSV row, kept plot row, energy, closure residual). */
 #include <math.h>
 #include <stdarg.h>
@@ -33,12 +33,12 @@ static int lib_fail(run_ctx *c, int st, const char *what, const char *msg)
     return st;
 }
 
-/* Build with the mechanism's function and compile; model counts go to the result. */
+/* Load the model file and compile it; model counts go to the result. */
 static int setup_model(run_ctx *c)
 {
     mbs_builder *b = mbs_builder_create();
     if (!b) return lib_fail(c, MBS_ERR_NOMEM, "build", "out of memory");
-    int st = c->m->path ? mbs_builder_load(b, c->m->path) : c->m->build(b);
+    int st = mbs_builder_load(b, c->m->path);
     if (st >= 0) st = mbs_compile(b, &c->model);
     if (st < 0) lib_fail(c, st, "build", mbs_builder_error(b));
     mbs_builder_destroy(b);
@@ -51,18 +51,17 @@ static int setup_model(run_ctx *c)
     r->nforce = mbs_model_nforce(c->model);
     r->ncon = mbs_model_ncon(c->model);
     for (int j = 0; j < r->njoint; ++j) r->nloops += mbs_model_joint_is_cut(c->model, j) == 1;
-    c->closure = c->m->closure ? c->m->closure : c->m->path && r->ncon > 0 ? sim_model_closure : NULL;
+    c->closure = r->ncon > 0 ? sim_model_closure : NULL;
     r->measured = c->closure != NULL;
     return MBS_OK;
 }
 
-/* Data, initial state, loop assembly and the constraint rank. */
+/* Data (at the model's start values), loop assembly and the constraint rank. */
 static int setup_state(run_ctx *c)
 {
     c->d = mbs_data_create(c->model);
     if (!c->d) return lib_fail(c, MBS_ERR_NOMEM, "data", "out of memory");
-    int st = c->m->init ? c->m->init(c->d) : MBS_OK;
-    if (st < 0) return lib_fail(c, st, "initial state", mbs_data_error(c->d));
+    int st = MBS_OK;
     if (c->r->ncon > 0) {
         st = mbs_assemble(c->d);
         if (st < 0) return lib_fail(c, st, "assembly", mbs_data_error(c->d));
@@ -127,7 +126,7 @@ static int joint_columns(run_ctx *c, sim_table *t, int j, int is_q)
     return 0;
 }
 
-/* Find the bodies of the tracked points; a name the model lacks is a mechanism error. */
+/* Find the bodies of the tracked points; a name the model lacks is an error of the file. */
 static int find_bodies(run_ctx *c)
 {
     int nb = 0;
@@ -137,7 +136,7 @@ static int find_bodies(run_ctx *c)
     for (int i = 0; i < nb; ++i) {
         c->bodies[i] = mbs_model_find_body(c->model, c->m->track[i].body);
         if (c->bodies[i] < 0) {
-            snprintf(c->err, c->n, "mechanism %s: tracked body \"%s\" is not in the model",
+            snprintf(c->err, c->n, "model %s: tracked body \"%s\" is not in the model",
                      c->m->name, c->m->track[i].body);
             return MBS_ERR_ARG;
         }
@@ -289,7 +288,7 @@ static int step_loop(run_ctx *c, long nsteps, int progress)
     return st;
 }
 
-/* Plot columns from the signal list or the mechanism's default list. */
+/* Plot columns from the signal list or the model file's <plot>. */
 static int plot_columns(run_ctx *c, sim_io *io)
 {
     const sim_table *t = &c->r->table;
@@ -301,7 +300,7 @@ static int plot_columns(run_ctx *c, sim_io *io)
     for (int i = 0; c->m->plot && c->m->plot[i] && io->ncols < SIM_MAX_SIGNALS; ++i) {
         const int col = sim_table_find(t, c->m->plot[i]);
         if (col < 1) {
-            snprintf(c->err, c->n, "mechanism %s: default plot signal '%s' is not a column",
+            snprintf(c->err, c->n, "model %s: default plot signal '%s' is not a column",
                      c->m->name, c->m->plot[i]);
             return MBS_ERR_ARG;
         }
@@ -311,7 +310,7 @@ static int plot_columns(run_ctx *c, sim_io *io)
     return MBS_OK;
 }
 
-/* Simulate one mechanism; see sim.h. */
+/* Simulate one model file; see sim.h. */
 int sim_run(const mech *m, const sim_settings *s, sim_io *io, sim_result *r, char *err, size_t n)
 {
     memset(r, 0, sizeof *r);

@@ -395,7 +395,7 @@ int mbs_builder_set_planar(mbs_builder *b, mbs_planar_mode mode);
 /* 1 when the compiled model runs the planar path, 0 when not, negative for NULL. */
 int mbs_model_is_planar(const mbs_model *m);
 
-/* ---------------------------------------------------------------- start values */
+/* ---------------------------------------------------------------- start values, joint drives */
 /* Start values of a tree joint, kept in the compiled model: mbs_data_create starts there
    (neutral q and zero v where none were given) and mbs_model_start returns them. q holds the
    joint's nq coordinates (quaternions scalar first, of unit norm within 1e-6; stored as
@@ -468,6 +468,12 @@ int mbs_model_nrotor(const mbs_model *m);
 int mbs_model_nnode(const mbs_model *m);
 /* 1 when body is a node, 0 when not, MBS_ERR_ARG for a bad id. */
 int mbs_model_body_is_node(const mbs_model *m, int body);
+/* A constant generalized force `force` on dof `dof` of a tree joint (a drive: MSL
+   Rotational.Sources.ConstantTorque / Translational.Sources.ConstantForce): N m or N along
+   that coordinate of v. It does work and stores none, so mbs_energy leaves it out (as it
+   leaves out tau). Compile checks that the joint is a tree joint and dof < its nv.
+   Returns the element id or MBS_ERR_ARG (bad joint id, negative dof, non-finite force). */
+int mbs_add_joint_force(mbs_builder *b, int joint, int dof, double force);
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop

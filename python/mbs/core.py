@@ -186,6 +186,25 @@ class Builder:
         return self._call(lib.mbs_add_joint_spring_damper(
             self._b, int(joint), int(dof), float(stiffness), float(damping), float(rest_position)))
 
+    def add_joint_force(self, joint, dof, force):
+        """A constant generalized force on one dof of a joint (a drive); its element id."""
+        return self._call(lib.mbs_add_joint_force(self._b, int(joint), int(dof), float(force)))
+
+    def set_joint_start(self, joint, q=None, v=None):
+        """Start values of a tree joint (q: its nq coordinates, v: its nv rates; either None)."""
+        qa = None if q is None else np.ascontiguousarray(q, dtype=float).ravel()
+        va = None if v is None else np.ascontiguousarray(v, dtype=float).ravel()
+        return self._call(lib.mbs_set_joint_start(
+            self._b, int(joint), None if qa is None else _ptr(qa), 0 if qa is None else qa.size,
+            None if va is None else _ptr(va), 0 if va is None else va.size))
+
+    def set_joint_hold(self, joint, hold):
+        """Coordinates of a tree joint held at their values by assembly: one flag per rate of
+        the joint (e.g. [True] for a revolute joint)."""
+        flags = np.ascontiguousarray(hold, dtype=np.uint8).ravel()
+        return self._call(lib.mbs_set_joint_hold(
+            self._b, int(joint), flags.ctypes.data_as(ctypes.POINTER(ctypes.c_ubyte)), flags.size))
+
     def add_force_callback(self, fn, name=None):
         """fn(data) is called during dynamics (Data.apply_body_wrench and
         apply_generalized_force work there); it returns 0 ok, > 0 recoverable, < 0 fatal
@@ -272,6 +291,19 @@ class Model:
         q = np.zeros(self.nq)
         _check(lib.mbs_neutral_q(self._m, _ptr(q)), lambda: "neutral_q")
         return q
+
+    def start(self):
+        """(q, v): the start values every Data of this model begins with."""
+        q, v = np.zeros(self.nq), np.zeros(self.nv)
+        _check(lib.mbs_model_start(self._m, _ptr(q), _ptr(v)), lambda: "model_start")
+        return q, v
+
+    def hold(self):
+        """Boolean array (nv): the coordinates held at assembly."""
+        h = np.zeros(self.nv, dtype=np.uint8)
+        _check(lib.mbs_model_hold(self._m, h.ctypes.data_as(ctypes.POINTER(ctypes.c_ubyte))),
+               lambda: "model_hold")
+        return h.astype(bool)
 
     def integrate_q(self, q, v, dt):
         """q (+) dt v on the configuration manifold (quaternions stay unit)."""

@@ -221,3 +221,42 @@ def test_controller_queries():
     assert np.allclose(lin, J[3:, 0] * 1.5, atol=1e-13)
     with pytest.raises(mbs.ArgError):
         d.point_jacobian(5)
+
+
+def test_start_values_and_held_rocker():
+    """A four-bar with its rocker started at 1.5 rad and held: the data starts at the start
+    values, assembly keeps the rocker and moves the crank (as tests/test_start.c)."""
+    b = mbs.Builder()
+    b.set_gravity((0, -9.81, 0))
+    bars = [b.add_body(mass=m, com=(l / 2, 0, 0), inertia=np.diag([1e-4, m * l * l / 12, m * l * l / 12]))
+            for m, l in ((1.0, 0.2), (1.5, 0.7), (1.2, 0.5))]
+    crank = b.add_joint("revolute", mbs.WORLD, bars[0], axis=(0, 0, 1), state_priority=1)
+    b.add_joint("revolute", bars[0], bars[1], frame_parent=((0.2, 0, 0), None), axis=(0, 0, 1))
+    rocker = b.add_joint("revolute", mbs.WORLD, bars[2], frame_parent=((0.6, 0, 0), None), axis=(0, 0, 1))
+    b.add_joint("revolute", bars[1], bars[2], frame_parent=((0.7, 0, 0), None),
+                frame_child=((0.5, 0, 0), None), axis=(0, 0, 1), cut=True)
+    b.set_joint_start(rocker, q=[1.5], v=[0.0])
+    b.set_joint_hold(rocker, [True])
+    with pytest.raises(mbs.ArgError, match="start q needs 1 values"):
+        b.set_joint_start(rocker, q=[1.5, 2.0])
+    m = b.compile()
+    q0, v0 = m.start()
+    assert q0[m.joint_qadr(rocker)] == 1.5 and not v0.any()
+    assert m.hold()[m.joint_vadr(rocker)] and m.hold().sum() == 1
+    d = mbs.Data(m)
+    assert d.q[m.joint_qadr(rocker)] == 1.5
+    d.assemble()
+    assert abs(d.q[m.joint_qadr(rocker)] - 1.5) < 1e-12
+    assert abs(d.q[m.joint_qadr(crank)] - 1.559161770834) < 1e-9
+
+
+def test_joint_force_drives():
+    """A constant joint force on a free-floating wheel: qacc = F / I."""
+    b = mbs.Builder()
+    b.set_no_gravity()
+    wheel = b.add_body(mass=2.0, inertia=np.diag([0.2, 0.2, 0.4]))
+    j = b.add_joint("revolute", mbs.WORLD, wheel, axis=(0, 0, 1))
+    b.add_joint_force(j, 0, 1.2)
+    d = mbs.Data(b.compile())
+    d.forward_dynamics()
+    assert abs(d.qacc[0] - 3.0) < 1e-14

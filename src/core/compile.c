@@ -233,30 +233,36 @@ static int scalar_dofs(mbs_joint_type type)
            type == MBS_JOINT_PLANAR;
 }
 
-/* A joint spring-damper needs a tree joint with scalar dofs and dof < nv. */
+/* A joint element needs a tree joint and dof < nv; a joint spring-damper also scalar dofs
+   (a joint force acts along any dof of v). */
 static int check_joint_force(const mbs_builder *b, const topo *t, const mbs_force_model *f,
                              const char *fl, char *err)
 {
     char jl[96];
+    const char *kind = f->ops->name;
     if (f->joint < 0 || f->joint >= t->nuj)
-        return mbs_errorf(err, MBS_ERR_ARG, "joint spring-damper %s: unknown joint %d", fl,
-                          f->joint);
+        return mbs_errorf(err, MBS_ERR_ARG, "%s %s: unknown joint %d", kind, fl, f->joint);
     const mbs_joint_def *d = &b->joints[f->joint];
     label(d->name, f->joint, jl, sizeof jl);
     if (!is_tree(b, t, f->joint))
+        return mbs_errorf(err, MBS_ERR_ARG, "%s %s: joint %s is a cut joint, not a tree joint",
+                          kind, fl, jl);
+    if (f->ops == &mbs_force_joint_spring_damper_ops && !scalar_dofs(d->type))
         return mbs_errorf(err, MBS_ERR_ARG,
-                          "joint spring-damper %s: joint %s is a cut joint, not a tree joint", fl, jl);
-    if (!scalar_dofs(d->type))
-        return mbs_errorf(err, MBS_ERR_ARG,
-                          "joint spring-damper %s: joint %s is %s (its q and v differ in meaning)",
-                          fl, jl, type_names[d->type]);
+                          "%s %s: joint %s is %s (its q and v differ in meaning)", kind, fl, jl,
+                          type_names[d->type]);
     const mbs_joint_ops *ops = mbs_joint_ops_for(d->type, d->rotation);
     int nv = ops ? ops->nv : 0;
     if (f->dof < 0 || f->dof >= nv)
-        return mbs_errorf(err, MBS_ERR_ARG,
-                          "joint spring-damper %s: dof %d out of range (joint %s has %d)", fl,
-                          f->dof, jl, nv);
+        return mbs_errorf(err, MBS_ERR_ARG, "%s %s: dof %d out of range (joint %s has %d)",
+                          kind, fl, f->dof, jl, nv);
     return MBS_OK;
+}
+
+/* 1 for the elements acting on one dof of a joint. */
+static int is_joint_element(const mbs_force_model *f)
+{
+    return f->ops == &mbs_force_joint_spring_damper_ops || f->ops == &mbs_force_joint_force_ops;
 }
 
 /* Validate the force elements against the whole graph. */
@@ -266,7 +272,7 @@ static int check_forces(const mbs_builder *b, const topo *t, char *err)
     for (int i = 0; i < b->nforce; ++i) {
         const mbs_force_model *f = &b->forces[i];
         label(f->name, i, fl, sizeof fl);
-        if (f->ops == &mbs_force_joint_spring_damper_ops) {
+        if (is_joint_element(f)) {
             int st = check_joint_force(b, t, f, fl, err);
             if (st != MBS_OK) return st;
         } else if (f->ops == &mbs_force_spring_damper_ops) {
@@ -425,7 +431,7 @@ static int fill_forces(const mbs_builder *b, mbs_model *m)
         *f = b->forces[i];
         f->name = mbs_strdup_name(b->forces[i].name);
         if (!f->name) return MBS_ERR_NOMEM;
-        if (f->ops == &mbs_force_joint_spring_damper_ops) {
+        if (is_joint_element(f)) {
             f->qindex = m->joints[f->joint].qadr + f->dof;
             f->vindex = m->joints[f->joint].vadr + f->dof;
         }

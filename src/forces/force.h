@@ -24,6 +24,7 @@ typedef struct mbs_force_model {
     double mass, fraction, mass_b, dist_a, dist_b;
     int two;
     int crow, ncrow;               /* first inertial-coupling row and their number */
+    double force;                  /* joint force: the constant generalized force */
 } mbs_force_model;
 
 struct mbs_force_ops {
@@ -48,7 +49,8 @@ double mbs_forces_potential(const mbs_data *d);
 void mbs_forces_add_world_wrench(mbs_data *d, int body, const double force[3],
                                  const double torque[3], const double point[3]);
 
-/* Ops tables of the element kinds (spring_damper.c, joint_spring_damper.c, callback.c). */
+/* Ops tables of the element kinds (spring_damper.c, joint_spring_damper.c, callback.c,
+   joint_force.c). */
 extern const mbs_force_ops mbs_force_spring_damper_ops;
 extern const mbs_force_ops mbs_force_joint_spring_damper_ops;
 extern const mbs_force_ops mbs_force_callback_ops;
@@ -56,5 +58,6 @@ extern const mbs_force_ops mbs_force_two_masses_ops;
 
 /* 1 for the line elements (spring-damper with or without point masses). */
 int mbs_force_is_line(const mbs_force_model *f);
+extern const mbs_force_ops mbs_force_joint_force_ops; /* joint_force.c */
 
 #endif

@@ -151,6 +151,32 @@ int mbs_add_line_force_two_masses(mbs_builder *b, const mbs_line_force_two_masse
     return push_element(b, &f, def->name, kind, label);
 }
 
+/* Label "#id on joint \"name\"" of a joint element about to be added, after checking the
+   joint id and that dof is not negative (compile checks its range). */
+static int check_joint_dof(mbs_builder *b, const char *kind, int joint, int dof, char *label)
+{
+    snprintf(label, LABEL_LEN, "#%d", b->nforce);
+    if (joint < 0 || joint >= b->njoint)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: unknown joint %d", kind, label, joint);
+    const char *jname = b->joints[joint].name;
+    if (jname && jname[0]) snprintf(label, LABEL_LEN, "#%d on joint \"%s\"", b->nforce, jname);
+    else snprintf(label, LABEL_LEN, "#%d on joint %d", b->nforce, joint);
+    if (dof < 0) return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: dof %d is negative", kind, label, dof);
+    return MBS_OK;
+}
+
+/* An element on one dof of a joint; compile sets its q and v indices. */
+static mbs_force_model joint_element(const mbs_force_ops *ops, int joint, int dof)
+{
+    mbs_force_model f = {0};
+    f.ops = ops;
+    f.body_a = f.body_b = -1;
+    f.joint = joint;
+    f.dof = dof;
+    f.vindex = f.qindex = -1; /* set by compile from the joint's qadr/vadr */
+    return f;
+}
+
 /* Spring-damper on one dof of a joint (joint_spring_damper.c); compile checks the joint
    type and the dof range and sets the q and v indices. Returns its id. */
 int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiffness,
@@ -158,33 +184,34 @@ int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiff
 {
     char label[LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
-    snprintf(label, sizeof label, "#%d", b->nforce);
-    if (joint < 0 || joint >= b->njoint)
-        return mbs_errorf(b->error, MBS_ERR_ARG, "joint spring-damper %s: unknown joint %d",
-                          label, joint);
-    const char *jname = b->joints[joint].name;
-    if (jname && jname[0]) snprintf(label, sizeof label, "#%d on joint \"%s\"", b->nforce, jname);
-    else snprintf(label, sizeof label, "#%d on joint %d", b->nforce, joint);
-    if (dof < 0)
-        return mbs_errorf(b->error, MBS_ERR_ARG, "joint spring-damper %s: dof %d is negative",
-                          label, dof);
-    int rc = check_coefficient(b, "joint spring-damper", label, "stiffness", stiffness);
+    int rc = check_joint_dof(b, "joint spring-damper", joint, dof, label);
+    if (rc == MBS_OK) rc = check_coefficient(b, "joint spring-damper", label, "stiffness", stiffness);
     if (rc == MBS_OK) rc = check_coefficient(b, "joint spring-damper", label, "damping", damping);
     if (rc == MBS_OK && !(fabs(rest_position) <= MBS_MAX_VALUE))
         rc = mbs_errorf(b->error, MBS_ERR_ARG, "joint spring-damper %s: rest position is not finite or beyond 1e100 in magnitude",
                         label);
     if (rc != MBS_OK) return rc;
-
-    mbs_force_model f = {0};
-    f.ops = &mbs_force_joint_spring_damper_ops;
-    f.body_a = f.body_b = -1;
+    mbs_force_model f = joint_element(&mbs_force_joint_spring_damper_ops, joint, dof);
     f.stiffness = stiffness;
     f.damping = damping;
     f.rest = rest_position;
-    f.joint = joint;
-    f.dof = dof;
-    f.vindex = f.qindex = -1; /* set by compile from the joint's qadr/vadr */
     return push_element(b, &f, NULL, "joint spring-damper", label);
+}
+
+/* Constant generalized force on one dof of a joint (joint_force.c); compile checks that the
+   joint is a tree joint and the dof range. Returns its id. */
+int mbs_add_joint_force(mbs_builder *b, int joint, int dof, double force)
+{
+    char label[LABEL_LEN];
+    if (!b) return MBS_ERR_ARG;
+    int rc = check_joint_dof(b, "joint force", joint, dof, label);
+    if (rc == MBS_OK && !(fabs(force) <= MBS_MAX_VALUE))
+        rc = mbs_errorf(b->error, MBS_ERR_ARG, "joint force %s: force is not finite or beyond "
+                        "1e100 in magnitude", label);
+    if (rc != MBS_OK) return rc;
+    mbs_force_model f = joint_element(&mbs_force_joint_force_ops, joint, dof);
+    f.force = force;
+    return push_element(b, &f, NULL, "joint force", label);
 }
 
 /* User force law (callback.c); name is copied and may be NULL. Returns its id. */

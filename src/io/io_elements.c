@@ -1,5 +1,5 @@
 /* mbs's superset of URDF, top-level elements besides links and joints: <gravity>,
- * <spring_damper>, <joint_spring_damper>, <initial>; mbs-sim's <simulation>, <track> and
+ * <spring_damper>, <joint_spring_damper>, <joint_force>, <initial>; mbs-sim's <simulation>, <track> and
  * <plot> are skipped (mbs-sim reads them). ROS's own extensions (<material>, <transmission>,
  * <gazebo>, <ros2_control>) are skipped; anything else is an error (a typo in a model
  * should not vanish). One handler per element, looked up in a table. */
@@ -107,6 +107,19 @@ static int read_joint_spring_damper(io_ctx *c, const xmlNode *n)
     return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
 }
 
+/* <joint_force joint="name" dof="0" force="F"/> */
+static int read_joint_force(io_ctx *c, const xmlNode *n)
+{
+    char name[128];
+    double dof = 0.0, force = 0.0;
+    if (!io_attr(n, "joint", name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
+    const int j = joint_id(c->b, name);
+    if (j < 0) return io_fail(c, n, MBS_ERR_TOPOLOGY, "joint \"%s\" is not a joint of the file", name);
+    if (io_numbers(c, n, "dof", &dof, 1) < 0 || need(c, n, "force", &force) != MBS_OK) return MBS_ERR_ARG;
+    const int id = mbs_add_joint_force(c->b, j, (int)dof, force);
+    return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
+}
+
 /* hold="true" | "false" | a list of 0/1 per coordinate (nv of them) into hold; its count. */
 static int read_hold(io_ctx *c, const xmlNode *n, int joint, unsigned char hold[6], int *nv)
 {
@@ -191,6 +204,7 @@ static const struct {
     {"gravity", read_gravity},           {"spring_damper", read_spring_damper},
     {"joint_spring_damper", read_joint_spring_damper},  {"initial", read_initial},
     {"line_force_two_masses", read_two_masses},    {"rotor", read_rotor},
+    {"joint_force", read_joint_force},
     {"material", skip}, {"transmission", skip}, {"gazebo", skip}, {"ros2_control", skip},
     {"simulation", skip}, {"track", skip}, {"plot", skip},
 };
@@ -200,6 +214,6 @@ int io_read_element(io_ctx *c, const xmlNode *n)
     for (size_t k = 0; k < sizeof handlers / sizeof handlers[0]; ++k)
         if (io_is(n, handlers[k].tag)) return handlers[k].read(c, n);
     return io_fail(c, n, MBS_ERR_ARG, "unknown element (URDF: link, joint, material; mbs: gravity, "
-                   "spring_damper, joint_spring_damper, line_force_two_masses, rotor, initial; "
-                   "mbs-sim: simulation, track, plot)");
+                   "spring_damper, joint_spring_damper, line_force_two_masses, rotor, joint_force, "
+                   "initial; mbs-sim: simulation, track, plot)");
 }

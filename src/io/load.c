@@ -121,9 +121,14 @@ int io_origin(io_ctx *c, const xmlNode *n, const char *tag, mbs_frame *f)
     const xmlNode *o = io_child(n, tag);
     if (!o) return MBS_OK;
     int st = io_numbers(c, o, "xyz", f->pos, 3);
-    if (st >= 0) st = io_numbers(c, o, "rpy", rpy, 3);
-    if (st < 0) return st;
-    rpy_matrix(rpy, f->rot);
+    const int has_rpy = st >= 0 ? io_numbers(c, o, "rpy", rpy, 3) : 0;
+    const int has_rot = st >= 0 && has_rpy >= 0 ? io_numbers(c, o, "rot", f->rot, 9) : 0;
+    if (st < 0 || has_rpy < 0 || has_rot < 0) return MBS_ERR_ARG;
+    if (has_rpy && has_rot) return io_fail(c, o, MBS_ERR_ARG, "give rpy or rot, not both");
+    if (has_rot && mbs_rot_check(f->rot) != 0)
+        return io_fail(c, o, MBS_ERR_ARG, "rot is not a rotation matrix (row-major, orthonormal "
+                       "within 1e-9, determinant +1)");
+    if (rpy[0] != 0.0 || rpy[1] != 0.0 || rpy[2] != 0.0) rpy_matrix(rpy, f->rot);
     return MBS_OK;
 }
 

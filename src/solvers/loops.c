@@ -655,7 +655,8 @@ static int assemble(mbs_data *d, mbs_loops *L)
 
 /* See loops.h. When the closure fails with the held coordinates independent, an assembly
    without the holds tells whether their values are the cause: if it closes, the held
-   coordinate it moved is reported (MBS_ERR_INCONSISTENT) and q, v are restored. */
+   coordinate it moved is reported (MBS_ERR_INCONSISTENT) and q, v are restored; if it fails
+   too, its status and message are returned. */
 int mbs_loops_assemble(mbs_data *d)
 {
     mbs_loops *L = d->loops;
@@ -663,9 +664,9 @@ int mbs_loops_assemble(mbs_data *d)
     L->hold_pass = L->hold != NULL;
     int st = assemble(d, L);
     L->hold_pass = 0;
-    if (L->hold && (st == MBS_ERR_CONVERGENCE || st == MBS_ERR_SINGULAR) &&
-        assemble(d, L) == MBS_OK) {
-        st = check_held(d, L);
+    if (L->hold && (st == MBS_ERR_CONVERGENCE || st == MBS_ERR_SINGULAR)) {
+        st = assemble(d, L);
+        if (st == MBS_OK) st = check_held(d, L);
         if (st != MBS_OK) restore_state(d, L);
     }
     return st;

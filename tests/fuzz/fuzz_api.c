@@ -1,6 +1,7 @@
 /* libFuzzer harness: random API call sequences. The input builds a model (bodies, joints of
- * every type, cut joints, springs, gravity) from its bytes, then runs dynamics, queries,
- * assembly and steps on states it also chooses. It checks the contract, not only "no crash":
+ * every type, cut joints, springs, start values, held coordinates, drives, gravity) from its
+ * bytes, then runs dynamics, queries, assembly and steps on states it also chooses (or the
+ * model's start values). It checks the contract, not only "no crash":
  * every non-OK status is documented and has a message; after an OK call every output is
  * finite; after a failed step time, q, v and lambda are bitwise as before. */
 #include "fuzz_common.h"
@@ -36,6 +37,18 @@ static void build(fz *f, mbs_builder *b)
         sd.stiffness = fz_real(f, 50.0), sd.damping = fz_real(f, 2.0), sd.rest_length = fz_real(f, 0.5);
         const int id = mbs_add_spring_damper(b, &sd);
         fz_check_status(id < 0 ? id : 0, mbs_builder_error(b), "add_spring_damper");
+    }
+    if (fz_byte(f) < 80) { /* start values, held coordinates and a drive on some joint */
+        const int j = (int)(fz_byte(f) % (NB + 3)) - 1, nq = (int)(fz_byte(f) % 8), nv = (int)(fz_byte(f) % 7);
+        double q[7], v[6];
+        unsigned char h[6];
+        for (int k = 0; k < 7; ++k) q[k] = fz_real(f, 1.0);
+        for (int k = 0; k < 6; ++k) v[k] = fz_real(f, 2.0), h[k] = fz_byte(f) & 1;
+        fz_check_status(mbs_set_joint_start(b, j, fz_byte(f) & 1 ? q : NULL, nq, v, nv),
+                        mbs_builder_error(b), "set_joint_start");
+        fz_check_status(mbs_set_joint_hold(b, j, h, nv), mbs_builder_error(b), "set_joint_hold");
+        const int id = mbs_add_joint_force(b, j, (int)(fz_byte(f) % 7), fz_real(f, 5.0));
+        fz_check_status(id < 0 ? id : 0, mbs_builder_error(b), "add_joint_force");
     }
     if (fz_byte(f) < 40) {
         const double g[3] = {fz_real(f, 10.0), fz_real(f, 10.0), fz_real(f, 10.0)};
@@ -98,8 +111,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st == MBS_OK) {
         mbs_data *d = mbs_data_create(m);
         const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
-        for (int i = 0; i < nq; ++i) mbs_data_q(d)[i] = fz_real(&f, 1.0);
-        for (int i = 0; i < nv; ++i) mbs_data_v(d)[i] = fz_real(&f, 2.0), mbs_data_tau(d)[i] = fz_real(&f, 2.0);
+        if (fz_byte(&f) & 1) { /* else the model's start values */
+            for (int i = 0; i < nq; ++i) mbs_data_q(d)[i] = fz_real(&f, 1.0);
+            for (int i = 0; i < nv; ++i) mbs_data_v(d)[i] = fz_real(&f, 2.0), mbs_data_tau(d)[i] = fz_real(&f, 2.0);
+        }
         mbs_stepper_def def = mbs_default_stepper_def(fz_byte(&f) & 1 ? MBS_STEP_EULER : MBS_STEP_RK4);
         mbs_stepper *s = mbs_stepper_create(d, &def);
         double *buf = malloc(sizeof(double) * (size_t)(6 * nv + nv * nv + nq + 16));

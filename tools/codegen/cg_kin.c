@@ -125,6 +125,12 @@ static void joint_spring(cg_out *o, cg_kin *k, const mbs_force_model *f)
     k->gen[f->vindex] = cg_add(o, k->gen[f->vindex], g);
 }
 
+/* Joint force: a constant F on one dof. */
+static void joint_force(cg_out *o, cg_kin *k, const mbs_force_model *f)
+{
+    k->gen[f->vindex] = cg_add(o, k->gen[f->vindex], cg_const(f->force));
+}
+
 /* The gravity wrench of body b: [c x F; F], F = R^T m g(c) (src/forces/gravity.c). */
 static void gravity(cg_out *o, cg_kin *k, int b)
 {
@@ -157,6 +163,7 @@ static const struct {
 } force_emitters[] = {
     {&mbs_force_spring_damper_ops, spring_damper},
     {&mbs_force_joint_spring_damper_ops, joint_spring},
+    {&mbs_force_joint_force_ops, joint_force},
 };
 
 int cg_force_supported(const mbs_force_model *f)
