@@ -94,6 +94,17 @@ static int call_queries(mbs_data *d)
             st = mbs_joint_reaction(d, j, F, T);
     return st;
 }
+/* Forward dynamics, then the actuated inverse dynamics of its qacc with every coordinate
+   actuated (over-actuated with loops: the minimum-norm path through LAPACK). */
+static int call_actuated(mbs_data *d)
+{
+    static int act[256];
+    const int nv = mbs_model_nv(d->model);
+    for (int k = 0; k < nv; ++k) act[k] = k;
+    int st = mbs_forward_dynamics(d);
+    if (st == MBS_OK) st = mbs_inverse_dynamics_actuated(d, mbs_data_qacc(d), act, nv, outbuf);
+    return st;
+}
 static int call_mass_factor_solve(mbs_data *d)
 {
     const int nv = mbs_model_nv(d->model);
@@ -144,6 +155,7 @@ static const struct {
     {"point_jacobian/bias/com/momentum/joint_reaction", call_queries},
     {"kinematics", call_kinematics},    {"body_pose/velocity", call_pose_velocity},
     {"assemble", call_assemble},
+    {"inverse_dynamics_actuated", call_actuated},
 };
 
 /* Every call of the table succeeds on d without allocating or freeing. */

@@ -103,6 +103,10 @@ struct mbs_data {
     struct mbs_loops *loops;
     /* planar path scratch (src/planar/), NULL when the model is not planar */
     struct mbs_planar_data *planar;
+
+    /* analyses (src/analysis/analysis.h): workspace of the actuated inverse dynamics,
+       equilibrium and position solving, sized at creation */
+    struct mbs_analysis *analysis;
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

@@ -1,0 +1,57 @@
+/* The analyses a designer or a controller asks the model (Docquier, Poncelet, Fisette 2013,
+ * "ROBOTRAN: a powerful symbolic generator of multibody models", §2.2.2 and §4.3.1):
+ * inverse dynamics with actuated coordinates (actuated.c), static equilibrium
+ * (equilibrium.c), position solving / inverse kinematics (positions.c). Their workspace lives
+ * in the data (d->analysis), sized at mbs_data_create: nothing here allocates after that. */
+#ifndef MBS_ANALYSIS_ANALYSIS_H
+#define MBS_ANALYSIS_ANALYSIS_H
+
+#include "core/internal.h"
+
+typedef struct mbs_analysis {
+    int nq, nv, m;          /* coordinates, velocities, constraint rows */
+    double *q0, *v0;        /* [nq], [nv] the caller's state (restored on failure) */
+    double *qb, *qt;        /* [nq] base of an iteration, trial configuration */
+    double *dv, *step;      /* [nv] tangent displacement, iteration step */
+    double *g, *r, *rt;     /* [nv] generalized forces, reduced forces, trial residual */
+    double *s;              /* [nv] scales (equilibrium: symmetric equilibration) */
+    double *A;              /* [nv nv] Jacobian of the reduced forces / normal matrix */
+    double *B;              /* [nv (nv + 1)] right-hand sides, Q^T [E psi] (actuated) */
+    double *QJ;             /* [nv mn] J_a^T and its QR (actuated), loop rows (positions) */
+    double *h;              /* [max(m, 6)] loop residuals */
+    double *J6;             /* [6 nv] a point Jacobian */
+    double *tau;            /* [nv + 1] Householder scalars */
+    double *work;           /* [lwork] LAPACK workspace */
+    int lwork;
+    int *jpvt;              /* [nv + 1] pivots */
+    int *idx;               /* [nv] coordinate lists (free independent dofs, ...) */
+    unsigned char *hold;    /* [nv] dofs held (fixed mask) */
+} mbs_analysis;
+
+/* Allocate d->analysis (MBS_OK or MBS_ERR_NOMEM) / free it. */
+int mbs_analysis_create(mbs_data *d);
+void mbs_analysis_destroy(mbs_data *d);
+
+/* Save q, v of the caller (into q0, v0) / put them back. */
+void mbs_analysis_save(mbs_data *d);
+void mbs_analysis_restore(mbs_data *d);
+
+/* Validate a `fixed` mask (nv, nullable) for call: entries 0 or 1, and a quaternion joint's
+   three rotation dofs all held or all free; copies it into the workspace's hold (all 0 for
+   NULL). MBS_ERR_ARG naming the index and joint. */
+int mbs_analysis_check_mask(mbs_data *d, const char *call, const unsigned char *fixed);
+
+/* The cut joint whose loop contains dof k (its tree paths from the cut joint's two bodies to
+   their common ancestor), or -1. */
+int mbs_analysis_loop_of_dof(const mbs_model *m, int k);
+/* The cut joint that owns constraint row r. */
+int mbs_analysis_cut_of_row(const mbs_model *m, int r);
+
+/* x = q (+) alpha dv with quaternions normalised. */
+void mbs_analysis_move(const mbs_model *m, const double *q, const double *dv, double alpha,
+                       double *x);
+
+/* Largest |x_i|, and its index into *at (nullable). */
+double mbs_analysis_maxabs(const double *x, int n, int *at);
+
+#endif

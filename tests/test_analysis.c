@@ -1,0 +1,386 @@
+/* Analyses (src/analysis/): inverse dynamics with actuated coordinates against forward
+ * dynamics and the slider-crank's Lagrange equation from mbs_energy (virtual work), the
+ * minimum-norm solution of an over-actuated four-bar in closed form from its two single-
+ * actuator solutions, an under-actuated five-bar (reachable and not); bad input with the
+ * data and outputs unchanged. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common.h"
+#include "loop_mechanisms.h"
+
+#define NMAX 64
+#define PI 3.14159265358979323846
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Snapshot of q, v, tau and time to check that a failed call changed nothing. */
+typedef struct snapshot {
+    double q[NMAX], v[NMAX], tau[NMAX], t;
+} snapshot;
+
+static void snap(mbs_data *d, snapshot *s)
+{
+    const mbs_model *m = mbs_data_model(d);
+    memcpy(s->q, mbs_data_q(d), sizeof(double) * (size_t)mbs_model_nq(m));
+    memcpy(s->v, mbs_data_v(d), sizeof(double) * (size_t)mbs_model_nv(m));
+    memcpy(s->tau, mbs_data_tau(d), sizeof(double) * (size_t)mbs_model_nv(m));
+    s->t = mbs_data_time(d);
+}
+
+/* q, v, tau and time bitwise as in the snapshot. */
+static void assert_unchanged(mbs_data *d, const snapshot *s)
+{
+    const mbs_model *m = mbs_data_model(d);
+    assert_memory_equal(s->q, mbs_data_q(d), sizeof(double) * (size_t)mbs_model_nq(m));
+    assert_memory_equal(s->v, mbs_data_v(d), sizeof(double) * (size_t)mbs_model_nv(m));
+    assert_memory_equal(s->tau, mbs_data_tau(d), sizeof(double) * (size_t)mbs_model_nv(m));
+    assert_true(s->t == mbs_data_time(d));
+}
+
+/* status == want and the message contains every given word (NULL-terminated). */
+static void assert_fails(int status, int want, mbs_data *d, ...)
+{
+    if (status != want)
+        fail_msg("status %s, want %s (%s)", mbs_status_name(status), mbs_status_name(want),
+                 mbs_data_error(d));
+    va_list ap;
+    va_start(ap, d);
+    for (const char *w = va_arg(ap, const char *); w; w = va_arg(ap, const char *))
+        if (!strstr(mbs_data_error(d), w)) fail_msg("message '%s' lacks '%s'", mbs_data_error(d), w);
+    va_end(ap);
+}
+
+/* Forward dynamics of tau (nv): qacc into out. */
+static void forward_with(mbs_data *d, const double *tau, double *out)
+{
+    const int nv = mbs_model_nv(mbs_data_model(d));
+    double keep[NMAX];
+    memcpy(keep, mbs_data_tau(d), sizeof(double) * (size_t)nv);
+    memcpy(mbs_data_tau(d), tau, sizeof(double) * (size_t)nv);
+    const int st = mbs_forward_dynamics(d);
+    if (st != MBS_OK) fail_msg("forward dynamics: %s", mbs_data_error(d));
+    memcpy(out, mbs_data_qacc(d), sizeof(double) * (size_t)nv);
+    memcpy(mbs_data_tau(d), keep, sizeof(double) * (size_t)nv);
+}
+
+/* ID_actuated(qacc) then forward dynamics of its tau returns qacc (tol, relative). */
+static void check_roundtrip(mbs_data *d, const double *qacc, const int *act, int nact, double tol,
+                            double *tau_out)
+{
+    const int nv = mbs_model_nv(mbs_data_model(d));
+    double back[NMAX];
+    const int st = mbs_inverse_dynamics_actuated(d, qacc, act, nact, tau_out);
+    if (st != MBS_OK) fail_msg("inverse_dynamics_actuated: %s", mbs_data_error(d));
+    for (int k = 0; k < nv; ++k) {
+        int a = 0;
+        for (int i = 0; i < nact; ++i) a |= act[i] == k;
+        if (!a && tau_out[k] != 0.0) fail_msg("tau_out[%d] = %g on an unactuated index", k, tau_out[k]);
+    }
+    forward_with(d, tau_out, back);
+    test_assert_close(back, qacc, nv, tol, "FD(ID_actuated(qacc)) vs qacc");
+}
+
+/* The four-bar p built into mech, with data at the closed state of crank angle th2 and rate
+   w2 (branch +1), assembled. */
+static mbs_data *fourbar_at(const lm_fourbar *p, lm_mech *mech, double th2, double w2)
+{
+    assert_int_equal(lm_build_fourbar(p, mech), MBS_OK);
+    mbs_data *d = mbs_data_create(mech->model);
+    double th[3] = {th2, 0, 0}, w[3] = {w2, 0, 0}, al[3];
+    assert_int_equal(lm_fourbar_position(p, th[0], 1, &th[1], &th[2]), 0);
+    lm_fourbar_rates(p, th, w[0], 0.0, w, al);
+    lm_fourbar_set(p, mech, d, th, w);
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    return d;
+}
+
+/* ---------------------------------------------------------------- actuated inverse dynamics */
+
+/* Four-bar (each cut choice), slider-crank (each cut choice) and the six-cylinder engine at
+   closed moving states: the crank alone drives them (fully actuated); FD returns qacc. */
+static void test_actuated_roundtrip(void **state)
+{
+    (void)state;
+    double tau[NMAX], qacc[NMAX], tr[NMAX] = {0};
+    const int cuts[3] = {LM_CUT_B, LM_CUT_A, LM_CUT_O4};
+    for (int c = 0; c < 3; ++c) {
+        lm_fourbar p = lm_default_fourbar();
+        p.cut = cuts[c];
+        lm_mech mech;
+        mbs_data *d = fourbar_at(&p, &mech, 0.7, 1.3);
+        tr[mbs_model_joint_vadr(mech.model, mech.joint[0])] = 2.5; /* a crank torque */
+        forward_with(d, tr, qacc);
+        const int act = mbs_model_joint_vadr(mech.model, mech.joint[0]);
+        check_roundtrip(d, qacc, &act, 1, 1e-10, tau);
+        assert_true(fabs(tau[act] - 2.5) <= 1e-10 * 2.5);
+        memset(tr, 0, sizeof tr);
+        mbs_data_destroy(d);
+        lm_mech_free(&mech);
+    }
+    const int sc_cuts[3] = {LM_SC_CUT_B, LM_SC_CUT_SLIDER, LM_SC_CUT_A};
+    for (int c = 0; c < 3; ++c) {
+        lm_slider_crank p = lm_default_slider_crank();
+        p.cut = sc_cuts[c];
+        lm_mech mech;
+        assert_int_equal(lm_build_slider_crank(&p, &mech), MBS_OK);
+        mbs_data *d = mbs_data_create(mech.model);
+        double x[3], phi[3];
+        lm_slider_crank_kin(&p, 1.1, -2.0, 0.0, x, phi);
+        const double s[3] = {1.1, phi[0], x[0]}, sd[3] = {-2.0, phi[1], x[1]};
+        lm_slider_crank_set(&p, &mech, d, s, sd);
+        assert_int_equal(mbs_assemble(d), MBS_OK);
+        const int act = mbs_model_joint_vadr(mech.model, mech.joint[0]);
+        tr[act] = -1.5;
+        forward_with(d, tr, qacc);
+        check_roundtrip(d, qacc, &act, 1, 1e-10, tau);
+        memset(tr, 0, sizeof tr);
+        mbs_data_destroy(d);
+        lm_mech_free(&mech);
+    }
+    lm_mech eng;
+    assert_int_equal(lm_build_engine6(&eng), MBS_OK);
+    mbs_data *d = mbs_data_create(eng.model);
+    lm_engine_set(&eng, 6, 0.4, 30.0, d);
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    const int act = mbs_model_joint_vadr(eng.model, eng.joint[0]);
+    tr[act] = 40.0;
+    forward_with(d, tr, qacc);
+    check_roundtrip(d, qacc, &act, 1, 1e-10, tau);
+    mbs_data_destroy(d);
+    lm_mech_free(&eng);
+}
+
+/* The slider-crank's crank torque against Lagrange's equation for its one coordinate, built
+   from mbs_energy alone (virtual work): with T = m(th) w^2 / 2, potential V(th) and a force F
+   along x on the slider, tau = m al + m'(th) w^2 / 2 + V'(th) - F x'(th); m', V', x' by
+   central differences over closed configurations of the closed form (h = 1e-5), 1e-9. */
+static void test_actuated_slider_crank_virtual_work(void **state)
+{
+    (void)state;
+    lm_slider_crank p = lm_default_slider_crank();
+    lm_mech mech;
+    assert_int_equal(lm_build_slider_crank(&p, &mech), MBS_OK);
+    mbs_data *d = mbs_data_create(mech.model);
+    const int nv = mbs_model_nv(mech.model);
+    const double F = 35.0;
+    const double force[3] = {F, 0, 0}, zero[3] = {0, 0, 0};
+    assert_int_equal(mbs_set_body_wrench(d, mech.body[2], force, zero, zero), MBS_OK);
+    const double ths[3] = {0.3, 2.0, 4.4}, ws[3] = {0.0, 3.0, -5.0}, als[3] = {0.0, 7.0, -2.0};
+    for (int c = 0; c < 3; ++c) {
+        /* m(th), V(th), x(th) at th and th +- h */
+        const double h = 1e-5;
+        double mth[3], V[3], X[3];
+        for (int k = 0; k < 3; ++k) {
+            const double th = ths[c] + (k - 1) * h;
+            double x[3], phi[3], T, Vk;
+            lm_slider_crank_kin(&p, th, 1.0, 0.0, x, phi);
+            const double s[3] = {th, phi[0], x[0]}, sd[3] = {1.0, phi[1], x[1]};
+            lm_slider_crank_set(&p, &mech, d, s, sd);
+            assert_int_equal(mbs_energy(d, &T, &Vk), MBS_OK);
+            mth[k] = 2.0 * T, V[k] = Vk, X[k] = x[0];
+        }
+        const double dm = (mth[2] - mth[0]) / (2 * h), dV = (V[2] - V[0]) / (2 * h);
+        const double dx = (X[2] - X[0]) / (2 * h);
+        const double want = mth[1] * als[c] + 0.5 * dm * ws[c] * ws[c] + dV - F * dx;
+        /* the state and its accelerations from the closed form */
+        double x[3], phi[3], qacc[NMAX], tau[NMAX];
+        lm_slider_crank_kin(&p, ths[c], ws[c], als[c], x, phi);
+        const double s[3] = {ths[c], phi[0], x[0]}, sd[3] = {ws[c], phi[1], x[1]};
+        const double sdd[3] = {als[c], phi[2], x[2]};
+        lm_slider_crank_set(&p, &mech, d, s, sdd); /* v slot: the relative accelerations */
+        memcpy(qacc, mbs_data_v(d), sizeof(double) * (size_t)nv);
+        lm_slider_crank_set(&p, &mech, d, s, sd);
+        const int act = mbs_model_joint_vadr(mech.model, mech.joint[0]);
+        assert_int_equal(mbs_inverse_dynamics_actuated(d, qacc, &act, 1, tau), MBS_OK);
+        if (fabs(tau[act] - want) > 1e-9 * (1.0 + fabs(want)))
+            fail_msg("th %g: crank torque %.12g, Lagrange %.12g", ths[c], tau[act], want);
+    }
+    mbs_data_destroy(d);
+    lm_mech_free(&mech);
+}
+
+/* Over-actuated four-bar (crank and rocker, one dof): the solutions form the line
+   t_c / tau_c + t_r / tau_r = 1 through the two single-actuator solutions; the minimum-norm
+   one is its closest point to 0. FD returns qacc. */
+static void test_actuated_over(void **state)
+{
+    (void)state;
+    lm_fourbar p = lm_default_fourbar();
+    lm_mech mech;
+    mbs_data *d = fourbar_at(&p, &mech, 2.1, -0.8);
+    const int crank = mbs_model_joint_vadr(mech.model, mech.joint[0]);
+    const int rocker = mbs_model_joint_vadr(mech.model, mech.joint[2]);
+    double tr[NMAX] = {0}, qacc[NMAX], tc[NMAX], tk[NMAX], t2[NMAX];
+    tr[crank] = 3.0;
+    forward_with(d, tr, qacc);
+    check_roundtrip(d, qacc, &crank, 1, 1e-10, tc);
+    check_roundtrip(d, qacc, &rocker, 1, 1e-10, tk);
+    const int both[2] = {rocker, crank};
+    check_roundtrip(d, qacc, both, 2, 1e-10, t2);
+    const double a = 1.0 / tc[crank], b = 1.0 / tk[rocker], s = a * a + b * b;
+    const double want[2] = {a / s, b / s}, got[2] = {t2[crank], t2[rocker]};
+    test_assert_close(got, want, 2, 1e-10, "minimum-norm (crank, rocker) torques");
+    mbs_data_destroy(d);
+    lm_mech_free(&mech);
+}
+
+/* A five-bar linkage (two dof): ground pivots (0,0) and (0.5,0), cranks 0.3 and 0.35,
+   links 0.45 and 0.4 meeting at a revolute cut joint "tip"; gravity -y. Joints 0..3 =
+   crank1, link2, crank2, link3 (tree), 4 = tip (cut). */
+static mbs_model *fivebar(void)
+{
+    mbs_builder *b = mbs_builder_create();
+    const double g[3] = {0.0, -9.81, 0.0};
+    assert_int_equal(mbs_builder_set_gravity(b, g), MBS_OK);
+    const double len[4] = {0.3, 0.45, 0.35, 0.4};
+    for (int i = 0; i < 4; ++i) {
+        mbs_body_def bd = mbs_default_body_def();
+        bd.mass = 1.0 + 0.2 * i;
+        bd.com[0] = 0.5 * len[i];
+        bd.inertia[0] = 1e-4, bd.inertia[4] = bd.inertia[8] = bd.mass * len[i] * len[i] / 12.0;
+        assert_int_equal(mbs_add_body(b, &bd), i + 1);
+    }
+    const int parent[4] = {MBS_WORLD, 1, MBS_WORLD, 3};
+    const double px[4] = {0.0, 0.3, 0.5, 0.35};
+    for (int i = 0; i < 4; ++i) {
+        mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+        j.parent = parent[i], j.child = i + 1;
+        j.frame_parent.pos[0] = px[i];
+        assert_int_equal(mbs_add_joint(b, &j), i);
+    }
+    mbs_joint_def cut = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    cut.name = "tip", cut.parent = 2, cut.child = 4, cut.cut = 1;
+    cut.frame_parent.pos[0] = 0.45, cut.frame_child.pos[0] = 0.4;
+    assert_int_equal(mbs_add_joint(b, &cut), 4);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* Closed moving state of the five-bar near cranks (1.4, 1.9). */
+static void fivebar_state(mbs_data *d)
+{
+    double *q = mbs_data_q(d), *v = mbs_data_v(d);
+    q[0] = 1.4, q[1] = -1.2, q[2] = 1.9, q[3] = 1.0;
+    v[0] = 0.7, v[1] = 0.0, v[2] = -0.4, v[3] = 0.0;
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+}
+
+/* Under-actuated five-bar (crank1 actuated): a qacc from a crank1 torque is reachable (the
+   torque comes back); one from a torque on crank2 is not: MBS_ERR_INCONSISTENT naming the
+   loop ("tip"), outputs and data unchanged. Both cranks: fully actuated. */
+static void test_actuated_under(void **state)
+{
+    (void)state;
+    mbs_model *m = fivebar();
+    mbs_data *d = mbs_data_create(m);
+    fivebar_state(d);
+    const int nv = mbs_model_nv(m);
+    double tr[NMAX] = {0}, qacc[NMAX], tau[NMAX];
+    tr[0] = 1.7;
+    forward_with(d, tr, qacc);
+    const int one = 0, two[2] = {0, 2};
+    check_roundtrip(d, qacc, &one, 1, 1e-10, tau);
+    assert_true(fabs(tau[0] - 1.7) <= 1e-10 * 1.7);
+    tr[2] = -0.9;
+    forward_with(d, tr, qacc);
+    check_roundtrip(d, qacc, two, 2, 1e-10, tau);
+    test_assert_close(tau, tr, nv, 1e-10, "both cranks: the torques come back");
+    snapshot s;
+    snap(d, &s);
+    double out[NMAX];
+    for (int k = 0; k < nv; ++k) out[k] = 123.0;
+    assert_fails(mbs_inverse_dynamics_actuated(d, qacc, &one, 1, out), MBS_ERR_INCONSISTENT, d,
+                 "not reachable", "\"tip\"", NULL);
+    for (int k = 0; k < nv; ++k) assert_true(out[k] == 123.0);
+    assert_unchanged(d, &s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* Trees: all coordinates actuated = mbs_inverse_dynamics (1e-12) on random trees; a subset
+   is reachable for a qacc that forward dynamics makes from a tau on that subset, and not
+   otherwise (naming the joint). */
+static void test_actuated_tree(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+        test_tree_opts o = test_default_tree_opts(3 + (int)(seed % 5));
+        o.springs = 2;
+        mbs_model *m = test_random_tree(seed, &o);
+        mbs_data *d = mbs_data_create(m);
+        const int nv = mbs_model_nv(m);
+        test_rng r;
+        test_rng_seed(&r, seed);
+        test_random_state(&r, d, 1.0, 1.0, 1.0);
+        double qacc[NMAX], t1[NMAX], t2[NMAX], tr[NMAX] = {0};
+        int all[NMAX];
+        for (int k = 0; k < nv; ++k) qacc[k] = test_rng_uniform(&r, -2, 2), all[k] = nv - 1 - k;
+        assert_int_equal(mbs_inverse_dynamics(d, qacc, t1), MBS_OK);
+        assert_int_equal(mbs_inverse_dynamics_actuated(d, qacc, all, nv, t2), MBS_OK);
+        test_assert_close(t2, t1, nv, 1e-12, "all actuated vs inverse dynamics");
+        int sub[NMAX], ns = 0;
+        for (int k = 0; k < nv; k += 2) sub[ns++] = k, tr[k] = test_rng_uniform(&r, -3, 3);
+        forward_with(d, tr, qacc);
+        check_roundtrip(d, qacc, sub, ns, 1e-9, t2);
+        if (nv > 1) {
+            tr[1] = 1.0;
+            forward_with(d, tr, qacc);
+            assert_fails(mbs_inverse_dynamics_actuated(d, qacc, sub, ns, t2), MBS_ERR_INCONSISTENT,
+                         d, "in no loop", "v[", NULL);
+        }
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+}
+
+/* Bad input: NULL, counts, indices, duplicates, non-finite qacc, a qacc that violates the
+   loop at acceleration level; each its status and message, outputs and data unchanged. */
+static void test_actuated_bad_input(void **state)
+{
+    (void)state;
+    lm_fourbar p = lm_default_fourbar();
+    lm_mech mech;
+    mbs_data *d = fourbar_at(&p, &mech, 0.7, 1.3);
+    snapshot s;
+    snap(d, &s);
+    double qacc[3] = {0, 0, 0}, out[3] = {7, 7, 7};
+    const int one = 0, dup[2] = {1, 1}, bad = 3;
+    assert_int_equal(mbs_inverse_dynamics_actuated(NULL, qacc, &one, 1, out), MBS_ERR_ARG);
+    assert_fails(mbs_inverse_dynamics_actuated(d, NULL, &one, 1, out), MBS_ERR_ARG, d, "NULL", NULL);
+    assert_fails(mbs_inverse_dynamics_actuated(d, qacc, NULL, 1, out), MBS_ERR_ARG, d, "NULL", NULL);
+    assert_fails(mbs_inverse_dynamics_actuated(d, qacc, &one, 1, NULL), MBS_ERR_ARG, d, "NULL", NULL);
+    assert_fails(mbs_inverse_dynamics_actuated(d, qacc, &one, -1, out), MBS_ERR_ARG, d, "nact", NULL);
+    assert_fails(mbs_inverse_dynamics_actuated(d, qacc, &one, 4, out), MBS_ERR_ARG, d, "nact", NULL);
+    assert_fails(mbs_inverse_dynamics_actuated(d, qacc, &bad, 1, out), MBS_ERR_ARG, d, "actuated[0] = 3", NULL);
+    assert_fails(mbs_inverse_dynamics_actuated(d, qacc, dup, 2, out), MBS_ERR_ARG, d, "twice", NULL);
+    qacc[1] = NAN;
+    assert_fails(mbs_inverse_dynamics_actuated(d, qacc, &one, 1, out), MBS_ERR_NONFINITE, d, "qacc[1]", NULL);
+    qacc[1] = 0.0, qacc[0] = 5.0; /* the crank accelerates, nothing else: violates the loop */
+    assert_fails(mbs_inverse_dynamics_actuated(d, qacc, &one, 1, out), MBS_ERR_INCONSISTENT, d,
+                 "cut joint", NULL);
+    for (int k = 0; k < 3; ++k) assert_true(out[k] == 7.0);
+    assert_unchanged(d, &s);
+    mbs_data_destroy(d);
+    lm_mech_free(&mech);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_actuated_roundtrip),
+        cmocka_unit_test(test_actuated_slider_crank_virtual_work),
+        cmocka_unit_test(test_actuated_over),
+        cmocka_unit_test(test_actuated_under),
+        cmocka_unit_test(test_actuated_tree),
+        cmocka_unit_test(test_actuated_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
