@@ -372,6 +372,327 @@ static void test_actuated_bad_input(void **state)
     lm_mech_free(&mech);
 }
 
+/* ---------------------------------------------------------------- equilibrium */
+
+/* A bar on a revolute z joint at the world origin, com at (0, l, 0) (standing up at q = 0),
+   gravity -y, a torsion spring k about q = 0 (k = 0: none): V = m g l cos q + k q^2 / 2. */
+static mbs_model *spring_pendulum(double m, double l, double k, double g)
+{
+    mbs_builder *b = mbs_builder_create();
+    const double gv[3] = {0.0, -g, 0.0};
+    if (g == 0.0)
+        assert_int_equal(mbs_builder_set_no_gravity(b), MBS_OK);
+    else
+        assert_int_equal(mbs_builder_set_gravity(b, gv), MBS_OK);
+    mbs_body_def bd = mbs_default_body_def();
+    bd.mass = m, bd.com[1] = l;
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    j.name = "pivot", j.child = 1;
+    assert_int_equal(mbs_add_joint(b, &j), 0);
+    if (k > 0.0) assert_true(mbs_add_joint_spring_damper(b, 0, 0, k, 0.0, 0.0) >= 0);
+    mbs_model *model = NULL;
+    assert_int_equal(mbs_compile(b, &model), MBS_OK);
+    mbs_builder_destroy(b);
+    return model;
+}
+
+/* Root of k x = c sin x by bisection on [lo, hi] (a sign change there). */
+static double spring_root(double k, double c, double lo, double hi)
+{
+    for (int i = 0; i < 200; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        if ((k * lo - c * sin(lo)) * (k * mid - c * sin(mid)) <= 0.0)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* Inverted pendulum with a torsion spring k < m g l: k q = m g l sin q has roots 0 and
+   +-q*; from starts near each the iteration finds it to 1e-10, v = 0. */
+static void test_equilibrium_spring_pendulum(void **state)
+{
+    (void)state;
+    const double m = 2.0, l = 0.5, g = 9.81, c = m * g * l, k = 0.6 * c;
+    mbs_model *model = spring_pendulum(m, l, k, g);
+    mbs_data *d = mbs_data_create(model);
+    const double root = spring_root(k, c, 0.5, 3.0);
+    const double starts[4] = {1.0, 2.5, -1.7, 0.2}, want[4] = {root, root, -root, 0.0};
+    for (int i = 0; i < 4; ++i) {
+        mbs_data_q(d)[0] = starts[i];
+        mbs_data_v(d)[0] = 0.3;
+        const int st = mbs_equilibrium(d, NULL);
+        if (st != MBS_OK) fail_msg("start %g: %s", starts[i], mbs_data_error(d));
+        if (fabs(mbs_data_q(d)[0] - want[i]) > 1e-10)
+            fail_msg("start %g: q %.15g, closed form %.15g", starts[i], mbs_data_q(d)[0], want[i]);
+        assert_true(mbs_data_v(d)[0] == 0.0);
+    }
+    mbs_data_destroy(d);
+    mbs_model_destroy(model);
+}
+
+/* A planar four-bar (ground pivots (0,0) and (0.6,0); crank 0.25, coupler 0.7, rocker 0.5;
+   bars of 1, 1.5, 1.2 kg) in gravity -y with a line spring-damper from the world point
+   (0.9, 0.8) to the coupler's middle and a damper on the crank. Joints 0 crank (state
+   priority), 1 coupler, 2 rocker, 3 cut "B" (coupler-rocker). */
+static mbs_model *spring_fourbar(void)
+{
+    mbs_builder *b = mbs_builder_create();
+    const double g[3] = {0.0, -9.81, 0.0}, len[3] = {0.25, 0.7, 0.5}, mass[3] = {1.0, 1.5, 1.2};
+    assert_int_equal(mbs_builder_set_gravity(b, g), MBS_OK);
+    for (int i = 0; i < 3; ++i) {
+        mbs_body_def bd = mbs_default_body_def();
+        bd.mass = mass[i], bd.com[0] = 0.5 * len[i];
+        bd.inertia[0] = 1e-4, bd.inertia[4] = bd.inertia[8] = mass[i] * len[i] * len[i] / 12.0;
+        assert_int_equal(mbs_add_body(b, &bd), i + 1);
+    }
+    const int parent[3] = {MBS_WORLD, 1, MBS_WORLD};
+    const double px[3] = {0.0, 0.25, 0.6}, q0[3] = {1.2, -0.9, 1.9};
+    for (int i = 0; i < 3; ++i) {
+        mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+        j.parent = parent[i], j.child = i + 1, j.state_priority = i == 0;
+        j.frame_parent.pos[0] = px[i];
+        assert_int_equal(mbs_add_joint(b, &j), i);
+        (void)q0;
+    }
+    mbs_joint_def cut = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    cut.name = "B", cut.parent = 2, cut.child = 3, cut.cut = 1;
+    cut.frame_parent.pos[0] = 0.7, cut.frame_child.pos[0] = 0.5;
+    assert_int_equal(mbs_add_joint(b, &cut), 3);
+    mbs_spring_damper_def sd = mbs_default_spring_damper_def();
+    sd.body_a = MBS_WORLD, sd.body_b = 2;
+    sd.point_a[0] = 0.9, sd.point_a[1] = 0.8, sd.point_b[0] = 0.35;
+    sd.stiffness = 120.0, sd.damping = 4.0, sd.rest_length = 0.2;
+    assert_true(mbs_add_spring_damper(b, &sd) >= 0);
+    assert_true(mbs_add_joint_spring_damper(b, 0, 0, 0.0, 0.5, 0.0) >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* Gap between the two frames of the four-bar's cut joint B, from body poses. */
+static double fourbar_gap(mbs_data *d)
+{
+    double p2[3], R2[9], p3[3], R3[9];
+    assert_int_equal(mbs_body_pose(d, 2, p2, R2), MBS_OK);
+    assert_int_equal(mbs_body_pose(d, 3, p3, R3), MBS_OK);
+    double gap = 0.0;
+    for (int i = 0; i < 3; ++i) gap = fmax(gap, fabs(p2[i] + R2[3 * i] * 0.7 - p3[i] - R3[3 * i] * 0.5));
+    return gap;
+}
+
+/* The spring four-bar from a closed state near crank 1.2 at rest. */
+static void spring_fourbar_start(mbs_data *d)
+{
+    double *q = mbs_data_q(d);
+    q[0] = 1.2, q[1] = -0.9, q[2] = 1.9;
+    memset(mbs_data_v(d), 0, 3 * sizeof(double));
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+}
+
+/* Four-bar with a spring: at the equilibrium the loop is closed (1e-12 from body poses), the
+   potential is stationary along the mechanism's motion (central difference over closed
+   configurations: dV/dth2 below 1e-8 of m g l), the crank needs no torque to hold it
+   (actuated inverse dynamics at rest, 1e-9), and a 40 s damped simulation from the same start
+   comes to rest there (CVODE BDF, 1e-9 rad). */
+static void test_equilibrium_fourbar(void **state)
+{
+    (void)state;
+    mbs_model *m = spring_fourbar();
+    mbs_data *d = mbs_data_create(m);
+    spring_fourbar_start(d);
+    assert_int_equal(mbs_equilibrium(d, NULL), MBS_OK);
+    double qe[3];
+    memcpy(qe, mbs_data_q(d), sizeof qe);
+    assert_true(fourbar_gap(d) < 1e-12);
+    double tau[3], zero[3] = {0, 0, 0};
+    const int crank = 0;
+    assert_int_equal(mbs_inverse_dynamics_actuated(d, zero, &crank, 1, tau), MBS_OK);
+    assert_true(fabs(tau[0]) < 1e-9);
+    const double h = 1e-5;
+    double V[2];
+    for (int s = 0; s < 2; ++s) {
+        memcpy(mbs_data_q(d), qe, sizeof qe);
+        mbs_data_q(d)[0] = qe[0] + (s ? h : -h);
+        assert_int_equal(mbs_assemble(d), MBS_OK);
+        assert_true(fabs(mbs_data_q(d)[0] - (qe[0] + (s ? h : -h))) < 1e-15);
+        double T;
+        assert_int_equal(mbs_energy(d, &T, &V[s]), MBS_OK);
+    }
+    const double dV = (V[1] - V[0]) / (2 * h);
+    if (fabs(dV) > 1e-8 * 9.81) fail_msg("dV/dth2 = %g at the equilibrium", dV);
+    spring_fourbar_start(d);
+    mbs_stepper_def sd = mbs_default_stepper_def(MBS_STEP_CVODE_BDF);
+    sd.rtol = 1e-10, sd.atol = 1e-12;
+    mbs_stepper *st = mbs_stepper_create(d, &sd);
+    assert_non_null(st);
+    assert_int_equal(mbs_stepper_step(st, 40.0), MBS_OK);
+    mbs_stepper_destroy(st);
+    if (fabs(mbs_data_q(d)[0] - qe[0]) > 1e-9)
+        fail_msg("simulation rests at crank %.12g, equilibrium %.12g", mbs_data_q(d)[0], qe[0]);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* Held coordinates keep their values bitwise: a double pendulum hanging (gravity -y, links
+   along x) with joint 1 held at 0.4 rad has link 2 hanging straight down, q2 = -pi/2 - 0.4
+   (1e-10); the spring four-bar with its crank held is only closed. */
+static void test_equilibrium_fixed(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    const double g[3] = {0.0, -9.81, 0.0};
+    assert_int_equal(mbs_builder_set_gravity(b, g), MBS_OK);
+    for (int i = 0; i < 2; ++i) {
+        mbs_body_def bd = mbs_default_body_def();
+        bd.com[0] = 0.5;
+        assert_int_equal(mbs_add_body(b, &bd), i + 1);
+        mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+        j.parent = i, j.child = i + 1, j.frame_parent.pos[0] = i ? 1.0 : 0.0;
+        assert_int_equal(mbs_add_joint(b, &j), i);
+    }
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_q(d)[0] = 0.4, mbs_data_q(d)[1] = -1.0;
+    const unsigned char fix[2] = {1, 0};
+    assert_int_equal(mbs_equilibrium(d, fix), MBS_OK);
+    assert_true(mbs_data_q(d)[0] == 0.4);
+    assert_true(fabs(mbs_data_q(d)[1] - (-PI / 2 - 0.4)) < 1e-10);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+    m = spring_fourbar();
+    d = mbs_data_create(m);
+    spring_fourbar_start(d);
+    const double crank = mbs_data_q(d)[0];
+    const unsigned char fc[3] = {1, 0, 0};
+    assert_int_equal(mbs_equilibrium(d, fc), MBS_OK);
+    assert_true(mbs_data_q(d)[0] == crank);
+    assert_true(fourbar_gap(d) < 1e-12);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* A spherical pendulum (quaternion) with a line spring from the world to a point off its
+   axis (a spring on the axis would leave the spin about it free: not isolated):
+   the equilibrium makes the potential stationary in all three tangent directions (central
+   differences of mbs_energy, 1e-9 of m g l). */
+static void test_equilibrium_quaternion(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    bd.mass = 2.0, bd.com[0] = 0.4;
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_SPHERICAL);
+    j.child = 1;
+    assert_int_equal(mbs_add_joint(b, &j), 0);
+    mbs_spring_damper_def sd = mbs_default_spring_damper_def();
+    sd.body_a = MBS_WORLD, sd.body_b = 1, sd.point_b[0] = 0.8, sd.point_b[1] = 0.15;
+    sd.point_a[0] = 0.3, sd.point_a[1] = 0.5, sd.point_a[2] = 0.2;
+    sd.stiffness = 50.0, sd.rest_length = 0.1;
+    assert_true(mbs_add_spring_damper(b, &sd) >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    mbs_data *d = mbs_data_create(m);
+    const double w[3] = {0.3, -0.8, 0.5};
+    double q0[4];
+    mbs_neutral_q(m, q0);
+    assert_int_equal(mbs_integrate_q(m, q0, w, 1.0, mbs_data_q(d)), MBS_OK);
+    assert_int_equal(mbs_equilibrium(d, NULL), MBS_OK);
+    double qe[4], qq[4], T, Vp, Vm;
+    memcpy(qe, mbs_data_q(d), sizeof qe);
+    const double h = 1e-5;
+    for (int k = 0; k < 3; ++k) {
+        double e[3] = {0, 0, 0};
+        e[k] = 1.0;
+        assert_int_equal(mbs_integrate_q(m, qe, e, h, qq), MBS_OK);
+        memcpy(mbs_data_q(d), qq, sizeof qq);
+        assert_int_equal(mbs_energy(d, &T, &Vp), MBS_OK);
+        assert_int_equal(mbs_integrate_q(m, qe, e, -h, qq), MBS_OK);
+        memcpy(mbs_data_q(d), qq, sizeof qq);
+        assert_int_equal(mbs_energy(d, &T, &Vm), MBS_OK);
+        if (fabs(Vp - Vm) / (2 * h) > 1e-9 * 2.0 * 9.81 * 0.4)
+            fail_msg("dV/dw_%d = %g at the equilibrium", k, (Vp - Vm) / (2 * h));
+    }
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* No equilibrium (a constant torque above m g l: CONVERGENCE), one that is not isolated (no
+   gravity, no spring: SINGULAR), bad masks (a value 2, part of a quaternion, a four-bar
+   with two coordinates held), NULL: each its status and message, q, v, tau unchanged. */
+static void test_equilibrium_bad(void **state)
+{
+    (void)state;
+    const double m = 2.0, l = 0.5, g = 9.81;
+    mbs_model *model = spring_pendulum(m, l, 0.0, g);
+    mbs_data *d = mbs_data_create(model);
+    mbs_data_q(d)[0] = 2.0, mbs_data_v(d)[0] = 0.5, mbs_data_tau(d)[0] = 1.5 * m * g * l;
+    snapshot s;
+    snap(d, &s);
+    assert_fails(mbs_equilibrium(d, NULL), MBS_ERR_CONVERGENCE, d, "none found", "\"pivot\"", NULL);
+    assert_unchanged(d, &s);
+    const unsigned char two = 2;
+    assert_fails(mbs_equilibrium(d, &two), MBS_ERR_ARG, d, "fixed[0] = 2", NULL);
+    assert_unchanged(d, &s);
+    assert_int_equal(mbs_equilibrium(NULL, NULL), MBS_ERR_ARG);
+    mbs_data_tau(d)[0] = 0.8 * m * g * l; /* below m g l: two equilibria per turn */
+    assert_int_equal(mbs_equilibrium(d, NULL), MBS_OK);
+    assert_true(fabs(m * g * l * sin(mbs_data_q(d)[0]) + 0.8 * m * g * l) < 1e-12 * m * g * l);
+    mbs_data_destroy(d);
+    mbs_model_destroy(model);
+
+    model = spring_pendulum(m, l, 0.0, 0.0); /* every angle is an equilibrium */
+    d = mbs_data_create(model);
+    mbs_data_q(d)[0] = 0.3;
+    snap(d, &s);
+    assert_fails(mbs_equilibrium(d, NULL), MBS_ERR_SINGULAR, d, "not isolated", "v[0]", NULL);
+    assert_unchanged(d, &s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(model);
+
+    test_tree_opts o = test_default_tree_opts(5);
+    o.quaternions_only = 1;
+    for (uint64_t seed = 1; seed < 40; ++seed) { /* a tree with a quaternion joint */
+        model = test_random_tree(seed, &o);
+        int jq = -1;
+        for (int j = 0; j < mbs_model_njoint(model) && jq < 0; ++j)
+            if (mbs_model_joint_nq(model, j) != mbs_model_joint_nv(model, j)) jq = j;
+        if (jq >= 0) break;
+        mbs_model_destroy(model);
+        model = NULL;
+    }
+    assert_non_null(model);
+    d = mbs_data_create(model);
+    unsigned char mask[NMAX] = {0};
+    for (int j = 0; j < mbs_model_njoint(model); ++j)
+        if (mbs_model_joint_nq(model, j) != mbs_model_joint_nv(model, j)) {
+            mask[mbs_model_joint_vadr(model, j) + mbs_model_joint_nv(model, j) - 2] = 1;
+            break;
+        }
+    snap(d, &s);
+    assert_fails(mbs_equilibrium(d, mask), MBS_ERR_ARG, d, "part of the rotation", "quaternion", NULL);
+    assert_unchanged(d, &s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(model);
+
+    model = spring_fourbar();
+    d = mbs_data_create(model);
+    spring_fourbar_start(d);
+    snap(d, &s);
+    const unsigned char both[3] = {1, 0, 1};
+    assert_fails(mbs_equilibrium(d, both), MBS_ERR_ARG, d, "fixed holds", "\"B\"", NULL);
+    assert_unchanged(d, &s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(model);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +702,11 @@ int main(void)
         cmocka_unit_test(test_actuated_under),
         cmocka_unit_test(test_actuated_tree),
         cmocka_unit_test(test_actuated_bad_input),
+        cmocka_unit_test(test_equilibrium_spring_pendulum),
+        cmocka_unit_test(test_equilibrium_fourbar),
+        cmocka_unit_test(test_equilibrium_fixed),
+        cmocka_unit_test(test_equilibrium_quaternion),
+        cmocka_unit_test(test_equilibrium_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

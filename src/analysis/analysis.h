@@ -41,6 +41,10 @@ void mbs_analysis_restore(mbs_data *d);
    NULL). MBS_ERR_ARG naming the index and joint. */
 int mbs_analysis_check_mask(mbs_data *d, const char *call, const unsigned char *fixed);
 
+/* With loops: a partition that keeps the held coordinates (hold) independent; MBS_ERR_ARG
+   with the loops' message when they leave a loop unable to close. */
+int mbs_analysis_hold_partition(mbs_data *d, const char *call);
+
 /* The cut joint whose loop contains dof k (its tree paths from the cut joint's two bodies to
    their common ancestor), or -1. */
 int mbs_analysis_loop_of_dof(const mbs_model *m, int k);

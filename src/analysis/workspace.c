@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "core/linalg.h"
+#include "solvers/loops.h"
 
 /* Largest of two ints. */
 static int imax(int a, int b) { return a > b ? a : b; }
@@ -156,4 +157,15 @@ double mbs_analysis_maxabs(const double *x, int n, int *at)
         if (fabs(x[i]) > best || isnan(x[i])) best = fabs(x[i]), k = i;
     if (at) *at = k;
     return best;
+}
+
+/* See analysis.h. */
+int mbs_analysis_hold_partition(mbs_data *d, const char *call)
+{
+    const int st = mbs_loops_partition_holding(d, d->analysis->hold);
+    if (st != MBS_ERR_SINGULAR) return st;
+    char why[MBS_ERROR_LEN];
+    memcpy(why, d->error, sizeof why);
+    return MBS_DATA_FAIL(d, MBS_ERR_ARG, "%s: fixed holds coordinates a loop needs to close "
+                         "(%s)", call, why);
 }
