@@ -693,6 +693,194 @@ static void test_equilibrium_bad(void **state)
     mbs_model_destroy(model);
 }
 
+/* ---------------------------------------------------------------- position solving */
+
+#define L1 1.0
+#define L2 0.7
+
+/* Double pendulum in the x-y plane (revolute z joints "j1", "j2", links along x of lengths
+   L1, L2, bodies "link1", "link2"), gravity -y. */
+static mbs_model *double_pendulum(void)
+{
+    mbs_builder *b = mbs_builder_create();
+    const double len[2] = {L1, L2};
+    const char *bn[2] = {"link1", "link2"}, *jn[2] = {"j1", "j2"};
+    for (int i = 0; i < 2; ++i) {
+        mbs_body_def bd = mbs_default_body_def();
+        bd.name = bn[i], bd.com[0] = 0.5 * len[i];
+        assert_int_equal(mbs_add_body(b, &bd), i + 1);
+        mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+        j.name = jn[i], j.parent = i, j.child = i + 1, j.frame_parent.pos[0] = i ? L1 : 0.0;
+        assert_int_equal(mbs_add_joint(b, &j), i);
+    }
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* Two-link inverse kinematics in closed form: elbow sign +1 / -1. */
+static void two_link_ik(double x, double y, int elbow, double q[2])
+{
+    const double c2 = (x * x + y * y - L1 * L1 - L2 * L2) / (2.0 * L1 * L2);
+    q[1] = elbow * acos(c2);
+    q[0] = atan2(y, x) - atan2(L2 * sin(q[1]), L1 + L2 * cos(q[1]));
+}
+
+/* MSL's DoublePendulumInitTip: the tip placed at (0.9, 0.8) from starts near either elbow
+   gives the closed-form angles of that elbow (1e-10); a 3-D target (z = 0 on the planar arm:
+   a row that holds whatever q is) the same; with j1 held at the elbow-up value the same
+   solution, j1 bitwise unchanged. */
+static void test_positions_double_pendulum(void **state)
+{
+    (void)state;
+    mbs_model *m = double_pendulum();
+    mbs_data *d = mbs_data_create(m);
+    const mbs_position_target tip = {2, {L2, 0, 0}, {0.9, 0.8, 0.0}};
+    const double starts[2][2] = {{0.2, 1.0}, {1.2, -1.1}};
+    for (int e = 0; e < 2; ++e) {
+        double want[2];
+        two_link_ik(0.9, 0.8, e ? -1 : 1, want);
+        mbs_data_q(d)[0] = starts[e][0], mbs_data_q(d)[1] = starts[e][1];
+        const int st = mbs_solve_positions(d, &tip, 1, NULL);
+        if (st != MBS_OK) fail_msg("elbow %d: %s", e, mbs_data_error(d));
+        test_assert_close(mbs_data_q(d), want, 2, 1e-10, "two-link IK");
+    }
+    double want[2];
+    two_link_ik(0.9, 0.8, 1, want);
+    mbs_data_q(d)[0] = want[0], mbs_data_q(d)[1] = 0.4;
+    const unsigned char hold[2] = {1, 0};
+    assert_int_equal(mbs_solve_positions(d, &tip, 1, hold), MBS_OK);
+    assert_true(mbs_data_q(d)[0] == want[0]);
+    assert_true(fabs(mbs_data_q(d)[1] - want[1]) < 1e-10);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* Out of reach: a tip target 2 m from the pivot (arms 1.7 m; link1 placed along it by another
+   target) is MBS_ERR_INCONSISTENT naming it,
+   0.3 m away; a 3-D target 0.1 m off the arm's plane likewise, 0.1 m away; data unchanged. */
+static void test_positions_unreachable(void **state)
+{
+    (void)state;
+    mbs_model *m = double_pendulum();
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_q(d)[0] = 0.3, mbs_data_q(d)[1] = 0.5, mbs_data_v(d)[0] = 1.0;
+    snapshot s;
+    snap(d, &s);
+    const mbs_position_target far[2] = {{1, {0.5, 0, 0}, {0.3, 0.4, 0.0}},
+                                        {2, {L2, 0, 0}, {1.2, 1.6, 0.0}}};
+    assert_fails(mbs_solve_positions(d, far, 2, NULL), MBS_ERR_INCONSISTENT, d,
+                 "target 1 (body \"link2\")", "0.3 m away", NULL);
+    assert_unchanged(d, &s);
+    const mbs_position_target off = {2, {L2, 0, 0}, {0.9, 0.8, 0.1}};
+    assert_fails(mbs_solve_positions(d, &off, 1, NULL), MBS_ERR_INCONSISTENT, d, "target 0",
+                 "0.1 m away", NULL);
+    assert_unchanged(d, &s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* The four-bar's coupler point (0.3, 0.05) on the coupler placed where it is at crank 1.0,
+   from the closed state at crank 1.3: crank 1.0 again (1e-9), the point on target (1e-10),
+   the loop closed (1e-12 from body poses). */
+static void test_positions_fourbar(void **state)
+{
+    (void)state;
+    mbs_model *m = spring_fourbar();
+    mbs_data *d = mbs_data_create(m);
+    double *q = mbs_data_q(d);
+    q[0] = 1.0, q[1] = -0.9, q[2] = 1.9;
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    assert_true(q[0] == 1.0);
+    double pos[3], R[9];
+    mbs_position_target t = {2, {0.3, 0.05, 0.0}, {0, 0, 0}};
+    assert_int_equal(mbs_body_pose(d, 2, pos, R), MBS_OK);
+    for (int i = 0; i < 3; ++i) t.pos[i] = pos[i] + R[3 * i] * 0.3 + R[3 * i + 1] * 0.05;
+    q[0] = 1.3;
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    const int st = mbs_solve_positions(d, &t, 1, NULL);
+    if (st != MBS_OK) fail_msg("%s", mbs_data_error(d));
+    assert_true(fabs(q[0] - 1.0) < 1e-9);
+    assert_int_equal(mbs_body_pose(d, 2, pos, R), MBS_OK);
+    for (int i = 0; i < 3; ++i)
+        assert_true(fabs(pos[i] + R[3 * i] * 0.3 + R[3 * i + 1] * 0.05 - t.pos[i]) < 1e-10);
+    assert_true(fourbar_gap(d) < 1e-12);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* Random trees of every joint type (quaternions included): two points of the last body
+   placed where a random configuration puts them, from another one; both on target (1e-10). */
+static void test_positions_random_trees(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 8; ++seed) {
+        test_tree_opts o = test_default_tree_opts(6);
+        mbs_model *m = test_random_tree(seed + 100, &o);
+        mbs_data *d = mbs_data_create(m);
+        const int nq = mbs_model_nq(m), body = mbs_model_nbody(m) - 1;
+        test_rng r;
+        test_rng_seed(&r, seed);
+        test_random_state(&r, d, 1.0, 0.0, 0.0);
+        mbs_position_target t[2] = {{body, {0.1, 0.0, 0.0}, {0}}, {body, {0.0, 0.2, -0.1}, {0}}};
+        for (int k = 0; k < 2; ++k) {
+            double pos[3], R[9];
+            assert_int_equal(mbs_body_pose(d, body, pos, R), MBS_OK);
+            for (int i = 0; i < 3; ++i)
+                t[k].pos[i] = pos[i] + R[3 * i] * t[k].point[0] + R[3 * i + 1] * t[k].point[1] +
+                              R[3 * i + 2] * t[k].point[2];
+        }
+        double q0[NMAX], dv[NMAX];
+        memcpy(q0, mbs_data_q(d), sizeof(double) * (size_t)nq);
+        for (int k = 0; k < mbs_model_nv(m); ++k) dv[k] = test_rng_uniform(&r, -0.3, 0.3);
+        assert_int_equal(mbs_integrate_q(m, q0, dv, 1.0, mbs_data_q(d)), MBS_OK);
+        const int st = mbs_solve_positions(d, t, 2, NULL);
+        if (st != MBS_OK) fail_msg("seed %d: %s", (int)seed, mbs_data_error(d));
+        for (int k = 0; k < 2; ++k) {
+            double pos[3], R[9];
+            assert_int_equal(mbs_body_pose(d, body, pos, R), MBS_OK);
+            for (int i = 0; i < 3; ++i) {
+                const double x = pos[i] + R[3 * i] * t[k].point[0] + R[3 * i + 1] * t[k].point[1] +
+                                 R[3 * i + 2] * t[k].point[2];
+                if (fabs(x - t[k].pos[i]) > 1e-10) fail_msg("seed %d target %d: off by %g", (int)seed, k, x - t[k].pos[i]);
+            }
+        }
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+}
+
+/* Bad input: NULL, counts, bodies, non-finite targets, masks; each its status and message,
+   data unchanged. */
+static void test_positions_bad_input(void **state)
+{
+    (void)state;
+    mbs_model *m = double_pendulum();
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_q(d)[0] = 0.3;
+    snapshot s;
+    snap(d, &s);
+    mbs_position_target t = {2, {L2, 0, 0}, {0.9, 0.8, 0.0}};
+    assert_int_equal(mbs_solve_positions(NULL, &t, 1, NULL), MBS_ERR_ARG);
+    assert_fails(mbs_solve_positions(d, NULL, 1, NULL), MBS_ERR_ARG, d, "NULL targets", NULL);
+    assert_fails(mbs_solve_positions(d, &t, -1, NULL), MBS_ERR_ARG, d, "n < 0", NULL);
+    t.body = 0;
+    assert_fails(mbs_solve_positions(d, &t, 1, NULL), MBS_ERR_ARG, d, "targets[0].body = 0", NULL);
+    t.body = 3;
+    assert_fails(mbs_solve_positions(d, &t, 1, NULL), MBS_ERR_ARG, d, "targets[0].body = 3", NULL);
+    t.body = 2, t.pos[1] = NAN;
+    assert_fails(mbs_solve_positions(d, &t, 1, NULL), MBS_ERR_ARG, d, "not finite", NULL);
+    t.pos[1] = 0.8;
+    const unsigned char bad[2] = {0, 3};
+    assert_fails(mbs_solve_positions(d, &t, 1, bad), MBS_ERR_ARG, d, "fixed[1] = 3", "\"j2\"", NULL);
+    const unsigned char all[2] = {1, 1};
+    assert_fails(mbs_solve_positions(d, &t, 1, all), MBS_ERR_INCONSISTENT, d, "target 0", NULL);
+    assert_unchanged(d, &s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -707,6 +895,11 @@ int main(void)
         cmocka_unit_test(test_equilibrium_fixed),
         cmocka_unit_test(test_equilibrium_quaternion),
         cmocka_unit_test(test_equilibrium_bad),
+        cmocka_unit_test(test_positions_double_pendulum),
+        cmocka_unit_test(test_positions_unreachable),
+        cmocka_unit_test(test_positions_fourbar),
+        cmocka_unit_test(test_positions_random_trees),
+        cmocka_unit_test(test_positions_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -364,6 +364,49 @@ static void test_loops_no_alloc(void **state)
     }
 }
 
+/* The analyses allocate nothing either: equilibrium and position solving on the four-bar
+   (loops: partition, closure, LAPACK least squares) and on a random tree, the actuated
+   inverse dynamics of an under-actuated (crank only) four-bar. */
+static void test_analyses_no_alloc(void **state)
+{
+    (void)state;
+    mbs_model *m = nfourbar(1);
+    mbs_data *d = mbs_data_create(m);
+    assert_non_null(d);
+    nfourbar_state(d, 1, 1.0, 0.0);
+    double p[3], R[9];
+    assert_int_equal(mbs_body_pose(d, 3, p, R), MBS_OK); /* the coupler's origin */
+    mbs_position_target t = {3, {0.0, 0.0, 0.0}, {p[0], p[1], p[2]}};
+    nfourbar_state(d, 1, 1.2, 0.0);
+    const int crank = 0;
+    count_begin();
+    int st = mbs_equilibrium(d, NULL);
+    if (st == MBS_OK) st = mbs_solve_positions(d, &t, 1, NULL);
+    if (st == MBS_OK) st = mbs_forward_dynamics(d);
+    if (st == MBS_OK) st = mbs_inverse_dynamics_actuated(d, mbs_data_qacc(d), &crank, 1, outbuf);
+    long c = count_end();
+    if (st != MBS_OK) fail_msg("%s", mbs_data_error(d));
+    if (c != 0) fail_msg("%ld allocations/frees", c);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+    test_tree_opts o = test_default_tree_opts(6);
+    o.springs = 1;
+    m = test_random_tree(7, &o);
+    d = mbs_data_create(m);
+    const int last = mbs_model_nbody(m) - 1;
+    assert_int_equal(mbs_body_pose(d, last, p, R), MBS_OK);
+    mbs_position_target tt = {last, {0.0, 0.0, 0.0}, {p[0] + 0.01, p[1], p[2]}};
+    count_begin();
+    st = mbs_solve_positions(d, &tt, 1, NULL);
+    const int st2 = mbs_equilibrium(d, NULL);
+    c = count_end();
+    if (st != MBS_OK) fail_msg("%s", mbs_data_error(d));
+    (void)st2; /* a random tree may have no isolated equilibrium: only the allocations count */
+    if (c != 0) fail_msg("%ld allocations/frees", c);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_callback_no_alloc),
         cmocka_unit_test(test_errors_no_alloc),
         cmocka_unit_test(test_loops_no_alloc),
+        cmocka_unit_test(test_analyses_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

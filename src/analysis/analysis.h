@@ -55,6 +55,10 @@ int mbs_analysis_cut_of_row(const mbs_model *m, int r);
 void mbs_analysis_move(const mbs_model *m, const double *q, const double *dv, double alpha,
                        double *x);
 
+/* J (6 x nv) of the world point p moving with body, at the poses and S of
+   mbs_kinematics_subspace (queries.c). */
+void mbs_point_jacobian_world(const mbs_data *d, int body, const double p[3], double *J);
+
 /* Largest |x_i|, and its index into *at (nullable). */
 double mbs_analysis_maxabs(const double *x, int n, int *at);
 
