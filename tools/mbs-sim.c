@@ -3,6 +3,7 @@
  *   mbs-sim                 demo: every built-in mechanism at its defaults, one line each
  *   mbs-sim list            the built-in mechanisms
  *   mbs-sim run NAME [...]  simulate one and print a summary (see usage())
+ *   mbs-sim equilibrium NAME  its static equilibrium from the initial state
  *
  * Errors are one line on stderr, "mbs-sim: ...", with exit status 1 (a failed simulation
  * or file), 2 (a bad command line) or 3 (--check and the sanity check failed). */
@@ -23,6 +24,8 @@ static void usage(FILE *f)
           "       mbs-sim list             list the built-in mechanisms\n"
           "       mbs-sim run NAME [options]\n"
           "       mbs-sim run FILE.urdf|FILE.xml [options]   a model file (docs/model-files.md)\n"
+          "       mbs-sim equilibrium NAME|FILE   static equilibrium from the initial state: the\n"
+          "                                coordinates before and after, the residual\n"
           "options of run:\n"
           "  --t-end T          simulated time [s] (default: the mechanism's)\n"
           "  --stepper S        euler | rk4 | adams | bdf\n"
@@ -186,6 +189,25 @@ static int cmd_run(int argc, char **argv)
     return code;
 }
 
+/* `mbs-sim equilibrium NAME|FILE`. */
+static int cmd_equilibrium(int argc, char **argv)
+{
+    if (argc != 1) return fail(SIM_EXIT_USAGE, "equilibrium: takes one mechanism name or model file");
+    char err[SIM_MSG], dir[1024];
+    const int is_file = sim_is_model_file(argv[0]);
+    const mech *m = is_file ? sim_file_mech(argv[0], dir, sizeof dir, err, sizeof err)
+                            : mech_find(argv[0]);
+    if (!m && is_file) return fail(SIM_EXIT_FAIL, err);
+    if (!m) {
+        unknown_mechanism(argv[0], err, sizeof err);
+        return fail(SIM_EXIT_USAGE, err);
+    }
+    if (sim_equilibrium(m, stdout, err, sizeof err) == MBS_OK) return SIM_EXIT_OK;
+    char line[SIM_MSG + 64];
+    snprintf(line, sizeof line, "%s: %s", m->name, err);
+    return fail(SIM_EXIT_FAIL, line);
+}
+
 /* One demo table row: run m at its defaults. */
 static int demo_row(const mech *m)
 {
@@ -235,6 +257,7 @@ int main(int argc, char **argv)
     if (argc < 2) return cmd_demo();
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "equilibrium")) return cmd_equilibrium(argc - 2, argv + 2);
     if (!strcmp(cmd, "list")) {
         if (argc > 2) return fail(SIM_EXIT_USAGE, "list: takes no arguments");
         return cmd_list();

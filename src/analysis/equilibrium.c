@@ -7,7 +7,8 @@
  * R(u) = 0: its Jacobian by central differences in tangent coordinates (reduced_jacobian, the
  * one place to swap in analytic derivatives), symmetrically equilibrated so that coordinates
  * of different units (m, rad) weigh alike, solved in the minimum-norm least-squares sense
- * with a rank test (dgelsy), the step halved until |R| decreases. Every iterate keeps the
+ * with a rank test (dgelsy), the step halved until |R| decreases; where that fails (a singular
+ * Jacobian away from equilibrium) a step along the forces themselves. Every iterate keeps the
  * loops closed; q and v are restored on failure. */
 #include "analysis/analysis.h"
 
@@ -149,9 +150,12 @@ static int no_equilibrium(mbs_data *d, const eq_state *e, const double *R, int i
     char buf[96];
     int k = 0;
     const double r = worst(e, R, &k);
+    mbs_analysis *a = d->analysis;
+    mbs_difference_q(d->model, a->q0, d->q, a->dv);
+    const double moved = mbs_analysis_maxabs(a->dv, a->nv, NULL);
     return MBS_DATA_FAIL(d, MBS_ERR_CONVERGENCE, "equilibrium: none found near the starting q "
-                         "(%s after %d iterations): the generalized force on v[%d] (joint %s) "
-                         "stays %.4g", why, it, k,
+                         "(%s after %d iterations, %.3g rad or m from the start): the "
+                         "generalized force on v[%d] (joint %s) stays %.4g", why, it, moved, k,
                          mbs_joint_label(d->model, d->model->dof_joint[k], buf, (int)sizeof buf), r);
 }
 
@@ -173,6 +177,16 @@ static int line_search(mbs_data *d, const eq_state *e, double *R)
     return MBS_ERR_CONVERGENCE;
 }
 
+/* a->step = the forces scaled by the equilibration (s_i^2 R_i: smaller steps on stiffer
+   coordinates), at most 1 (rad or m): where the Jacobian is singular but the forces are not
+   zero (a pendulum released horizontally), the way the system itself would move. */
+static void force_direction(mbs_analysis *a, const eq_state *e, const double *R)
+{
+    for (int i = 0; i < e->nu; ++i) a->step[i] = a->s[i] * a->s[i] * R[i];
+    const double big = mbs_analysis_maxabs(a->step, e->nu, NULL);
+    for (int i = 0; i < e->nu; ++i) a->step[i] = big > 0.0 ? a->step[i] / big : 0.0;
+}
+
 /* One Newton iteration from the data's q (closed, R known); 1 when converged. */
 static int iterate(mbs_data *d, eq_state *e, double *R, int it)
 {
@@ -184,7 +198,8 @@ static int iterate(mbs_data *d, eq_state *e, double *R, int it)
     if (st == MBS_OK) st = newton_step(d, e, R, &rank, &dropped);
     if (st != MBS_OK) return st;
     const int small = mbs_analysis_maxabs(R, e->nu, NULL) <= EQ_SMALL * e->fscale;
-    if (rank < e->nu && small) {
+    const int tiny = mbs_analysis_maxabs(a->step, e->nu, NULL) <= EQ_STEP_TOL;
+    if (rank < e->nu && small && tiny) { /* converged where the Jacobian has full rank */
         char buf[96];
         const int k = e->u[dropped];
         return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "equilibrium: the equilibrium reached is not "
@@ -193,11 +208,15 @@ static int iterate(mbs_data *d, eq_state *e, double *R, int it)
                              "hold such coordinates with fixed", k,
                              mbs_joint_label(d->model, d->model->dof_joint[k], buf, (int)sizeof buf));
     }
-    if (rank == e->nu && mbs_analysis_maxabs(a->step, e->nu, NULL) <= EQ_STEP_TOL) {
+    if (rank == e->nu && tiny) {
         st = move_to(d, e, a->qb, a->step, 1.0);
         return st == MBS_OK ? 1 : st;
     }
     st = line_search(d, e, R);
+    if (st == MBS_ERR_CONVERGENCE) { /* Newton cannot: a step along the forces themselves */
+        force_direction(d->analysis, e, R);
+        st = line_search(d, e, R);
+    }
     if (st == MBS_ERR_CONVERGENCE)
         return no_equilibrium(d, e, R, it, rank < e->nu ? "the forces do not change along "
                               "some coordinates" : "no step reduces the forces");
