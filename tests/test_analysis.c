@@ -881,6 +881,59 @@ static void test_positions_bad_input(void **state)
     mbs_model_destroy(m);
 }
 
+/* ---------------------------------------------------------------- reaction reuse */
+
+/* Reaction of joint j in a fresh data object at d's state (its first query: no reuse). */
+static void fresh_reaction(mbs_data *d, int j, double F[3], double T[3])
+{
+    const mbs_model *m = mbs_data_model(d);
+    mbs_data *e = mbs_data_create(m);
+    memcpy(mbs_data_q(e), mbs_data_q(d), sizeof(double) * (size_t)mbs_model_nq(m));
+    memcpy(mbs_data_v(e), mbs_data_v(d), sizeof(double) * (size_t)mbs_model_nv(m));
+    memcpy(mbs_data_tau(e), mbs_data_tau(d), sizeof(double) * (size_t)mbs_model_nv(m));
+    const double f[3] = {0.5, -1.0, 2.0}, t[3] = {0.1, 0.0, -0.2}, p[3] = {0.1, 0.0, 0.0};
+    if (mbs_data_time(d) > 0.0) assert_int_equal(mbs_set_body_wrench(e, 1, f, t, p), MBS_OK);
+    assert_int_equal(mbs_data_set_time(e, mbs_data_time(d)), MBS_OK);
+    assert_int_equal(mbs_forward_dynamics(e), MBS_OK);
+    assert_int_equal(mbs_joint_reaction(e, j, F, T), MBS_OK);
+    mbs_data_destroy(e);
+}
+
+/* The reactions of all joints from one backward pass equal each joint's reaction computed
+   alone (bitwise), and follow a new state: tau changed, then a host wrench (marked by
+   t = 1 here), each followed by forward dynamics. */
+static void test_reactions_reused(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+        test_tree_opts o = test_default_tree_opts(4 + (int)seed);
+        o.springs = 2;
+        mbs_model *m = test_random_tree(seed + 30, &o);
+        mbs_data *d = mbs_data_create(m);
+        test_rng r;
+        test_rng_seed(&r, seed);
+        test_random_state(&r, d, 1.0, 1.0, 1.0);
+        for (int round = 0; round < 3; ++round) {
+            if (round == 1) mbs_data_tau(d)[0] += 1.0;
+            if (round == 2) {
+                const double f[3] = {0.5, -1.0, 2.0}, t[3] = {0.1, 0.0, -0.2}, p[3] = {0.1, 0.0, 0.0};
+                assert_int_equal(mbs_set_body_wrench(d, 1, f, t, p), MBS_OK);
+                assert_int_equal(mbs_data_set_time(d, 1.0), MBS_OK);
+            }
+            assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+            for (int j = 0; j < mbs_model_njoint(m); ++j) {
+                double F[3], T[3], F2[3], T2[3];
+                assert_int_equal(mbs_joint_reaction(d, j, F, T), MBS_OK);
+                fresh_reaction(d, j, F2, T2);
+                assert_memory_equal(F, F2, sizeof F);
+                assert_memory_equal(T, T2, sizeof T);
+            }
+        }
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -900,6 +953,7 @@ int main(void)
         cmocka_unit_test(test_positions_fourbar),
         cmocka_unit_test(test_positions_random_trees),
         cmocka_unit_test(test_positions_bad_input),
+        cmocka_unit_test(test_reactions_reused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,7 +26,20 @@ typedef struct mbs_analysis {
     int *jpvt;              /* [nv + 1] pivots */
     int *idx;               /* [nv] coordinate lists (free independent dofs, ...) */
     unsigned char *hold;    /* [nv] dofs held (fixed mask) */
+
+    /* joint reactions (reaction.c): the subtree forces of one state, reused by every
+       joint's query while the state they were computed from is unchanged */
+    int react_valid;
+    double *react_f;        /* [6 nbody] RNEA backward-pass forces, body coordinates */
+    mbs_pose *react_x;      /* [nbody] world poses of that state */
+    double *react_key;      /* [nq + 3 nv + ncon + naux + 1] q, v, qacc, tau, lambda, aux, t */
+    mbs_wrench_input *react_w; /* [nbody] host wrenches of that state */
 } mbs_analysis;
+
+/* 1 when the reaction cache holds the forces of the data's current state. */
+int mbs_analysis_reaction_hit(const mbs_data *d);
+/* Store the current state's key, poses and RNEA forces (d->f) in the reaction cache. */
+void mbs_analysis_reaction_store(mbs_data *d);
 
 /* Allocate d->analysis (MBS_OK or MBS_ERR_NOMEM) / free it. */
 int mbs_analysis_create(mbs_data *d);

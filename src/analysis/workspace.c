@@ -21,6 +21,54 @@ static int analysis_lwork(int nv, int m)
     return imax(lw, 1);
 }
 
+/* Doubles in the reaction cache's key: q, v, qacc, tau, lambda, aux, time. */
+static size_t reaction_key_len(const mbs_model *m)
+{
+    return (size_t)m->nq + 3 * (size_t)m->nv + (size_t)m->ncon + (size_t)m->naux + 1;
+}
+
+/* The key of the data's state into key (reaction_key_len doubles). */
+static void reaction_key(const mbs_data *d, double *key)
+{
+    const mbs_model *m = d->model;
+    const double *part[6] = {d->q, d->v, d->qacc, d->tau, d->lambda, d->aux};
+    const int len[6] = {m->nq, m->nv, m->nv, m->nv, m->ncon, m->naux};
+    for (int i = 0; i < 6; ++i) {
+        if (len[i] > 0) memcpy(key, part[i], (size_t)len[i] * sizeof(double));
+        key += len[i];
+    }
+    *key = d->time;
+}
+
+/* See analysis.h: bitwise the same key and host wrenches. */
+int mbs_analysis_reaction_hit(const mbs_data *d)
+{
+    const mbs_analysis *a = d->analysis;
+    if (!a->react_valid) return 0;
+    const mbs_model *m = d->model;
+    const double *key = a->react_key;
+    const double *part[6] = {d->q, d->v, d->qacc, d->tau, d->lambda, d->aux};
+    const int len[6] = {m->nq, m->nv, m->nv, m->nv, m->ncon, m->naux};
+    for (int i = 0; i < 6; ++i) {
+        if (len[i] > 0 && memcmp(key, part[i], (size_t)len[i] * sizeof(double)) != 0) return 0;
+        key += len[i];
+    }
+    return memcmp(key, &d->time, sizeof(double)) == 0 &&
+           memcmp(a->react_w, d->wrench_in, (size_t)m->nbody * sizeof(mbs_wrench_input)) == 0;
+}
+
+/* See analysis.h. */
+void mbs_analysis_reaction_store(mbs_data *d)
+{
+    mbs_analysis *a = d->analysis;
+    const mbs_model *m = d->model;
+    reaction_key(d, a->react_key);
+    memcpy(a->react_w, d->wrench_in, (size_t)m->nbody * sizeof(mbs_wrench_input));
+    memcpy(a->react_x, d->x_world, (size_t)m->nbody * sizeof(mbs_pose));
+    memcpy(a->react_f, d->f, 6 * (size_t)m->nbody * sizeof(double));
+    a->react_valid = 1;
+}
+
 /* See analysis.h. */
 int mbs_analysis_create(mbs_data *d)
 {
@@ -41,6 +89,10 @@ int mbs_analysis_create(mbs_data *d)
     ok &= (a->jpvt = calloc(nv1, sizeof(int))) != NULL;
     ok &= (a->idx = calloc(nv1, sizeof(int))) != NULL;
     ok &= (a->hold = calloc(nv1, 1)) != NULL;
+    ok &= (a->react_f = calloc(6 * (size_t)m->nbody, sizeof(double))) != NULL;
+    ok &= (a->react_x = calloc((size_t)m->nbody, sizeof(mbs_pose))) != NULL;
+    ok &= (a->react_key = calloc(reaction_key_len(m), sizeof(double))) != NULL;
+    ok &= (a->react_w = calloc((size_t)m->nbody, sizeof(mbs_wrench_input))) != NULL;
     return ok ? MBS_OK : MBS_ERR_NOMEM;
 }
 
@@ -50,7 +102,8 @@ void mbs_analysis_destroy(mbs_data *d)
     mbs_analysis *a = d ? d->analysis : NULL;
     if (!a) return;
     void *p[] = {a->q0, a->v0, a->qb, a->qt, a->dv, a->step, a->g, a->r, a->rt, a->s, a->A,
-                 a->B, a->QJ, a->h, a->J6, a->tau, a->work, a->jpvt, a->idx, a->hold};
+                 a->B, a->QJ, a->h, a->J6, a->tau, a->work, a->jpvt, a->idx, a->hold,
+                 a->react_f, a->react_x, a->react_key, a->react_w};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(a);
     d->analysis = NULL;
