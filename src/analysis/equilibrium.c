@@ -7,7 +7,8 @@
  * R(u) = 0: its Jacobian by central differences in tangent coordinates (reduced_jacobian, the
  * one place to swap in analytic derivatives), symmetrically equilibrated so that coordinates
  * of different units (m, rad) weigh alike, solved in the minimum-norm least-squares sense
- * with a rank test (dgelsy), the step halved until |R| decreases; where that fails (a singular
+ * with a rank test (dgelsy), the step at most 0.5 (rad or m) and halved until |R| decreases;
+ * where that fails (a singular
  * Jacobian away from equilibrium) a step along the forces themselves. Every iterate keeps the
  * loops closed; q and v are restored on failure. */
 #include "analysis/analysis.h"
@@ -24,6 +25,7 @@
                             its differences: closure 1e-12 over a step 1e-5) */
 #define EQ_SMALL 1e-9    /* |R| below this times the force scale counts as zero */
 #define EQ_HALVINGS 16   /* step halvings per iteration */
+#define EQ_MAX_STEP 0.5  /* longest step (max norm, rad or m): the iteration stays local */
 
 /* The free coordinates of the iteration: list (into idx) and count. */
 typedef struct eq_state {
@@ -95,13 +97,17 @@ static int reduced_jacobian(mbs_data *d, eq_state *e, const double *base)
     return MBS_OK;
 }
 
-/* Symmetric equilibration s_i = 1 / sqrt(max(|row i|, |column i|)) of A into a->s. */
+/* Symmetric equilibration s_i = 1 / sqrt(max(|row i|, |column i|)) of A into a->s; a row
+   and column below EQ_RCOND of the largest entry (zero up to the differences' noise) is
+   scaled like the largest, so that noise is never blown up into a direction. */
 static void equilibrate(mbs_analysis *a, int n)
 {
+    const double amax = mbs_analysis_maxabs(a->A, n * n, NULL);
     for (int i = 0; i < n; ++i) {
         double big = 0.0;
         for (int k = 0; k < n; ++k)
             big = fmax(big, fmax(fabs(a->A[(size_t)n * k + i]), fabs(a->A[(size_t)n * i + k])));
+        if (big < EQ_RCOND * amax) big = amax;
         a->s[i] = big > 0.0 ? 1.0 / sqrt(big) : 1.0;
     }
     for (int j = 0; j < n; ++j)
@@ -123,6 +129,8 @@ static int newton_step(mbs_data *d, const eq_state *e, const double *R, int *ran
         return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "equilibrium: least squares failed (LAPACK "
                              "info %d)", info);
     for (int i = 0; i < n; ++i) a->step[i] *= a->s[i];
+    const double big = mbs_analysis_maxabs(a->step, n, NULL); /* a local step: at most */
+    for (int i = 0; big > EQ_MAX_STEP && i < n; ++i) a->step[i] *= EQ_MAX_STEP / big;
     *dropped = *rank < n ? a->jpvt[*rank] - 1 : -1;
     return MBS_OK;
 }
@@ -178,13 +186,13 @@ static int line_search(mbs_data *d, const eq_state *e, double *R)
 }
 
 /* a->step = the forces scaled by the equilibration (s_i^2 R_i: smaller steps on stiffer
-   coordinates), at most 1 (rad or m): where the Jacobian is singular but the forces are not
+   coordinates), at most EQ_MAX_STEP: where the Jacobian is singular but the forces are not
    zero (a pendulum released horizontally), the way the system itself would move. */
 static void force_direction(mbs_analysis *a, const eq_state *e, const double *R)
 {
     for (int i = 0; i < e->nu; ++i) a->step[i] = a->s[i] * a->s[i] * R[i];
     const double big = mbs_analysis_maxabs(a->step, e->nu, NULL);
-    for (int i = 0; i < e->nu; ++i) a->step[i] = big > 0.0 ? a->step[i] / big : 0.0;
+    for (int i = 0; i < e->nu; ++i) a->step[i] = big > 0.0 ? EQ_MAX_STEP * a->step[i] / big : 0.0;
 }
 
 /* One Newton iteration from the data's q (closed, R known); 1 when converged. */

@@ -2,10 +2,11 @@
  * DoublePendulumInitTip): move the free coordinates so that body points reach world
  * positions and the loops close. The residual F stacks the loops' scaled rows h(q) (all of
  * them: redundant ones are consistent and cost nothing) and the target offsets p(q) - pos;
- * Levenberg-Marquardt in tangent coordinates (Marquardt's scaling by diag(J^T J), the damping
- * mu adapted by the gain ratio, Nielsen's rule) with minimum-norm steps (dgelsy with a rank
- * test on the scaled normal matrix), so rows that hold whatever q is and directions that no
- * row sees are left alone and the solution reached is near the start. The normal matrix
+ * Levenberg-Marquardt in tangent coordinates (the damping mu max(diag J^T J) adapted by the
+ * gain ratio, Nielsen's rule) with minimum-norm steps (dgelsy with a rank test on the normal
+ * matrix), so rows that hold whatever q is and directions that no row sees are left alone
+ * and each step is the smallest tangent displacement (rad and m) that the model allows: the
+ * solution reached is near the start. The normal matrix
  * J^T J is accumulated row by row: the workspace does not depend on the number of targets.
  * A stationary point with F != 0 (the nearest the targets can get) is MBS_ERR_INCONSISTENT
  * naming the worst target or cut joint. Finally the loops are closed by Newton holding the
@@ -20,8 +21,8 @@
 #define POS_MAXIT 100     /* iterations */
 #define POS_TOL 1e-12     /* target offsets below POS_TOL (1 + |pos|) m and scaled loop
                              residuals below POS_TOL: solved */
-#define POS_RCOND 1e-12   /* rank tolerance of the scaled normal matrix */
-#define POS_MU0 1e-6      /* first damping, relative to the scaled normal matrix */
+#define POS_RCOND 1e-12   /* rank tolerance of the normal matrix */
+#define POS_MU0 1e-6      /* first damping, relative to the largest diagonal of J^T J */
 #define POS_MU_MAX 1e12   /* damping at which no step reduces |F| any more: stationary */
 #define POS_STATIONARY 1e-11 /* |J^T F| below this times |J| |F|: a stationary point */
 
@@ -84,21 +85,20 @@ static void evaluate(mbs_data *d, pos_state *p, int want_jac)
     p->jnorm = sqrt(p->jnorm);
 }
 
-/* LM step (a->step, nf) = -(H + mu diag H)^+ g on the Jacobi-scaled system (rank test). */
+/* LM step (a->step, nf) = -(H + mu max(diag H) I)^+ g (minimum-norm with a rank test): the
+   smallest tangent displacement (Euclidean, rad and m) that the linear model allows. */
 static int lm_step(mbs_data *d, const pos_state *p, double mu)
 {
     mbs_analysis *a = d->analysis;
     const int nf = p->nf;
-    for (int b = 0; b < nf; ++b) {
-        const double hb = a->A[(size_t)nf * b + b];
-        a->s[b] = hb > 0.0 ? 1.0 / sqrt(hb) : 1.0;
-    }
-    for (int c = 0; c < nf; ++c) /* B = S H S + mu I, full (from the lower triangle) */
+    double hmax = 0.0;
+    for (int b = 0; b < nf; ++b) hmax = fmax(hmax, a->A[(size_t)nf * b + b]);
+    for (int c = 0; c < nf; ++c) /* B = H + mu hmax I, full (from the lower triangle) */
         for (int b = 0; b < nf; ++b) {
             const double h = b >= c ? a->A[(size_t)nf * c + b] : a->A[(size_t)nf * b + c];
-            a->B[(size_t)nf * c + b] = a->s[b] * h * a->s[c] + (b == c ? mu : 0.0);
+            a->B[(size_t)nf * c + b] = h + (b == c ? mu * hmax : 0.0);
         }
-    for (int b = 0; b < nf; ++b) a->step[b] = -a->s[b] * a->g[b];
+    for (int b = 0; b < nf; ++b) a->step[b] = -a->g[b];
     memset(a->jpvt, 0, (size_t)nf * sizeof(int));
     int rank = 0;
     const int info = mbs_linalg_lstsq(nf, nf, 1, a->B, nf, a->step, nf, a->jpvt, POS_RCOND,
@@ -106,7 +106,6 @@ static int lm_step(mbs_data *d, const pos_state *p, double mu)
     if (info != 0)
         return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "solve_positions: least squares failed "
                              "(LAPACK info %d)", info);
-    for (int b = 0; b < nf; ++b) a->step[b] *= a->s[b];
     return MBS_OK;
 }
 
