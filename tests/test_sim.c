@@ -889,7 +889,8 @@ static void test_equilibrium_every_mechanism(void **state)
     assert_true(found >= count / 2);
 }
 
-/* `mbs-sim equilibrium`: a table on stdout (status 0); a mechanism without equilibrium
+/* `mbs-sim equilibrium`: a table on stdout (status 0), for a model file too; a mechanism
+   without equilibrium
    (point masses in point gravity) is status 1 with one line naming it; usage errors 2. */
 static void test_cli_equilibrium(void **state)
 {
@@ -909,6 +910,17 @@ static void test_cli_equilibrium(void **state)
     assert_int_equal(count_lines(err), 1);
     free(out);
     free(err);
+    if (getenv("MBS_TEST_DATA")) { /* a model file: the superset four-bar, closed */
+        char path[512];
+        snprintf(path, sizeof path, "%s/fourbar_superset.xml", getenv("MBS_TEST_DATA"));
+        const char *file[] = {"equilibrium", path, NULL};
+        assert_int_equal(run_cli(file, &out, &err), SIM_EXIT_OK);
+        const char *res = strstr(out, "residual: largest |qacc| at rest ");
+        assert_non_null(res);
+        assert_true(strtod(res + 33, NULL) < 1e-9);
+        free(out);
+        free(err);
+    }
     const char *bad[] = {"equilibrium", "nope", NULL}, *missing[] = {"equilibrium", NULL};
     assert_int_equal(run_cli(bad, &out, &err), SIM_EXIT_USAGE);
     assert_true(!strncmp(err, "mbs-sim: unknown mechanism 'nope'", 33));

@@ -411,9 +411,10 @@ int mbs_inverse_dynamics_actuated(mbs_data *d, const double *qacc, const int *ac
    (tau, gravity, force elements, host wrenches, callbacks at the data's time) vanish along
    every motion the loops allow; coordinates flagged 1 in fixed (nv x 1, 0 or 1, nullable)
    keep their values (a quaternion joint's three rotation dofs all or none), loops stay
-   closed. A damped Newton iteration (at most 50) on the reduced forces in the independent
-   coordinates of a loop partition that keeps the fixed ones independent; its Jacobian by
-   central differences. MBS_ERR_CONVERGENCE when it finds no equilibrium nearby,
+   closed. A damped Newton iteration (at most 50, steps of at most 0.5 rad or m) on the
+   reduced forces in the independent coordinates of a loop partition that keeps the fixed
+   ones independent; its Jacobian by central differences (step 1e-5 in tangent
+   coordinates). MBS_ERR_CONVERGENCE when it finds no equilibrium nearby,
    MBS_ERR_SINGULAR when the equilibrium reached is not isolated (a direction along which
    the forces do not change: hold it with fixed), MBS_ERR_ARG for a bad mask or one that
    leaves a loop unable to close. Needs LAPACK (MBS_ERR_STATE without). */
@@ -427,8 +428,8 @@ typedef struct mbs_position_target {
 /* Initialisation / inverse kinematics: move q (coordinates not flagged in fixed, nv x 1,
    nullable, as for mbs_equilibrium) so that the n body points reach their world positions,
    loops closed; v is then projected onto the loops. Damped least squares (Levenberg-
-   Marquardt, minimum-norm steps: the solution reached is near the starting q), at most 100
-   iterations. Targets that hold whatever q is (the out-of-plane row of a planar arm) are
+   Marquardt, minimum-norm steps in tangent coordinates: the solution reached is near the
+   starting q), at most 100 iterations. Targets that hold whatever q is (the out-of-plane row of a planar arm) are
    allowed. MBS_ERR_INCONSISTENT naming the target (or cut joint) when they cannot all hold
    (out of reach), MBS_ERR_CONVERGENCE when the iteration cap is hit. Needs LAPACK. */
 int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
