@@ -131,7 +131,8 @@ static int newton_step(mbs_data *d, const eq_state *e, const double *R, int *ran
     for (int i = 0; i < n; ++i) a->step[i] *= a->s[i];
     const double big = mbs_analysis_maxabs(a->step, n, NULL); /* a local step: at most */
     for (int i = 0; big > EQ_MAX_STEP && i < n; ++i) a->step[i] *= EQ_MAX_STEP / big;
-    *dropped = *rank < n ? a->jpvt[*rank] - 1 : -1;
+    /* dgelsy leaves jpvt as it was for a zero matrix: then the first coordinate */
+    *dropped = *rank < n ? (a->jpvt[*rank] >= 1 ? a->jpvt[*rank] - 1 : 0) : -1;
     return MBS_OK;
 }
 
