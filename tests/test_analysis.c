@@ -537,6 +537,21 @@ static void test_equilibrium_fourbar(void **state)
     mbs_model_destroy(m);
 }
 
+/* Data of the spring four-bar m at rest from its start with coordinate k held: q_k bitwise
+   unchanged and the loop closed (1e-12 from body poses). */
+static mbs_data *fourbar_held_rest(const mbs_model *m, int k)
+{
+    mbs_data *d = mbs_data_create(m);
+    spring_fourbar_start(d);
+    const double held = mbs_data_q(d)[k];
+    unsigned char mask[3] = {0, 0, 0};
+    mask[k] = 1;
+    assert_int_equal(mbs_equilibrium(d, mask), MBS_OK);
+    assert_true(mbs_data_q(d)[k] == held);
+    assert_true(fourbar_gap(d) < 1e-12);
+    return d;
+}
+
 /* Held coordinates keep their values bitwise: a double pendulum hanging (gravity -y, links
    along x) with joint 1 held at 0.4 rad has link 2 hanging straight down, q2 = -pi/2 - 0.4
    (1e-10); the spring four-bar with its crank held is only closed. */
@@ -566,14 +581,7 @@ static void test_equilibrium_fixed(void **state)
     mbs_data_destroy(d);
     mbs_model_destroy(m);
     m = spring_fourbar();
-    d = mbs_data_create(m);
-    spring_fourbar_start(d);
-    const double crank = mbs_data_q(d)[0];
-    const unsigned char fc[3] = {1, 0, 0};
-    assert_int_equal(mbs_equilibrium(d, fc), MBS_OK);
-    assert_true(mbs_data_q(d)[0] == crank);
-    assert_true(fourbar_gap(d) < 1e-12);
-    mbs_data_destroy(d);
+    mbs_data_destroy(fourbar_held_rest(m, 0));
     mbs_model_destroy(m);
 }
 
@@ -881,6 +889,58 @@ static void test_positions_bad_input(void **state)
     mbs_model_destroy(m);
 }
 
+/* Held coordinates that the loops' partition would make dependent: the five-bar (two dof)
+   with crank 2 held (bitwise) comes to rest where crank 2 alone can hold it (the actuated
+   inverse dynamics at rest with only crank 2 actuated is reachable, 1e-9 of m g l), closed
+   (its cut residual from body poses 1e-12); the spring four-bar with its rocker held is
+   only closed, rocker bitwise; solve_positions with the crank held moves the rest so that a
+   rocker point reaches where it is at crank 0.9, crank bitwise. */
+static void test_loops_held_dependent(void **state)
+{
+    (void)state;
+    mbs_model *m = fivebar();
+    mbs_data *d = mbs_data_create(m);
+    fivebar_state(d);
+    memset(mbs_data_v(d), 0, 4 * sizeof(double));
+    const double crank2 = mbs_data_q(d)[2];
+    const unsigned char hold2[4] = {0, 0, 1, 0};
+    { int st0 = mbs_equilibrium(d, hold2); if (st0) fail_msg("%s", mbs_data_error(d)); }
+    assert_true(mbs_data_q(d)[2] == crank2);
+    double zero[4] = {0, 0, 0, 0}, tau[4], p2[3], R2[9], p4[3], R4[9];
+    const int act = 2;
+    const int st = mbs_inverse_dynamics_actuated(d, zero, &act, 1, tau);
+    if (st != MBS_OK) fail_msg("%s", mbs_data_error(d));
+    assert_int_equal(mbs_body_pose(d, 2, p2, R2), MBS_OK);
+    assert_int_equal(mbs_body_pose(d, 4, p4, R4), MBS_OK);
+    for (int i = 0; i < 3; ++i) assert_true(fabs(p2[i] + R2[3 * i] * 0.45 - p4[i] - R4[3 * i] * 0.4) < 1e-12);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+
+    m = spring_fourbar();
+    d = fourbar_held_rest(m, 2);
+    double *q = mbs_data_q(d), pos[3], R[9];
+    q[0] = 0.9;
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    mbs_position_target t = {3, {0.25, 0.0, 0.0}, {0, 0, 0}};
+    assert_int_equal(mbs_body_pose(d, 3, pos, R), MBS_OK);
+    for (int i = 0; i < 3; ++i) t.pos[i] = pos[i] + R[3 * i] * 0.25;
+    q[0] = 1.3;
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    const double crank = q[0];
+    const unsigned char hold_c[3] = {1, 0, 0};
+    assert_fails(mbs_solve_positions(d, &t, 1, hold_c), MBS_ERR_INCONSISTENT, d, "target 0", NULL);
+    q[0] = 0.9;
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    q[2] += 0.05; /* off the loop: the solver closes it, the crank held */
+    assert_int_equal(mbs_solve_positions(d, &t, 1, hold_c), MBS_OK);
+    assert_true(q[0] == 0.9 && crank == 1.3);
+    assert_int_equal(mbs_body_pose(d, 3, pos, R), MBS_OK);
+    for (int i = 0; i < 3; ++i) assert_true(fabs(pos[i] + R[3 * i] * 0.25 - t.pos[i]) < 1e-10);
+    assert_true(fourbar_gap(d) < 1e-12);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 /* ---------------------------------------------------------------- reaction reuse */
 
 /* Reaction of joint j in a fresh data object at d's state (its first query: no reuse). */
@@ -953,6 +1013,7 @@ int main(void)
         cmocka_unit_test(test_positions_fourbar),
         cmocka_unit_test(test_positions_random_trees),
         cmocka_unit_test(test_positions_bad_input),
+        cmocka_unit_test(test_loops_held_dependent),
         cmocka_unit_test(test_reactions_reused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,13 +3,14 @@
  * (gravity, force elements, host inputs, callbacks) do no work on any motion the loops and
  * the held coordinates allow. With loops the unknowns are the free independent coordinates u
  * of a partition that keeps the held ones independent (loops.c), q(u) by closure, and the
- * reduced forces are R = B^T g (seed 001 eq. 12, B = dq/du). A damped Newton iteration on
+ * reduced forces are R = B^T g (seed 001 eq. 12, B = dq/du); the partition is made again at
+ * every iterate (best conditioned there). A damped Newton iteration on
  * R(u) = 0: its Jacobian by central differences in tangent coordinates (reduced_jacobian, the
  * one place to swap in analytic derivatives), symmetrically equilibrated so that coordinates
  * of different units (m, rad) weigh alike, solved in the minimum-norm least-squares sense
  * with a rank test (dgelsy), the step at most 0.5 (rad or m) and halved until |R| decreases;
- * where that fails (a singular
- * Jacobian away from equilibrium) a step along the forces themselves. Every iterate keeps the
+ * where that fails (a singular Jacobian, a local minimum of |R|) a step along the forces
+ * themselves, accepted while they still do positive work at its end (downhill). Every iterate keeps the
  * loops closed; q and v are restored on failure. */
 #include "analysis/analysis.h"
 
@@ -32,6 +33,7 @@ typedef struct eq_state {
     int nu;        /* free independent dofs */
     const int *u;  /* their v indices */
     double fscale; /* largest |R| or |dR/du| entry seen: the scale of "zero" */
+    int downhill;  /* 1 once Newton failed: only steps along which the forces work */
 } eq_state;
 
 /* R (nu) at the data's q with v = 0: g = tau - RNEA, reduced by the partition. */
@@ -168,8 +170,18 @@ static int no_equilibrium(mbs_data *d, const eq_state *e, const double *R, int i
                          mbs_joint_label(d->model, d->model->dof_joint[k], buf, (int)sizeof buf), r);
 }
 
-/* Halve the step until |R| decreases; the accepted q is the data's, R in a->r. */
-static int line_search(mbs_data *d, const eq_state *e, double *R)
+/* Dot product of n values. */
+static double dot(const double *x, const double *y, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; ++i) s += x[i] * y[i];
+    return s;
+}
+
+/* Halve the step until |R| decreases or (downhill: along the forces) the forces at the end of
+   the step still point along it, so that they did positive work all the way; the accepted q
+   is the data's, R updated. */
+static int line_search(mbs_data *d, const eq_state *e, double *R, int downhill)
 {
     mbs_analysis *a = d->analysis;
     const double r0 = norm2(R, e->nu);
@@ -178,7 +190,9 @@ static int line_search(mbs_data *d, const eq_state *e, double *R)
         int st = move_to(d, e, a->qb, a->step, alpha);
         if (st == MBS_OK) st = reduced_forces(d, e, a->r);
         if (st == MBS_ERR_CALLBACK) return st;
-        if (st == MBS_OK && norm2(a->r, e->nu) < (1.0 - 1e-4 * alpha) * r0) {
+        if (st != MBS_OK) continue;
+        if (norm2(a->r, e->nu) < (1.0 - 1e-4 * alpha) * r0 ||
+            (downhill && dot(a->r, a->step, e->nu) > 0.0)) {
             memcpy(R, a->r, (size_t)e->nu * sizeof(double));
             return MBS_OK;
         }
@@ -187,8 +201,10 @@ static int line_search(mbs_data *d, const eq_state *e, double *R)
 }
 
 /* a->step = the forces scaled by the equilibration (s_i^2 R_i: smaller steps on stiffer
-   coordinates), at most EQ_MAX_STEP: where the Jacobian is singular but the forces are not
-   zero (a pendulum released horizontally), the way the system itself would move. */
+   coordinates), at most EQ_MAX_STEP: where Newton cannot reduce |R| (a singular Jacobian
+   away from equilibrium, as a pendulum released horizontally; a local minimum of |R| along
+   the motion, as a four-bar whose force keeps its sign until past a turning point) the way
+   the system itself would move, downhill in its potential. */
 static void force_direction(mbs_analysis *a, const eq_state *e, const double *R)
 {
     for (int i = 0; i < e->nu; ++i) a->step[i] = a->s[i] * a->s[i] * R[i];
@@ -221,10 +237,14 @@ static int iterate(mbs_data *d, eq_state *e, double *R, int it)
         st = move_to(d, e, a->qb, a->step, 1.0);
         return st == MBS_OK ? 1 : st;
     }
-    st = line_search(d, e, R);
+    /* once Newton has failed, a Newton step against the forces would climb back to where it
+       failed: from then on only steps downhill in the potential */
+    st = e->downhill && dot(R, a->step, e->nu) < 0.0 ? MBS_ERR_CONVERGENCE
+                                                     : line_search(d, e, R, 0);
     if (st == MBS_ERR_CONVERGENCE) { /* Newton cannot: a step along the forces themselves */
+        e->downhill = 1;
         force_direction(d->analysis, e, R);
-        st = line_search(d, e, R);
+        st = line_search(d, e, R, 1);
     }
     if (st == MBS_ERR_CONVERGENCE)
         return no_equilibrium(d, e, R, it, rank < e->nu ? "the forces do not change along "
@@ -233,8 +253,8 @@ static int iterate(mbs_data *d, eq_state *e, double *R, int it)
 }
 
 /* The free independent coordinates (not held) into idx; loops: a partition keeping the held
-   ones independent, then the loops closed at the starting q. */
-static int setup(mbs_data *d, eq_state *e)
+   ones independent and best conditioned at the data's q (loops.c), then the loops closed. */
+static int free_coordinates(mbs_data *d, eq_state *e)
 {
     mbs_analysis *a = d->analysis;
     const int *ind = NULL;
@@ -251,19 +271,27 @@ static int setup(mbs_data *d, eq_state *e)
         if (!a->hold[k]) a->idx[e->nu++] = k;
     }
     e->u = a->idx;
-    e->fscale = 0.0;
     return MBS_OK;
 }
 
-/* The iteration from the data's q with v = 0. */
+/* The iteration from the data's q with v = 0. With loops every iteration starts from a new
+   partition at its q, so that the independent coordinates never sit at a limit position of
+   the loop (where q(u) cannot go on, as a four-bar driven by its rocker). */
 static int solve(mbs_data *d)
 {
-    eq_state e;
-    int st = setup(d, &e);
+    eq_state e = {.fscale = 0.0, .downhill = 0};
+    int st = free_coordinates(d, &e);
     if (st != MBS_OK || e.nu == 0) return st;
     double *R = d->analysis->B; /* nu, kept across iterations */
     st = reduced_forces(d, &e, R);
-    for (int it = 0; it < EQ_MAXIT && st == MBS_OK; ++it) st = iterate(d, &e, R, it);
+    for (int it = 0; it < EQ_MAXIT && st == MBS_OK; ++it) {
+        if (it > 0 && d->analysis->m > 0) {
+            st = free_coordinates(d, &e);
+            if (st == MBS_OK) st = reduced_forces(d, &e, R);
+            if (st != MBS_OK) break;
+        }
+        st = iterate(d, &e, R, it);
+    }
     if (st == MBS_OK) return no_equilibrium(d, &e, R, EQ_MAXIT, "iteration cap");
     return st == 1 ? MBS_OK : st;
 }
@@ -286,5 +314,6 @@ int mbs_equilibrium(mbs_data *d, const unsigned char *fixed)
     if (st == MBS_OK && !mbs_all_finite(d->q, d->model->nq))
         st = MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "equilibrium: q is not finite");
     if (st != MBS_OK) mbs_analysis_restore(d);
-    return st;
+    const int usual = mbs_analysis_usual_partition(d);
+    return st != MBS_OK ? st : usual;
 }

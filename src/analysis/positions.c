@@ -14,6 +14,7 @@
 #include "analysis/analysis.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "core/linalg.h"
 #include "solvers/loops.h"
@@ -35,6 +36,8 @@ typedef struct pos_state {
     double phi;     /* |F|^2 / 2 at the data's q */
     double worst;   /* largest offset relative to its tolerance (> 1: not solved) */
     int worst_row;  /* where: target 3 i + axis, or -(loop row + 1) */
+    double worst_t; /* the same over the target rows only */
+    int worst_trow; /* where: target 3 i + axis */
     double jnorm;   /* Frobenius norm of J (free columns) */
 } pos_state;
 
@@ -45,6 +48,8 @@ static void add_row(mbs_analysis *a, pos_state *p, double res, const double *j, 
 {
     p->phi += 0.5 * res * res;
     if (fabs(res) / tol > p->worst || isnan(res)) p->worst = fabs(res) / tol, p->worst_row = row;
+    if (row >= 0 && (fabs(res) / tol > p->worst_t || isnan(res)))
+        p->worst_t = fabs(res) / tol, p->worst_trow = row;
     if (!want_jac) return;
     const int nf = p->nf;
     for (int b = 0; b < nf; ++b) {
@@ -63,6 +68,7 @@ static void evaluate(mbs_data *d, pos_state *p, int want_jac)
     const int nv = a->nv, nf = p->nf;
     mbs_kinematics_subspace(d);
     p->phi = 0.0, p->worst = 0.0, p->worst_row = 0, p->jnorm = 0.0;
+    p->worst_t = 0.0, p->worst_trow = 0;
     if (want_jac) {
         memset(a->A, 0, (size_t)nf * (size_t)nf * sizeof(double));
         memset(a->g, 0, (size_t)nf * sizeof(double));
@@ -124,25 +130,28 @@ static double predicted(const mbs_analysis *a, const pos_state *p)
     return -sg - 0.5 * sHs;
 }
 
-/* MBS_ERR_INCONSISTENT naming the worst target or cut joint at the stationary point. */
+/* MBS_ERR_INCONSISTENT at the stationary point: the worst target that stays off (and the
+   loop, when one stays open too), or the loop alone. */
 static int unreachable(mbs_data *d, const pos_state *p)
 {
     const mbs_model *m = d->model;
-    char buf[96];
+    char buf[96], loop[192] = "";
     if (p->worst_row < 0)
-        return MBS_DATA_FAIL(d, MBS_ERR_INCONSISTENT, "solve_positions: the loop of cut joint %s "
-                             "cannot close with the targets and the held coordinates",
-                             mbs_joint_label(m, mbs_analysis_cut_of_row(m, -p->worst_row - 1), buf,
-                                             (int)sizeof buf));
-    const mbs_position_target *t = &p->t[p->worst_row / 3];
+        snprintf(loop, sizeof loop, "the loop of cut joint %s stays open",
+                 mbs_joint_label(m, mbs_analysis_cut_of_row(m, -p->worst_row - 1), buf, (int)sizeof buf));
+    if (p->worst_t <= 1.0)
+        return MBS_DATA_FAIL(d, MBS_ERR_INCONSISTENT, "solve_positions: %s: it cannot close "
+                             "with the targets and the held coordinates", loop);
+    const mbs_position_target *t = &p->t[p->worst_trow / 3];
     double x[3], off = 0.0;
     pose_apply(x, &d->x_world[t->body], t->point);
     for (int e = 0; e < 3; ++e) off += (x[e] - t->pos[e]) * (x[e] - t->pos[e]);
     return MBS_DATA_FAIL(d, MBS_ERR_INCONSISTENT, "solve_positions: target %d (body %s) cannot "
                          "be reached: the nearest configuration the iteration finds leaves its "
-                         "point %.6g m away (out of reach, or held coordinates, loops or other "
-                         "targets in the way)", p->worst_row / 3,
-                         mbs_body_label(m, t->body, buf, (int)sizeof buf), sqrt(off));
+                         "point %.6g m away%s%s (out of reach, or held coordinates, loops or "
+                         "other targets in the way)", p->worst_trow / 3,
+                         mbs_body_label(m, t->body, buf, (int)sizeof buf), sqrt(off),
+                         loop[0] ? " and " : "", loop);
 }
 
 /* Try the step: q_t = q (+) step; accepted (1) when |F| decreases, then mu shrinks
@@ -255,5 +264,6 @@ int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
     if (st == MBS_OK && !mbs_all_finite(d->q, d->model->nq))
         st = MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "solve_positions: q is not finite");
     if (st != MBS_OK) mbs_analysis_restore(d);
-    return st;
+    const int usual = mbs_analysis_usual_partition(d);
+    return st != MBS_OK ? st : usual;
 }

@@ -213,6 +213,12 @@ double mbs_analysis_maxabs(const double *x, int n, int *at)
 }
 
 /* See analysis.h. */
+int mbs_analysis_usual_partition(mbs_data *d)
+{
+    return d->model->ncon > 0 ? mbs_loops_partition_holding(d, NULL) : MBS_OK;
+}
+
+/* See analysis.h. */
 int mbs_analysis_hold_partition(mbs_data *d, const char *call)
 {
     const int st = mbs_loops_partition_holding(d, d->analysis->hold);
