@@ -17,47 +17,9 @@
 
 #include <mbs/mbs.h>
 
-#define NJ 6
+#include "robot_arm.h"
+
 #define PI 3.14159265358979323846
-
-/* Link data: mass, com, principal inertia, joint axis and joint position on the parent. */
-static const struct {
-    double mass, com[3], inertia[3], axis[3], joint_pos[3];
-} LINKS[NJ] = {
-    {4.0, {0.0, 0.0, 0.10}, {0.020, 0.020, 0.010}, {0, 0, 1}, {0.0, 0.0, 0.0}},   /* base yaw */
-    {3.0, {0.20, 0.0, 0.0}, {0.004, 0.045, 0.045}, {0, 1, 0}, {0.0, 0.0, 0.20}},  /* shoulder */
-    {2.0, {0.175, 0.0, 0.0}, {0.002, 0.022, 0.022}, {0, 1, 0}, {0.40, 0.0, 0.0}}, /* elbow */
-    {0.8, {0.05, 0.0, 0.0}, {0.002, 0.002, 0.002}, {1, 0, 0}, {0.35, 0.0, 0.0}},  /* wrist roll */
-    {0.5, {0.04, 0.0, 0.0}, {0.002, 0.002, 0.002}, {0, 1, 0}, {0.10, 0.0, 0.0}},  /* wrist pitch */
-    {0.3, {0.03, 0.0, 0.0}, {0.002, 0.002, 0.002}, {1, 0, 0}, {0.08, 0.0, 0.0}},  /* flange */
-};
-
-static mbs_model *build_arm(void)
-{
-    mbs_builder *b = mbs_builder_create();
-    if (!b) return NULL;
-    int parent = MBS_WORLD, status = MBS_OK;
-    for (int i = 0; i < NJ && status >= 0; ++i) {
-        mbs_body_def link = mbs_default_body_def();
-        link.mass = LINKS[i].mass;
-        memcpy(link.com, LINKS[i].com, sizeof link.com);
-        memset(link.inertia, 0, sizeof link.inertia);
-        for (int k = 0; k < 3; ++k) link.inertia[4 * k] = LINKS[i].inertia[k];
-        int body = mbs_add_body(b, &link);
-        mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
-        j.parent = parent;
-        j.child = body;
-        memcpy(j.axis, LINKS[i].axis, sizeof j.axis);
-        memcpy(j.frame_parent.pos, LINKS[i].joint_pos, sizeof j.frame_parent.pos);
-        status = body < 0 ? body : mbs_add_joint(b, &j);
-        parent = body;
-    }
-    mbs_model *m = NULL;
-    if (status >= 0) status = mbs_compile(b, &m);
-    if (status < 0) fprintf(stderr, "build: %s: %s\n", mbs_status_name(status), mbs_builder_error(b));
-    mbs_builder_destroy(b);
-    return m;
-}
 
 /* Desired joint positions and velocities at time t: q0 + A sin(2 pi f t). */
 static void trajectory(double t, double q_des[NJ], double v_des[NJ])

@@ -95,6 +95,17 @@ static int call_queries(mbs_data *d)
             st = mbs_joint_reaction(d, j, F, T);
     return st;
 }
+/* Forward dynamics, then the actuated inverse dynamics of its qacc with every coordinate
+   actuated (over-actuated with loops: the minimum-norm path through LAPACK). */
+static int call_actuated(mbs_data *d)
+{
+    static int act[256];
+    const int nv = mbs_model_nv(d->model);
+    for (int k = 0; k < nv; ++k) act[k] = k;
+    int st = mbs_forward_dynamics(d);
+    if (st == MBS_OK) st = mbs_inverse_dynamics_actuated(d, mbs_data_qacc(d), act, nv, outbuf);
+    return st;
+}
 static int call_mass_factor_solve(mbs_data *d)
 {
     const int nv = mbs_model_nv(d->model);
@@ -145,6 +156,7 @@ static const struct {
     {"point_jacobian/bias/com/momentum/joint_reaction", call_queries},
     {"kinematics", call_kinematics},    {"body_pose/velocity", call_pose_velocity},
     {"assemble", call_assemble},
+    {"inverse_dynamics_actuated", call_actuated},
 };
 
 /* Every call of the table succeeds on d without allocating or freeing. */
@@ -382,6 +394,49 @@ static void test_hold_no_alloc(void **state)
     mbs_model_destroy(m);
 }
 
+/* The analyses allocate nothing either: equilibrium and position solving on the four-bar
+   (loops: partition, closure, LAPACK least squares) and on a random tree, the actuated
+   inverse dynamics of an under-actuated (crank only) four-bar. */
+static void test_analyses_no_alloc(void **state)
+{
+    (void)state;
+    mbs_model *m = nfourbar(1);
+    mbs_data *d = mbs_data_create(m);
+    assert_non_null(d);
+    nfourbar_state(d, 1, 1.0, 0.0);
+    double p[3], R[9];
+    assert_int_equal(mbs_body_pose(d, 3, p, R), MBS_OK); /* the coupler's origin */
+    mbs_position_target t = {3, {0.0, 0.0, 0.0}, {p[0], p[1], p[2]}};
+    nfourbar_state(d, 1, 1.2, 0.0);
+    const int crank = 0;
+    count_begin();
+    int st = mbs_equilibrium(d, NULL);
+    if (st == MBS_OK) st = mbs_solve_positions(d, &t, 1, NULL);
+    if (st == MBS_OK) st = mbs_forward_dynamics(d);
+    if (st == MBS_OK) st = mbs_inverse_dynamics_actuated(d, mbs_data_qacc(d), &crank, 1, outbuf);
+    long c = count_end();
+    if (st != MBS_OK) fail_msg("%s", mbs_data_error(d));
+    if (c != 0) fail_msg("%ld allocations/frees", c);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+    test_tree_opts o = test_default_tree_opts(6);
+    o.springs = 1;
+    m = test_random_tree(7, &o);
+    d = mbs_data_create(m);
+    const int last = mbs_model_nbody(m) - 1;
+    assert_int_equal(mbs_body_pose(d, last, p, R), MBS_OK);
+    mbs_position_target tt = {last, {0.0, 0.0, 0.0}, {p[0] + 0.01, p[1], p[2]}};
+    count_begin();
+    st = mbs_solve_positions(d, &tt, 1, NULL);
+    const int st2 = mbs_equilibrium(d, NULL);
+    c = count_end();
+    if (st != MBS_OK) fail_msg("%s", mbs_data_error(d));
+    (void)st2; /* a random tree may have no isolated equilibrium: only the allocations count */
+    if (c != 0) fail_msg("%ld allocations/frees", c);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 /* Line masses, rotors and nodes (issue 9): the table on trees with line masses (one at a
    fraction, two at distances) and with rotors on every kind of housing; forward dynamics
    and fixed-step stepping there, on branches joined by a line mass, on a four-bar with
@@ -437,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_loops_no_alloc),
         cmocka_unit_test(test_hold_no_alloc),
         cmocka_unit_test(test_elements_no_alloc),
+        cmocka_unit_test(test_analyses_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

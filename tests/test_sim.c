@@ -1019,6 +1019,100 @@ static int teardown(void **state)
     return rmdir(g_dir);
 }
 
+/* ---------------------------------------------------------------- equilibrium */
+
+/* The equilibrium value of row "q.<name>" in a printed table; NAN when absent. */
+static double table_value(const char *text, const char *name)
+{
+    char key[96];
+    snprintf(key, sizeof key, "  q.%s ", name);
+    const char *row = strstr(text, key);
+    if (!row) return NAN;
+    char *end;
+    strtod(row + strlen(key), &end); /* start */
+    return strtod(end, NULL);
+}
+
+/* sim_equilibrium on every built-in mechanism: a table whose residual (largest |qacc| at
+   rest) is below 1e-9, or a one-line reason naming the status; the pendulum hangs at
+   q.rev = -pi/2 (closed form, 1e-10). */
+static void test_equilibrium_every_mechanism(void **state)
+{
+    (void)state;
+    int count = 0, found = 0;
+    char msg[SIM_MSG];
+    mech **all = sim_models_all(&count, msg, sizeof msg);
+    if (!all) fail_msg("%s", msg);
+    for (int i = 0; i < count; ++i) {
+        char *text = NULL, err[SIM_MSG] = "";
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        assert_non_null(f);
+        const int st = sim_equilibrium(all[i], f, err, sizeof err);
+        fclose(f);
+        if (st == MBS_OK) {
+            const char *res = strstr(text, "residual: largest |qacc| at rest ");
+            assert_non_null(res);
+            const double r = strtod(res + 33, NULL);
+            if (!(r < 1e-9)) fail_msg("%s: residual %g", all[i]->name, r);
+            ++found;
+        } else {
+            assert_non_null(strstr(err, "no equilibrium found: MBS_ERR_"));
+            assert_null(strchr(err, '\n'));
+        }
+        if (!strcmp(all[i]->name, "pendulum")) {
+            assert_int_equal(st, MBS_OK);
+            assert_true(fabs(table_value(text, "rev") + PI / 2) < 1e-10);
+        }
+        free(text);
+    }
+    sim_models_free(all, count);
+    assert_true(found >= count / 2);
+}
+
+/* `mbs-sim equilibrium`: a table on stdout (status 0), for a model file too; a mechanism
+   without equilibrium
+   (point masses in point gravity) is status 1 with one line naming it; usage errors 2. */
+static void test_cli_equilibrium(void **state)
+{
+    (void)state;
+    need_cli();
+    char *out, *err;
+    const char *ok[] = {"equilibrium", "double_pendulum", NULL};
+    assert_int_equal(run_cli(ok, &out, &err), SIM_EXIT_OK);
+    assert_non_null(strstr(out, "double_pendulum: static equilibrium"));
+    assert_true(fabs(table_value(out, "revolute1") + PI / 2) < 1e-10);
+    assert_string_equal(err, "");
+    free(out);
+    free(err);
+    const char *none[] = {"equilibrium", "point_gravity", NULL};
+    assert_int_equal(run_cli(none, &out, &err), SIM_EXIT_FAIL);
+    assert_true(!strncmp(err, "mbs-sim: point_gravity: no equilibrium found: MBS_ERR_", 54));
+    assert_int_equal(count_lines(err), 1);
+    free(out);
+    free(err);
+    if (getenv("MBS_TEST_DATA")) { /* a model file: the superset four-bar, closed */
+        char path[512];
+        snprintf(path, sizeof path, "%s/fourbar_superset.xml", getenv("MBS_TEST_DATA"));
+        const char *file[] = {"equilibrium", path, NULL};
+        assert_int_equal(run_cli(file, &out, &err), SIM_EXIT_OK);
+        const char *res = strstr(out, "residual: largest |qacc| at rest ");
+        assert_non_null(res);
+        assert_true(strtod(res + 33, NULL) < 1e-9);
+        free(out);
+        free(err);
+    }
+    const char *bad[] = {"equilibrium", "nope", NULL}, *missing[] = {"equilibrium", NULL};
+    assert_int_equal(run_cli(bad, &out, &err), SIM_EXIT_USAGE);
+    assert_true(!strncmp(err, "mbs-sim: unknown model 'nope'", 29));
+    free(out);
+    free(err);
+    assert_int_equal(run_cli(missing, &out, &err), SIM_EXIT_USAGE);
+    assert_string_equal(err, "mbs-sim: equilibrium: takes one mechanism name or model file\n");
+    free(out);
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1043,6 +1137,8 @@ int main(void)
         cmocka_unit_test(test_model_metadata),
         cmocka_unit_test(test_cli_csv_and_svg),
         cmocka_unit_test(test_cli_plot_decimation),
+        cmocka_unit_test(test_equilibrium_every_mechanism),
+        cmocka_unit_test(test_cli_equilibrium),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

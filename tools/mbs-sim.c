@@ -4,6 +4,7 @@
  *   mbs-sim                 demo: every shipped model at its defaults, one line each
  *   mbs-sim list            the shipped models
  *   mbs-sim run NAME [...]  simulate one (NAME, or FILE.urdf / FILE.xml) and print a summary
+ *   mbs-sim equilibrium NAME  its static equilibrium from the initial state
  *
  * Errors are one line on stderr, "mbs-sim: ...", with exit status 1 (a failed simulation
  * or file), 2 (a bad command line) or 3 (--check and the sanity check failed). */
@@ -25,6 +26,8 @@ static void usage(FILE *f)
           "                                share/mbs/models of the installation)\n"
           "       mbs-sim run NAME [options]                 a shipped model\n"
           "       mbs-sim run FILE.urdf|FILE.xml [options]   any model file (docs/model-files.md)\n"
+          "       mbs-sim equilibrium NAME|FILE   static equilibrium from the initial state: the\n"
+          "                                coordinates before and after, the residual\n"
           "options of run (defaults: the file's <simulation> element):\n"
           "  --t-end T          simulated time [s]\n"
           "  --stepper S        euler | rk4 | adams | bdf\n"
@@ -186,6 +189,20 @@ static int run_mech(const sim_options *po, const mech *m)
     return code;
 }
 
+/* `mbs-sim equilibrium NAME|FILE`. */
+static int cmd_equilibrium(int argc, char **argv)
+{
+    if (argc != 1) return fail(SIM_EXIT_USAGE, "equilibrium: takes one mechanism name or model file");
+    char err[SIM_MSG];
+    mech *m = sim_model_find(argv[0], err, sizeof err);
+    if (!m) return fail(strncmp(err, "unknown model", 13) ? SIM_EXIT_FAIL : SIM_EXIT_USAGE, err);
+    const int st = sim_equilibrium(m, stdout, err, sizeof err);
+    char line[SIM_MSG + 64];
+    snprintf(line, sizeof line, "%s: %s", m->name, err);
+    sim_model_free(m);
+    return st == MBS_OK ? SIM_EXIT_OK : fail(SIM_EXIT_FAIL, line);
+}
+
 /* One demo table row: run m at its defaults. */
 static int demo_row(const mech *m)
 {
@@ -238,6 +255,7 @@ int main(int argc, char **argv)
     if (argc < 2) return cmd_demo();
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "equilibrium")) return cmd_equilibrium(argc - 2, argv + 2);
     if (!strcmp(cmd, "list")) {
         if (argc > 2) return fail(SIM_EXIT_USAGE, "list: takes no arguments");
         return cmd_list();

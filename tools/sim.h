@@ -172,6 +172,12 @@ int sim_csv_close(sim_csv *c, char *err, size_t n);
 int sim_svg_write(const char *path, const char *title, const sim_table *t, const int *cols,
                   int ncols, char *err, size_t n);
 
+/* ---- `mbs-sim equilibrium` (sim_equilibrium.c) */
+/* The static equilibrium of mechanism m from its initial state: a table of the coordinates
+   (start, equilibrium) and the residual on f. MBS_OK, or a negative status with
+   "<what failed>: <STATUS>: <library message>" in err. */
+int sim_equilibrium(const mech *m, FILE *f, char *err, size_t n);
+
 /* ---- progress line on stderr */
 typedef struct sim_progress {
     int enabled;

@@ -474,6 +474,51 @@ int mbs_model_body_is_node(const mbs_model *m, int body);
    leaves out tau). Compile checks that the joint is a tree joint and dof < its nv.
    Returns the element id or MBS_ERR_ARG (bad joint id, negative dof, non-finite force). */
 int mbs_add_joint_force(mbs_builder *b, int joint, int dof, double force);
+/* ---------------------------------------------------------------- analyses */
+/* ROBOTRAN's analysis modules (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful
+   symbolic generator of multibody models", §2.2.2 and §4.3.1). A failed call leaves q, v
+   and its outputs as they were. See docs/api.md, "Analyses". */
+
+/* tau_out (nv x 1): generalized forces only on the nact distinct velocity indices of
+   actuated, zero elsewhere, for which forward dynamics returns qacc (nv x 1; with loops it
+   must satisfy them at acceleration level, else MBS_ERR_INCONSISTENT naming the cut joint).
+   Like mbs_inverse_dynamics it ignores the data's tau; gravity, force elements, host wrenches
+   and callbacks are included. Fully actuated: exact. Over-actuated: the tau_out of minimum
+   Euclidean norm sqrt(sum tau_out_i^2) over the actuated entries, in SI units as they are
+   (N and N m mixed, unweighted; the Moore-Penrose solution). Under-actuated: exact when qacc
+   is reachable; when the unactuated coordinates would need a generalized force beyond 1e-9
+   of max |RNEA(qacc)|, MBS_ERR_INCONSISTENT naming that coordinate and the cut joint of its
+   loop. On a tree: the inverse dynamics restricted to the actuated set (consistent only if
+   the others need no force). Allocation-free. */
+int mbs_inverse_dynamics_actuated(mbs_data *d, const double *qacc, const int *actuated,
+                                  int nact, double *tau_out);
+/* Static equilibrium: v = 0 and q moved, from the current q, until the generalized forces
+   (tau, gravity, force elements, host wrenches, callbacks at the data's time) vanish along
+   every motion the loops allow; coordinates flagged 1 in fixed (nv x 1, 0 or 1, nullable)
+   keep their values (a quaternion joint's three rotation dofs all or none), loops stay
+   closed. A damped Newton iteration (at most 50, steps of at most 0.5 rad or m) on the
+   reduced forces in the independent coordinates of a loop partition that keeps the fixed
+   ones independent; its Jacobian by central differences (step 1e-5 in tangent
+   coordinates). MBS_ERR_CONVERGENCE when it finds no equilibrium nearby,
+   MBS_ERR_SINGULAR when the equilibrium reached is not isolated (a direction along which
+   the forces do not change: hold it with fixed), MBS_ERR_ARG for a bad mask or one that
+   leaves a loop unable to close. Needs LAPACK (MBS_ERR_STATE without). */
+int mbs_equilibrium(mbs_data *d, const unsigned char *fixed);
+
+typedef struct mbs_position_target {
+    int body;         /* body id >= 1 */
+    double point[3];  /* body point, body coordinates */
+    double pos[3];    /* where it must be, world */
+} mbs_position_target;
+/* Initialisation / inverse kinematics: move q (coordinates not flagged in fixed, nv x 1,
+   nullable, as for mbs_equilibrium) so that the n body points reach their world positions,
+   loops closed; v is then projected onto the loops. Damped least squares (Levenberg-
+   Marquardt, minimum-norm steps in tangent coordinates: the solution reached is near the
+   starting q), at most 100 iterations. Targets that hold whatever q is (the out-of-plane row of a planar arm) are
+   allowed. MBS_ERR_INCONSISTENT naming the target (or cut joint) when they cannot all hold
+   (out of reach), MBS_ERR_CONVERGENCE when the iteration cap is hit. Needs LAPACK. */
+int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
+                        const unsigned char *fixed);
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop

@@ -101,6 +101,12 @@ class StepperDef(ctypes.Structure):
                 ("_tail", ctypes.c_char * _TAIL)]
 
 
+class PositionTarget(ctypes.Structure):
+    """mbs_position_target: a body point (body coordinates) and where it must be (world)."""
+    _fields_ = [("body", ctypes.c_int), ("point", ctypes.c_double * 3),
+                ("pos", ctypes.c_double * 3)]
+
+
 FORCE_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
 
 _V, _P, _I, _D = ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_double
@@ -175,6 +181,10 @@ _PROTOTYPES = {
     "mbs_com": (_I, [_P, c_double_p]),
     "mbs_momentum": (_I, [_P, c_double_p, c_double_p]),
     "mbs_joint_reaction": (_I, [_P, _I, c_double_p, c_double_p]),
+    "mbs_inverse_dynamics_actuated": (_I, [_P, c_double_p, c_int_p, _I, c_double_p]),
+    "mbs_equilibrium": (_I, [_P, ctypes.POINTER(ctypes.c_ubyte)]),
+    "mbs_solve_positions": (_I, [_P, ctypes.POINTER(PositionTarget), _I,
+                                 ctypes.POINTER(ctypes.c_ubyte)]),
     "mbs_default_stepper_def": (StepperDef, [_I]),
     "mbs_stepper_create": (_P, [_P, ctypes.POINTER(StepperDef)]),
     "mbs_stepper_destroy": (None, [_P]),

@@ -3,7 +3,7 @@ import ctypes
 
 import numpy as np
 
-from ._lib import lib, StepperDef
+from ._lib import lib, PositionTarget, StepperDef
 from .core import STEPPERS, Model, _check, _ptr, _vec
 
 
@@ -158,6 +158,50 @@ class Data:
         F, T = np.zeros(3), np.zeros(3)
         self._call(lib.mbs_joint_reaction(self._d, int(joint), _ptr(F), _ptr(T)))
         return F, T
+
+    def inverse_dynamics_actuated(self, qacc, actuated):
+        """(nv,) generalized forces on the velocity indices in `actuated` only (zero
+        elsewhere) for which forward dynamics returns qacc; minimum Euclidean norm when
+        over-actuated; InconsistentError (naming the loop) when qacc is not reachable."""
+        act = np.ascontiguousarray(actuated, dtype=np.intc).reshape(-1)
+        tau = np.zeros(self.nv)
+        self._call(lib.mbs_inverse_dynamics_actuated(
+            self._d, _ptr(_vec(qacc, self.nv, "qacc")),
+            act.ctypes.data_as(ctypes.POINTER(ctypes.c_int)), int(act.size), _ptr(tau)))
+        return tau
+
+    def _mask(self, fixed):
+        """A C byte mask of nv entries (None: NULL); entries are passed through as given."""
+        if fixed is None:
+            return None
+        m = np.ascontiguousarray(fixed, dtype=np.int64).reshape(-1)
+        if m.size != self.nv:
+            from .errors import ArgError
+            raise ArgError(-1, "MBS_ERR_ARG", f"fixed: expected {self.nv} values, got {m.size}")
+        if (m < 0).any() or (m > 255).any():
+            from .errors import ArgError
+            raise ArgError(-1, "MBS_ERR_ARG", "fixed: entries are 0 (free) or 1 (held)")
+        return (ctypes.c_ubyte * max(self.nv, 1))(*[int(x) for x in m])
+
+    def equilibrium(self, fixed=None):
+        """Static equilibrium from the current q (v set to 0); `fixed`: nv flags (1: held).
+        Returns a copy of q."""
+        self._call(lib.mbs_equilibrium(self._d, self._mask(fixed)))
+        return self.q.copy()
+
+    def solve_positions(self, targets, fixed=None):
+        """Move q (not the coordinates flagged in `fixed`) so that each target
+        (body, point, pos) -- the body point (body coordinates) at the world position pos --
+        holds, loops closed. Returns a copy of q."""
+        targets = list(targets)
+        arr = (PositionTarget * max(len(targets), 1))()
+        for i, t in enumerate(targets):
+            body, point, pos = (t["body"], t["point"], t["pos"]) if isinstance(t, dict) else t
+            arr[i].body = int(body)
+            for k, (p, x) in enumerate(zip(_vec(point, 3, "point"), _vec(pos, 3, "pos"))):
+                arr[i].point[k], arr[i].pos[k] = float(p), float(x)
+        self._call(lib.mbs_solve_positions(self._d, arr, len(targets), self._mask(fixed)))
+        return self.q.copy()
 
     def _wrench(self, fn, body, force, torque, point):
         return self._call(fn(self._d, int(body), _ptr(_vec(force, 3, "force")),

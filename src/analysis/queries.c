@@ -1,7 +1,7 @@
 /* Queries a controller calls every tick (allocation-free, O(N) or O(depth)): the Jacobian
  * of a body point, its bias acceleration J̇v, the centre of mass and the momentum of the
  * whole system. Every output is world-frame; a failed query leaves its outputs unwritten. */
-#include "core/internal.h"
+#include "analysis/analysis.h"
 
 /* The common checks of a query on body (world excluded), with a point (nullable). */
 static int check_query(mbs_data *d, const char *call, int body, const double *point, int check_v)
@@ -24,19 +24,13 @@ static void point_world(const mbs_data *d, int body, const double point[3], doub
     pose_apply(p, &d->x_world[body], point);
 }
 
-int mbs_point_jacobian(mbs_data *d, int body, const double point[3], double *J)
+/* See analysis.h: the dofs on the path from the body to the root. */
+void mbs_point_jacobian_world(const mbs_data *d, int body, const double p[3], double *J)
 {
-    if (!d) return MBS_ERR_ARG;
-    if (!point || !J) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "point_jacobian: NULL point or J");
-    const int st = check_query(d, "point_jacobian", body, point, 0);
-    if (st != MBS_OK) return st;
     const mbs_model *m = d->model;
     const int nv = m->nv;
-    mbs_kinematics_subspace(d);
-    double p[3];
-    point_world(d, body, point, p);
     for (int i = 0; i < 6 * nv; ++i) J[i] = 0.0;
-    for (int b = body; b > 0; b = m->bodies[b].parent) { /* the dofs on the path to the root */
+    for (int b = body; b > 0; b = m->bodies[b].parent) {
         const mbs_joint_model *jm = &m->joints[m->bodies[b].joint];
         const mbs_pose *X = &d->x_world[b];
         for (int k = 0; k < jm->nv; ++k) {
@@ -50,8 +44,21 @@ int mbs_point_jacobian(mbs_data *d, int body, const double point[3], double *J)
             for (int e = 0; e < 3; ++e) J[nv * e + i] = w[e], J[nv * (3 + e) + i] = v[e] + wr[e];
         }
     }
-    return mbs_all_finite(J, 6 * nv) ? MBS_OK
-                                     : MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "point_jacobian: J is not finite");
+}
+
+int mbs_point_jacobian(mbs_data *d, int body, const double point[3], double *J)
+{
+    if (!d) return MBS_ERR_ARG;
+    if (!point || !J) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "point_jacobian: NULL point or J");
+    const int st = check_query(d, "point_jacobian", body, point, 0);
+    if (st != MBS_OK) return st;
+    mbs_kinematics_subspace(d);
+    double p[3];
+    point_world(d, body, point, p);
+    mbs_point_jacobian_world(d, body, p, J);
+    return mbs_all_finite(J, 6 * d->model->nv)
+               ? MBS_OK
+               : MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "point_jacobian: J is not finite");
 }
 
 int mbs_point_bias_acceleration(mbs_data *d, int body, const double point[3], double a[6])

@@ -4,8 +4,11 @@
  * everything its child's subtree needs beyond what acts on it directly: the sum over the
  * subtree of I a + v x* I v - f_ext - (cut-joint wrenches) — the recursive Newton-Euler
  * backward pass with the accelerations of the last forward dynamics. A cut joint's is the
- * wrench of its multipliers lambda. Both reported at the child joint frame origin, world. */
-#include "core/internal.h"
+ * wrench of its multipliers lambda. Both reported at the child joint frame origin, world.
+ * The backward pass gives every tree joint's force at once: it is kept (with the poses) and
+ * reused by the next queries while q, v, qacc, tau, lambda, the time and the host wrenches
+ * are bitwise unchanged, so the reactions of all N joints cost one pass, not N. */
+#include "analysis/analysis.h"
 #include "solvers/constraints.h"
 
 /* Add a wrench given about the world origin (W = [n; f], world) to f_ext of body b. */
@@ -34,22 +37,25 @@ static void add_cut_wrenches(mbs_data *d)
     }
 }
 
-/* The spatial force (child body coordinates) tree joint j transmits: RNEA's forward pass
-   with qacc, then the sum over the child's subtree. */
-static void tree_force(mbs_data *d, int joint, double f_out[6])
+/* The spatial forces (child body coordinates) every tree joint transmits, into the cache:
+   RNEA's forward pass with qacc, then the sums over the subtrees (d->f), with the poses. */
+static int tree_forces(mbs_data *d)
 {
-    const mbs_model *m = d->model;
+    if (mbs_analysis_reaction_hit(d)) return MBS_OK;
+    mbs_kinematics(d);
+    const int st = mbs_forces_accumulate(d);
+    if (st != MBS_OK) return st;
+    add_cut_wrenches(d);
     mbs_rnea(d, d->qacc, d->work); /* leaves d->f: per body I a + v x* I v - f_ext, summed up */
-    const int b = m->joints[joint].child;
-    for (int e = 0; e < 6; ++e) f_out[e] = d->f[6 * b + e];
+    mbs_analysis_reaction_store(d);
+    return MBS_OK;
 }
 
 /* World force and torque about the child joint frame's origin from a body-coordinate
-   spatial force f (about the body origin) of body b. */
-static void at_child_frame(const mbs_data *d, const mbs_joint_model *jm, const double f[6],
+   spatial force f (about the body origin) of the child, whose world pose is X. */
+static void at_child_frame(const mbs_pose *X, const mbs_joint_model *jm, const double f[6],
                            double force[3], double torque[3])
 {
-    const mbs_pose *X = &d->x_world[jm->child];
     double n[3], F[3], xc[3], r[3], t[3];
     m3_mulv(n, X->R, f);
     m3_mulv(F, X->R, f + 3);
@@ -75,9 +81,9 @@ int mbs_joint_reaction(mbs_data *d, int joint, double force[3], double torque[3]
     if (st != MBS_OK) return st;
     if (jm->child == MBS_WORLD)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "joint_reaction: joint %d has the world as child", joint);
-    mbs_kinematics(d);
     if (jm->cut) {
         double W[6], w[6], xc[3], t[3];
+        mbs_kinematics_pos(d);
         mbs_con_cut_wrench(d, joint, d->lambda, W); /* [n about the origin; f] on the child */
         pose_apply(xc, &d->x_world[jm->child], jm->frame_child.p);
         v3_cross(t, xc, W + 3);
@@ -87,12 +93,11 @@ int mbs_joint_reaction(mbs_data *d, int joint, double force[3], double torque[3]
         v3_copy(torque, w), v3_copy(force, w + 3);
         return MBS_OK;
     }
-    st = mbs_forces_accumulate(d);
+    st = tree_forces(d);
     if (st != MBS_OK) return st;
-    add_cut_wrenches(d);
-    double f[6], F[3], T[3];
-    tree_force(d, joint, f);
-    at_child_frame(d, jm, f, F, T);
+    const mbs_analysis *a = d->analysis;
+    double F[3], T[3];
+    at_child_frame(&a->react_x[jm->child], jm, a->react_f + 6 * jm->child, F, T);
     if (!mbs_all_finite(F, 3) || !mbs_all_finite(T, 3))
         return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "joint_reaction: not finite");
     v3_copy(force, F), v3_copy(torque, T);

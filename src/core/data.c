@@ -4,6 +4,7 @@
 
 #include "core/internal.h"
 #include "core/linalg.h"
+#include "analysis/analysis.h"
 #include "planar/planar.h"
 #include "solvers/loops.h"
 #include "couplings/couplings.h"
@@ -53,6 +54,7 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
         return MBS_ERR_NOMEM;
     if (mbs_planar_data_alloc(m, &d->planar) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_couplings_create(d) != MBS_OK) return MBS_ERR_NOMEM;
+    if (mbs_analysis_create(d) != MBS_OK) return MBS_ERR_NOMEM;
     return mbs_loops_create(d); /* loop workspace (nothing for a tree) */
 }
 
@@ -131,6 +133,7 @@ void mbs_data_destroy(mbs_data *d)
     free(d->crba_done);
     mbs_loops_destroy(d);
     mbs_couplings_destroy(d);
+    mbs_analysis_destroy(d);
     free(d);
 }
 

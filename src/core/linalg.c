@@ -148,3 +148,24 @@ void mbs_linalg_gemv(int trans, int m, int n, double alpha, const double *A, int
     cblas_dgemv(CblasColMajor, trans ? CblasTrans : CblasNoTrans, m, n, alpha, A, lda, x, 1, beta,
                 y, 1);
 }
+
+/* dgelsy workspace query. */
+int mbs_linalg_lstsq_lwork(int m, int n, int nrhs)
+{
+    double a = 0.0, b = 0.0, q = 0.0;
+    int jpvt = 0, rank = 0;
+    const int mn = m < n ? m : n, ldb = imax1(m > n ? m : n);
+    const int minw = imax1(mn + 3 * n + 1 > 2 * mn + nrhs ? mn + 3 * n + 1 : 2 * mn + nrhs);
+    if (LAPACKE_dgelsy_work(LAPACK_COL_MAJOR, m, n, nrhs, &a, imax1(m), &b, ldb, &jpvt, 1e-10,
+                            &rank, &q, -1) != 0)
+        return minw;
+    return lwork_from_query(q) > minw ? lwork_from_query(q) : minw;
+}
+
+/* dgelsy. */
+int mbs_linalg_lstsq(int m, int n, int nrhs, double *A, int lda, double *B, int ldb, int *jpvt,
+                     double rcond, int *rank, double *work, int lwork)
+{
+    return LAPACKE_dgelsy_work(LAPACK_COL_MAJOR, m, n, nrhs, A, lda, B, ldb, jpvt, rcond, rank,
+                               work, lwork);
+}

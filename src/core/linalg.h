@@ -61,4 +61,14 @@ void mbs_linalg_gemm(int transa, int transb, int m, int n, int k, double alpha, 
 void mbs_linalg_gemv(int trans, int m, int n, double alpha, const double *A, int lda,
                      const double *x, double beta, double *y);
 
+/* Workspace (doubles) for mbs_linalg_lstsq of an m x n matrix with nrhs right-hand sides. */
+int mbs_linalg_lstsq_lwork(int m, int n, int nrhs);
+/* Minimum-norm least-squares solution of A X = B (LAPACK dgelsy: QR with column pivoting and
+   a complete orthogonal factorisation); the leading columns whose incremental condition
+   estimate exceeds 1 / rcond set the effective rank *rank, the others are dropped. A (m x n)
+   is overwritten; B (ldb >= max(m, n), nrhs columns) receives X in its first n rows; jpvt (n)
+   zeros on entry. */
+int mbs_linalg_lstsq(int m, int n, int nrhs, double *A, int lda, double *B, int ldb, int *jpvt,
+                     double rcond, int *rank, double *work, int lwork);
+
 #endif

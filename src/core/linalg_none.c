@@ -120,3 +120,18 @@ void mbs_linalg_gemv(int trans, int m, int n, double alpha, const double *A, int
         y[i] = (beta == 0.0 ? 0.0 : beta * y[i]) + alpha * s;
     }
 }
+
+int mbs_linalg_lstsq_lwork(int m, int n, int nrhs)
+{
+    (void)m, (void)n, (void)nrhs;
+    return 1;
+}
+
+int mbs_linalg_lstsq(int m, int n, int nrhs, double *A, int lda, double *B, int ldb, int *jpvt,
+                     double rcond, int *rank, double *work, int lwork)
+{
+    (void)m, (void)n, (void)nrhs, (void)A, (void)lda, (void)B, (void)ldb, (void)jpvt;
+    (void)rcond, (void)work, (void)lwork;
+    *rank = 0;
+    return MBS_LINALG_UNAVAILABLE;
+}

@@ -127,6 +127,9 @@ struct mbs_data {
     struct mbs_crow *crow;          /* [ncrow] rows at the last evaluation */
     double *cforce;                 /* [ncrow] row forces of the last forward dynamics */
     struct mbs_coupling_ws *cws;    /* solve, response and node workspace */
+    /* analyses (src/analysis/analysis.h): workspace of the actuated inverse dynamics,
+       equilibrium and position solving, sized at creation */
+    struct mbs_analysis *analysis;
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

@@ -263,7 +263,7 @@ static int partition(mbs_data *d, mbs_loops *L)
                                  row_label(d, L, L->arow[r - 1], buf, (int)sizeof buf));
         }
     }
-    for (int k = 0; k < nv; ++k) L->dep[k] = L->jpvt[k] - 1;
+    for (int k = 0; k < nv; ++k) L->dep[k] = r > 0 ? L->jpvt[k] - 1 : k; /* rank 0: all free */
     sort_ints(L->dep, r);
     sort_ints(L->dep + r, nv - r);
     for (int k = 0; k < nv - r; ++k) L->ind[k] = L->dep[r + k];
@@ -971,4 +971,80 @@ int mbs_loops_inverse(mbs_data *d, const double *qacc, double *tau)
     mbs_dense_cholesky_solve(r, L->K, L->x);
     add_columns(L->nv, r, L->Y, L->x, -1.0, tau);
     return MBS_OK;
+}
+
+/* ------------------------------------------------------------------ for the analyses */
+
+/* See loops.h: the held columns get weight 0, so the pivoted QR takes them as dependent
+   only when nothing else can close the loops (then R_rr = 0: MBS_ERR_SINGULAR). */
+int mbs_loops_partition_holding(mbs_data *d, const unsigned char *hold)
+{
+    mbs_loops *L = d->loops;
+    int st = L->selected ? MBS_OK : select_all(d, L);
+    if (st != MBS_OK) return st;
+    mbs_kinematics(d);
+    eval_jacobian(d, L, L->arow, L->rank);
+    for (int k = 0; k < L->nv; ++k) {
+        L->y[k] = L->weight[k];
+        if (hold && hold[k]) L->weight[k] = 0.0;
+    }
+    st = partition(d, L);
+    for (int k = 0; k < L->nv; ++k) L->weight[k] = L->y[k];
+    if (st == MBS_OK) st = factor_jv(d, L);
+    if (st != MBS_OK) {
+        L->selected = 0; /* the next call that needs one makes a fresh selection */
+        return st;
+    }
+    L->nevents++;
+    L->cond_retry = 0.0;
+    L->cond_smooth = MBS_LOOP_SMOOTH_COND;
+    return MBS_OK;
+}
+
+/* See loops.h. */
+int mbs_loops_independent(const mbs_data *d, const int **ind)
+{
+    *ind = d->loops->ind;
+    return d->loops->nv - d->loops->rank;
+}
+
+/* See loops.h: J_v^T x = g_v, r = g - J_a^T x (zero on the dependent dofs). */
+int mbs_loops_reduce(mbs_data *d, const double *g, double *r)
+{
+    mbs_loops *L = d->loops;
+    const int st = jac_factor(d, L);
+    if (st != MBS_OK) return st;
+    for (int i = 0; i < L->rank; ++i) L->x[i] = g[L->dep[i]];
+    jv_solve(L, 1, L->x);
+    for (int k = 0; k < L->nv; ++k) r[k] = g[k];
+    for (int i = 0; i < L->rank; ++i) {
+        const double *Ji = L->J + (size_t)L->nv * (size_t)i;
+        for (int k = 0; k < L->nv; ++k) r[k] -= Ji[k] * L->x[i];
+    }
+    for (int i = 0; i < L->rank; ++i) r[L->dep[i]] = 0.0;
+    return MBS_OK;
+}
+
+/* See loops.h. */
+void mbs_loops_rows(mbs_data *d, double *h, double *J)
+{
+    mbs_loops *L = d->loops;
+    L->jac_closed = 0;
+    L->lu_here = 0;
+    mbs_con_world_motion(d, L->Sw);
+    mbs_con_residual(d, &L->t, NULL, L->m, h);
+    mbs_con_jacobian(d, &L->t, L->Sw, NULL, L->m, J);
+}
+
+/* See loops.h. */
+int mbs_loops_active_rows(mbs_data *d, const double *qacc, const double **J, int *rank)
+{
+    mbs_loops *L = d->loops;
+    const int st = L->selected ? MBS_OK : select_all(d, L);
+    if (st != MBS_OK) return st;
+    *rank = L->rank;
+    *J = L->J;
+    if (L->rank == 0) return MBS_OK;
+    eval_rows_bias(d, L);
+    return check_accel(d, L, qacc);
 }

@@ -80,4 +80,25 @@ long mbs_loops_events(const mbs_data *d);
 /* 1 when q and v are exactly those the last successful closure produced. */
 int mbs_loops_is_closed(const mbs_data *d);
 
+
+/* ---- for the analyses (src/analysis/): equilibrium, position solving, actuated inverse
+   dynamics */
+/* A fresh partition of the current selection (made at q if there is none) at the data's q in
+   which the dofs flagged in hold (nv) stay independent: their columns get weight 0 in the
+   pivoted QR (an event). MBS_ERR_SINGULAR naming the cut joint when the other columns cannot
+   make J_v regular (the held coordinates leave that loop no freedom to close). */
+int mbs_loops_partition_holding(mbs_data *d, const unsigned char *hold);
+/* The independent dofs of the current partition (ascending) into *ind; returns their count. */
+int mbs_loops_independent(const mbs_data *d, const int **ind);
+/* r (nv) = B^T g, B = dq/du of the current partition (seed 001 eq. 12: r_u = g_u + B_vu^T g_v),
+   on the independent dofs; 0 on the dependent ones. Kinematics at the data's q. */
+int mbs_loops_reduce(mbs_data *d, const double *g, double *r);
+/* All ncon rows at the data's q (kinematics done): scaled residuals h (ncon) and Jacobian
+   rows J (ncon x nv, row-major). */
+void mbs_loops_rows(mbs_data *d, double *h, double *J);
+/* The active rows J_a (*rank x nv, row-major, scaled) at the prepared kinematics, after
+   checking that qacc satisfies them at acceleration level (MBS_ERR_INCONSISTENT naming the
+   cut joint); the selection is made at q if there is none. */
+int mbs_loops_active_rows(mbs_data *d, const double *qacc, const double **J, int *rank);
+
 #endif

@@ -78,11 +78,46 @@ static void step(fz *f, mbs_data *d, mbs_stepper *s, const mbs_model *m)
     free(q0);
 }
 
+/* An analysis moving q (equilibrium, or position solving with a random target) with a random
+   mask (entries 0, 1 or 2: 2 must be refused): q and v bitwise as they were on failure,
+   finite after OK. */
+static int analysis(fz *f, mbs_data *d, const mbs_model *m, double *buf, int op, int body)
+{
+    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    unsigned char mask[64];
+    const int masked = fz_byte(f) & 1;
+    for (int i = 0; i < nv && i < 64; ++i) mask[i] = (unsigned char)(fz_byte(f) % 3 == 2 ? fz_byte(f) % 3 : 0);
+    memcpy(buf, mbs_data_q(d), sizeof(double) * (size_t)nq);
+    memcpy(buf + nq, mbs_data_v(d), sizeof(double) * (size_t)nv);
+    mbs_position_target t = {body, {fz_real(f, 0.2), 0.0, 0.0}, {fz_real(f, 1.0), fz_real(f, 1.0), fz_real(f, 1.0)}};
+    const unsigned char *fixed = masked && nv <= 64 ? mask : NULL;
+    const int st = op == 10 ? mbs_equilibrium(d, fixed) : mbs_solve_positions(d, &t, 1, fixed);
+    if (st != MBS_OK) {
+        fz_require(!memcmp(buf, mbs_data_q(d), sizeof(double) * (size_t)nq), "failed analysis", "q changed");
+        fz_require(!memcmp(buf + nq, mbs_data_v(d), sizeof(double) * (size_t)nv), "failed analysis", "v changed");
+    } else {
+        fz_require(fz_finite(mbs_data_q(d), nq) && fz_finite(mbs_data_v(d), nv), "analysis", "non-finite q");
+    }
+    return st;
+}
+
+/* The actuated inverse dynamics of qacc with random indices (some out of range or repeated):
+   tau_out finite after OK, zero off the actuated ones. */
+static int actuated(fz *f, mbs_data *d, const mbs_model *m, double *buf)
+{
+    const int nv = mbs_model_nv(m), nact = (int)(fz_byte(f) % (unsigned)(nv + 2));
+    int act[66];
+    for (int i = 0; i < nact && i < 66; ++i) act[i] = (int)(fz_byte(f) % (unsigned)(nv + 1));
+    const int st = mbs_inverse_dynamics_actuated(d, mbs_data_qacc(d), act, nact < 66 ? nact : 66, buf);
+    if (st == MBS_OK) fz_require(fz_finite(buf, nv), "id_actuated", "tau");
+    return st;
+}
+
 /* One call chosen by the input, with its outputs checked. */
 static void call(fz *f, mbs_data *d, mbs_stepper *s, const mbs_model *m, double *buf)
 {
     const int nv = mbs_model_nv(m), nq = mbs_model_nq(m), nb = mbs_model_nbody(m);
-    const int op = (int)(fz_byte(f) % 10), body = (int)(fz_byte(f) % (nb + 1));
+    const int op = (int)(fz_byte(f) % 13), body = (int)(fz_byte(f) % (nb + 1));
     const double pt[3] = {fz_real(f, 0.2), fz_real(f, 0.2), fz_real(f, 0.2)};
     int st;
     switch (op) {
@@ -95,6 +130,8 @@ static void call(fz *f, mbs_data *d, mbs_stepper *s, const mbs_model *m, double 
     case 6: { double p[3], R[9]; st = mbs_body_pose(d, body, p, R); if (!st) fz_require(fz_finite(p, 3) && fz_finite(R, 9), "pose", ""); break; }
     case 7: { double l[3], a[3]; st = mbs_body_velocity(d, body, l, a); if (!st) fz_require(fz_finite(l, 3) && fz_finite(a, 3), "velocity", ""); break; }
     case 8: st = mbs_integrate_q(m, mbs_data_q(d), mbs_data_v(d), fz_real(f, 1.0), buf); if (!st) fz_require(fz_finite(buf, nq), "integrate_q", ""); break;
+    case 9: st = actuated(f, d, m, buf); break;
+    case 10: case 11: st = analysis(f, d, m, buf, op, body); break;
     default: step(f, d, s, m); return;
     }
     fz_check_status(st, op == 8 ? "integrate_q" : mbs_data_error(d), "call");
