@@ -71,6 +71,7 @@ mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b)
 {
     mbs_builder_mark k;
     k.nbody = b->nbody, k.njoint = b->njoint, k.nforce = b->nforce, k.nvisual = b->nvisual;
+    k.nevent = b->nevent, k.nmotion = b->nmotion;
     k.gravity_kind = b->gravity_kind, k.gravity_mu = b->gravity_mu;
     v3_copy(k.gravity, b->gravity);
     v3_copy(k.gravity_center, b->gravity_center);
@@ -87,6 +88,7 @@ void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *k)
         free_name(b->visuals[i].name);
         free_name(b->visuals[i].mesh);
     }
+    mbs_events_builder_truncate(b, k->nevent, k->nmotion);
     b->nbody = k->nbody, b->njoint = k->njoint, b->nforce = k->nforce, b->nvisual = k->nvisual;
     b->gravity_kind = k->gravity_kind, b->gravity_mu = k->gravity_mu;
     v3_copy(b->gravity, k->gravity);
@@ -102,6 +104,9 @@ void mbs_builder_destroy(mbs_builder *b)
     for (int i = 0; i < b->njoint; ++i) free_name(b->joints[i].name);
     for (int i = 0; i < b->nforce; ++i) free(b->forces[i].name);
     mbs_visuals_free(b->visuals, b->nvisual);
+    mbs_events_builder_truncate(b, 0, 0);
+    free(b->events);
+    free(b->motions);
     free(b->bodies);
     free(b->joints);
     free(b->forces);

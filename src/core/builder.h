@@ -23,12 +23,18 @@ struct mbs_builder {
     mbs_planar_mode planar;     /* MBS_PLANAR_AUTO: planar algebra when compile finds it */
     int nvisual, visual_cap;
     mbs_visual_def *visuals;   /* [nvisual], name and mesh owned (src/core/visual.c) */
+    /* user events and prescribed motions (src/events/event_builder.c) */
+    int nevent, event_cap;
+    struct mbs_event_model *events;   /* [nevent], names owned */
+    int nmotion, motion_cap;
+    struct mbs_motion_model *motions; /* [nmotion] */
 };
 
 /* The builder's sizes and settings at one moment, to undo what was added after it (a model
    file that fails half-way leaves the builder as it was). */
 typedef struct mbs_builder_mark {
     int nbody, njoint, nforce, nvisual;
+    int nevent, nmotion;
     mbs_gravity_kind gravity_kind;
     double gravity[3], gravity_center[3], gravity_mu;
     mbs_rotation root_rotation;
@@ -36,6 +42,9 @@ typedef struct mbs_builder_mark {
 mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b);
 /* Remove every element added after the mark (freeing their names) and restore its settings. */
 void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *mark);
+
+/* Free the events from index nevent and the motions from nmotion on (event_builder.c). */
+void mbs_events_builder_truncate(mbs_builder *b, int nevent, int nmotion);
 
 /* Copy of a name (NULL -> ""), or NULL when out of memory. */
 char *mbs_strdup_name(const char *name);

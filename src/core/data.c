@@ -4,6 +4,7 @@
 
 #include "core/internal.h"
 #include "core/linalg.h"
+#include "events/events.h"
 #include "planar/planar.h"
 #include "solvers/loops.h"
 
@@ -15,12 +16,13 @@ static void *alloc0(size_t n, size_t sz) { return calloc(n > 0 ? n : 1, sz); }
 static int data_alloc(mbs_data *d, const mbs_model *m)
 {
     const size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
-    const size_t nwork = (nv * 6 > 36 ? nv * 6 : 36) + nv + (size_t)m->ncon + (size_t)m->nq;
+    const size_t nrow = (size_t)m->ncon + (size_t)mbs_ncrow(m); /* cut and coordinate rows */
+    const size_t nwork = (nv * 6 > 36 ? nv * 6 : 36) + nv + nrow + (size_t)m->nq;
     d->q = alloc0((size_t)m->nq, sizeof(double));
     d->v = alloc0(nv, sizeof(double));
     d->tau = alloc0(nv, sizeof(double));
     d->qacc = alloc0(nv, sizeof(double));
-    d->lambda = alloc0((size_t)m->ncon, sizeof(double));
+    d->lambda = alloc0(nrow, sizeof(double));
     d->aux = alloc0((size_t)m->naux, sizeof(double));
     d->x_up = alloc0(nb, sizeof(mbs_pose));
     d->x_world = alloc0(nb, sizeof(mbs_pose));
@@ -51,7 +53,8 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
         !d->Sw || !d->root_body || !d->dof_depth || !d->p_root || !d->Fw || !d->crba_done || !d->M || !d->work)
         return MBS_ERR_NOMEM;
     if (mbs_planar_data_alloc(m, &d->planar) != MBS_OK) return MBS_ERR_NOMEM;
-    return mbs_loops_create(d); /* loop workspace (nothing for a tree) */
+    if (mbs_events_data_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* modes, row targets */
+    return mbs_loops_create(d); /* loop workspace (nothing for a tree without rows) */
 }
 
 /* q = neutral, aux = initial reference frames, identity poses. */
@@ -127,6 +130,7 @@ void mbs_data_destroy(mbs_data *d)
     free(d->Fw);
     free(d->crba_done);
     mbs_loops_destroy(d);
+    mbs_events_data_destroy(d);
     free(d);
 }
 

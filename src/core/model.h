@@ -45,6 +45,10 @@ struct mbs_model {
     double gravity_mu;        /* point */
     int nvisual;              /* visual shapes (drawing only) */
     mbs_visual_def *visuals;  /* [nvisual], name ("" if unnamed) and mesh owned */
+    /* events, prescribed motions, friction, brakes and stops (src/events/events.h): their
+       coordinate rows (numbered after the ncon cut-joint rows) and event functions; NULL
+       when the model has none */
+    struct mbs_events_model *ev;
 };
 
 /* Host input wrench on one body, held until changed. */
@@ -103,6 +107,10 @@ struct mbs_data {
     struct mbs_loops *loops;
     /* planar path scratch (src/planar/), NULL when the model is not planar */
     struct mbs_planar_data *planar;
+    /* events, motions, friction, stops (src/events/events.h): modes, row targets, counts;
+       NULL when the model has none. lambda above then holds ncon + ncrow multipliers: the
+       cut-joint rows', then the coordinate rows' (driving, friction and contact forces). */
+    struct mbs_events_data *ev;
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

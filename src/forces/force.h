@@ -18,6 +18,13 @@ typedef struct mbs_force_model {
     int qindex;
     mbs_force_callback fn;         /* callback element */
     void *user;
+    /* joint friction, brake and stop (src/events/): friction coulomb, stiction, viscous
+       (brake: coulomb = initial limit, stiction = peak); stop limits, law (mbs_stop_law),
+       restitution, rest_velocity (elastic: stiffness, damping above); slot = index among
+       the model's frictions+brakes or stops */
+    double coulomb, stiction, viscous;
+    double lower, upper, restitution, rest_velocity;
+    int law, slot;
 } mbs_force_model;
 
 struct mbs_force_ops {
@@ -43,5 +50,9 @@ void mbs_forces_add_world_wrench(mbs_data *d, int body, const double force[3],
 extern const mbs_force_ops mbs_force_spring_damper_ops;
 extern const mbs_force_ops mbs_force_joint_spring_damper_ops;
 extern const mbs_force_ops mbs_force_callback_ops;
+/* Joint friction, brake and stop (src/forces/joint_friction.c, joint_stop.c). */
+extern const mbs_force_ops mbs_force_joint_friction_ops;
+extern const mbs_force_ops mbs_force_joint_brake_ops;
+extern const mbs_force_ops mbs_force_joint_stop_ops;
 
 #endif
