@@ -442,6 +442,12 @@ static int slider_crank_joints(const lm_slider_crank *p, mbs_builder *b, lm_mech
 
 int lm_build_slider_crank(const lm_slider_crank *p, lm_mech *mech)
 {
+    return lm_build_slider_crank_ex(p, NULL, NULL, mech);
+}
+
+int lm_build_slider_crank_ex(const lm_slider_crank *p, lm_extra_fn extra, void *user,
+                             lm_mech *mech)
+{
     mech_init(mech);
     mbs_builder *b = mbs_builder_create();
     if (!b) return MBS_ERR_NOMEM;
@@ -451,6 +457,7 @@ int lm_build_slider_crank(const lm_slider_crank *p, lm_mech *mech)
     st = keep(st, mech->body[1] = add_bar(b, p->l, p->mass[1]));
     st = keep(st, mech->body[2] = add_block(b, p->mass[2]));
     if (st >= 0) st = slider_crank_joints(p, b, mech);
+    if (st >= 0 && extra) st = extra(b, mech, user);
     return finish(b, mech, st);
 }
 

@@ -97,6 +97,10 @@ typedef struct lm_slider_crank {
 lm_slider_crank lm_default_slider_crank(void); /* r 0.1, l 0.35, e 0.02, masses 1, 0.8, 0.5 */
 /* joint[0..2] = crank, rod, slider tree joints, joint[3] = cut; body[0..2] likewise. */
 int lm_build_slider_crank(const lm_slider_crank *p, lm_mech *mech);
+/* The same with extra(b, mech, user) called before compile (a drive, friction, ...). */
+typedef int (*lm_extra_fn)(mbs_builder *b, const lm_mech *mech, void *user);
+int lm_build_slider_crank_ex(const lm_slider_crank *p, lm_extra_fn extra, void *user,
+                             lm_mech *mech);
 /* Closed form: slider x and rod angle phi with rates and accelerations from th, w, al. */
 void lm_slider_crank_kin(const lm_slider_crank *p, double th, double w, double al,
                          double x[3], double phi[3]);

@@ -1,0 +1,394 @@
+/* Joint friction with locking, brakes (src/events/event_modes.c, src/forces/joint_friction.c).
+ * Closed forms: a block on an incline sticks for tan a < mu_s (locked, friction m g sin a)
+ * and slides with g (sin a - mu cos a) otherwise, thrown up the slope it stops at
+ * v0 / (g (sin a + mu cos a)) and then sticks or slides back (1e-9); a pendulum with
+ * Coulomb friction: each half swing from theta_a to theta_b obeys
+ * m g l (cos theta_b - cos theta_a) = tau_c (theta_a - theta_b) (so the amplitude falls by
+ * 4 tau_c / (m g l) per cycle for small swings) and it comes to rest inside the stiction band;
+ * stick-slip of a mass on a spring dragged by a belt, period 2 D / v_b + (pi + 2 atan2(v_b /
+ * w, D)) / w with D = (F_s - F_c) / k; a flywheel stopped by a brake whose limit the host
+ * sets. Every bad input. */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const double G = 9.81;
+#define PI 3.14159265358979323846
+
+static mbs_model *compile_ok(mbs_builder *b)
+{
+    mbs_model *m = NULL;
+    if (mbs_compile(b, &m) != MBS_OK) fail_msg("compile: %s", mbs_builder_error(b));
+    mbs_builder_destroy(b);
+    return m;
+}
+
+static mbs_stepper *stepper(mbs_data *d, mbs_stepper_kind kind)
+{
+    mbs_stepper_def def = mbs_default_stepper_def(kind);
+    def.rtol = 1e-11;
+    def.atol = 1e-12;
+    def.event_tol = 1e-12;
+    mbs_stepper *s = mbs_stepper_create(d, &def);
+    if (!s) fail_msg("stepper: %s", mbs_data_error(d));
+    return s;
+}
+
+/* ------------------------------------------------------------ block on an incline */
+#define BM 2.0
+
+/* A block of mass BM on a prismatic joint along x (down the slope), gravity turned by the
+   slope angle a: g (sin a, 0, -cos a). Friction coefficients mu (sliding), mus (static)
+   become forces with the normal force m g cos a. */
+static mbs_model *incline(double a, double mu, double mus)
+{
+    mbs_builder *b = mbs_builder_create();
+    const double g[3] = {G * sin(a), 0.0, -G * cos(a)};
+    mbs_builder_set_gravity(b, g);
+    mbs_body_def bd = mbs_default_body_def();
+    bd.mass = BM;
+    mbs_add_body(b, &bd);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+    jd.name = "slope";
+    jd.child = 1;
+    jd.axis[0] = 1.0, jd.axis[2] = 0.0;
+    mbs_add_joint(b, &jd);
+    mbs_joint_friction_def fd = mbs_default_joint_friction_def();
+    fd.name = "contact";
+    fd.joint = 0;
+    fd.coulomb = mu * BM * G * cos(a);
+    fd.stiction = mus * BM * G * cos(a);
+    assert_int_equal(mbs_add_joint_friction(b, &fd), 0);
+    return compile_ok(b);
+}
+
+/* Released at rest: sticks (tan a < mu_s) holding m g sin a, or slides from t = 0 with
+   g (sin a - mu cos a); every kind. */
+static void test_incline_release(void **state)
+{
+    (void)state;
+    const double mu = 0.3, mus = 0.5;
+    const double angles[2] = {0.4, 0.6}; /* tan 0.4 = 0.42 < 0.5 < tan 0.6 = 0.68 */
+    const mbs_stepper_kind kinds[3] = {MBS_STEP_RK4, MBS_STEP_CVODE_ADAMS, MBS_STEP_EULER};
+    for (int ia = 0; ia < 2; ++ia)
+        for (int k = 0; k < 3; ++k) {
+            const double a = angles[ia], acc = G * (sin(a) - mu * cos(a));
+            mbs_model *m = incline(a, mu, mus);
+            mbs_data *d = mbs_data_create(m);
+            mbs_stepper *s = stepper(d, kinds[k]);
+            double worst = 0.0;
+            for (int i = 1; i <= 200; ++i) {
+                assert_int_equal(mbs_stepper_step(s, 5e-3), MBS_OK);
+                const double t = mbs_data_time(d);
+                if (ia == 0) {
+                    assert_int_equal(mbs_joint_is_locked(d, 0, 0), 1);
+                    worst = fmax(worst, fabs(mbs_data_q(d)[0]) + fabs(mbs_data_v(d)[0]));
+                    worst = fmax(worst, fabs(mbs_data_friction_force(d, 0, 0) + BM * G * sin(a)));
+                } else {
+                    /* semi-implicit Euler: exactly x_n = a h^2 n (n + 1) / 2, v_n = a h n */
+                    const double h = 5e-3, x = kinds[k] == MBS_STEP_EULER
+                                                   ? 0.5 * acc * h * h * i * (i + 1.0) : 0.5 * acc * t * t;
+                    assert_int_equal(mbs_joint_is_locked(d, 0, 0), 0);
+                    worst = fmax(worst, fabs(mbs_data_q(d)[0] - x));
+                    worst = fmax(worst, fabs(mbs_data_v(d)[0] - acc * t));
+                    worst = fmax(worst, fabs(mbs_data_friction_force(d, 0, 0) + mu * BM * G * cos(a)));
+                }
+            }
+            print_message("incline %.1f rad, kind %d: %s, error %.2e\n", a, k,
+                          ia == 0 ? "sticks" : "slides", worst);
+            assert_true(worst <= 1e-9);
+            mbs_stepper_destroy(s);
+            mbs_data_destroy(d);
+            mbs_model_destroy(m);
+        }
+}
+
+/* Thrown up the slope with v0: decelerates with g (sin a + mu cos a) to rest at
+   t_s = v0 / that, located as an event; then sticks (a = 0.4) or slides back down with
+   g (sin a - mu cos a) (a = 0.6). RK4 is exact for these piecewise quadratic motions. */
+static void test_incline_throw(void **state)
+{
+    (void)state;
+    const double mu = 0.3, mus = 0.5, v0 = -1.5;
+    const double angles[2] = {0.4, 0.6};
+    for (int ia = 0; ia < 2; ++ia) {
+        const double a = angles[ia], up = G * (sin(a) + mu * cos(a)), down = G * (sin(a) - mu * cos(a));
+        const double ts = -v0 / up, xs = v0 * ts + 0.5 * up * ts * ts;
+        mbs_model *m = incline(a, mu, mus);
+        mbs_data *d = mbs_data_create(m);
+        mbs_data_v(d)[0] = v0;
+        mbs_stepper *s = stepper(d, MBS_STEP_RK4);
+        double worst = 0.0;
+        for (int i = 1; i <= 150; ++i) {
+            assert_int_equal(mbs_stepper_step(s, 1e-2), MBS_OK);
+            const double t = mbs_data_time(d);
+            double x = v0 * t + 0.5 * up * t * t, v = v0 + up * t;
+            if (t > ts) {
+                const double tt = t - ts;
+                x = xs + (ia == 1 ? 0.5 * down * tt * tt : 0.0);
+                v = ia == 1 ? down * tt : 0.0;
+                assert_int_equal(mbs_joint_is_locked(d, 0, 0), ia == 0);
+            }
+            worst = fmax(worst, fmax(fabs(mbs_data_q(d)[0] - x), fabs(mbs_data_v(d)[0] - v)));
+        }
+        print_message("thrown up the %.1f rad slope: stops at %.6f s, then %s; error %.2e\n", a,
+                      ts, ia == 0 ? "sticks" : "slides back", worst);
+        assert_true(worst <= 1e-9);
+        mbs_stepper_destroy(s);
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+}
+
+/* ------------------------------------------------------------ pendulum */
+#define PMASS 1.0
+#define PLEN 0.5
+#define PIC 0.002 /* inertia about the centre of mass */
+
+typedef struct turns {
+    int n;
+    double q[256];
+} turns;
+
+static double g_rate(mbs_data *d, void *user)
+{
+    (void)user;
+    return mbs_data_v(d)[0];
+}
+static int h_turn(mbs_data *d, void *user)
+{
+    turns *r = user;
+    if (r->n < 256) r->q[r->n++] = mbs_data_q(d)[0];
+    return 0;
+}
+
+/* The other turning point of a half swing from theta_a under Coulomb torque tc:
+   m g l (cos b - cos a) = tc (|a| + |b|), b on the other side (Newton). */
+static double next_turn(double a, double tc)
+{
+    const double mgl = PMASS * G * PLEN, sa = a > 0.0 ? 1.0 : -1.0;
+    double b = -a + 2.0 * sa * tc / mgl; /* small-swing guess */
+    for (int it = 0; it < 50; ++it) {
+        const double f = mgl * (cos(b) - cos(a)) - tc * (fabs(a) + fabs(b));
+        const double df = -mgl * sin(b) - tc * (b > 0.0 ? 1.0 : -1.0);
+        b -= f / df;
+    }
+    return b;
+}
+
+/* A pendulum with Coulomb friction released at 0.1 rad: turning points from the energy
+   balance of each half swing (1e-8), amplitude loss per cycle 4 tc / (m g l) (to the swing's
+   nonlinearity, theta^2 / 8 < 3e-3 of it), and rest inside the stiction band. */
+static void test_pendulum_coulomb(void **state)
+{
+    (void)state;
+    const double tc = 0.02, ts = 0.03, th0 = 0.1;
+    turns r = {0};
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    bd.mass = PMASS;
+    bd.com[2] = -PLEN;
+    memset(bd.inertia, 0, sizeof bd.inertia);
+    bd.inertia[0] = bd.inertia[4] = bd.inertia[8] = PIC;
+    mbs_add_body(b, &bd);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jd.child = 1;
+    jd.axis[1] = 1.0, jd.axis[2] = 0.0;
+    mbs_add_joint(b, &jd);
+    mbs_joint_friction_def fd = mbs_default_joint_friction_def();
+    fd.joint = 0;
+    fd.coulomb = tc;
+    fd.stiction = ts;
+    mbs_add_joint_friction(b, &fd);
+    mbs_add_event(b, "turn", g_rate, h_turn, &r);
+    mbs_model *m = compile_ok(b);
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_q(d)[0] = th0;
+    mbs_stepper *s = stepper(d, MBS_STEP_RK4);
+    for (int i = 0; i < 12000; ++i) assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+    double a = th0, worst = 0.0, loss_err = 0.0;
+    const double mgl = PMASS * G * PLEN;
+    int k = 0;
+    for (; k < r.n && fabs(mgl * sin(a)) > ts; ++k) { /* the swings that start sliding */
+        const double bturn = next_turn(a, tc);
+        worst = fmax(worst, fabs(r.q[k] - bturn));
+        if (k >= 1 && fabs(mgl * sin(bturn)) > ts) { /* a full cycle r.q[k - 1] to r.q[k + 1] */
+            const double cyc = fabs(r.q[k - 1]) - fabs(next_turn(bturn, tc));
+            loss_err = fmax(loss_err, fabs(cyc - 4.0 * tc / mgl) / (4.0 * tc / mgl));
+        }
+        a = bturn;
+    }
+    const double rest = mbs_data_q(d)[0];
+    print_message("Coulomb pendulum: %d half swings, turning points within %.2e rad of the energy "
+                  "balance; per-cycle loss within %.1e of 4 tc / (m g l) = %.5f; rest at %.5f rad "
+                  "(band %.5f), locked %d\n", k, worst, loss_err, 4.0 * tc / mgl, rest,
+                  asin(ts / mgl), mbs_joint_is_locked(d, 0, 0));
+    assert_true(k >= 4);
+    assert_true(worst <= 1e-8);
+    assert_true(loss_err <= 3e-3); /* the nonlinearity of swings of 0.1 rad */
+    assert_int_equal(r.n, k); /* no more turns after it stuck */
+    assert_int_equal(mbs_joint_is_locked(d, 0, 0), 1);
+    assert_true(fabs(rest - r.q[k - 1]) <= 1e-12 && mbs_data_v(d)[0] == 0.0);
+    assert_true(fabs(mgl * sin(rest)) <= ts);
+    assert_true(fabs(fabs(mbs_data_friction_force(d, 0, 0)) - mgl * fabs(sin(rest))) <= 1e-12);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* ------------------------------------------------------------ belt */
+static int belt_motion(double t, double pos[1], double vel[1], double acc[1], void *user)
+{
+    const double vb = *(const double *)user;
+    pos[0] = vb * t, vel[0] = vb, acc[0] = 0.0;
+    return 0;
+}
+
+typedef struct stamps {
+    int n;
+    double t[64];
+} stamps;
+
+static double g_slip(mbs_data *d, void *user)
+{
+    (void)user;
+    return mbs_data_v(d)[1]; /* the mass relative to the belt */
+}
+static int h_stamp(mbs_data *d, void *user)
+{
+    stamps *r = user;
+    if (r->n < 64 && mbs_data_event_direction(d) > 0) r->t[r->n++] = mbs_data_time(d);
+    return 0;
+}
+
+/* Stick-slip: a mass m on a spring k (anchored to the world) carried by a belt moving at
+   v_b (a prescribed motion); friction between mass and belt on their relative coordinate.
+   The times the mass sticks again (the relative rate reaching zero from below) repeat with
+   the period of the closed form. */
+static void test_belt_stick_slip(void **state)
+{
+    (void)state;
+    static const double vb = 0.1;
+    const double mass = 1.0, k = 100.0, fs = 2.0, fc = 1.2, w = sqrt(k / mass);
+    const double D = (fs - fc) / k, T = 2.0 * D / vb + (PI + 2.0 * atan2(vb / w, D)) / w;
+    stamps r = {0};
+    mbs_builder *b = mbs_builder_create();
+    mbs_builder_set_no_gravity(b);
+    mbs_body_def bd = mbs_default_body_def();
+    bd.mass = 10.0;
+    mbs_add_body(b, &bd); /* the belt */
+    bd.mass = mass;
+    mbs_add_body(b, &bd);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+    jd.axis[0] = 1.0, jd.axis[2] = 0.0;
+    jd.child = 1;
+    mbs_add_joint(b, &jd);
+    jd.parent = 1, jd.child = 2;
+    mbs_add_joint(b, &jd);
+    mbs_add_joint_motion(b, 0, 0, belt_motion, (void *)&vb);
+    mbs_spring_damper_def sd = mbs_default_spring_damper_def();
+    sd.body_b = 2;
+    sd.point_a[0] = -1.0;
+    sd.stiffness = k;
+    sd.rest_length = 1.0;
+    mbs_add_spring_damper(b, &sd);
+    mbs_joint_friction_def fd = mbs_default_joint_friction_def();
+    fd.joint = 1, fd.coulomb = fc, fd.stiction = fs;
+    mbs_add_joint_friction(b, &fd);
+    mbs_add_event(b, "sticks", g_slip, h_stamp, &r);
+    mbs_model *m = compile_ok(b);
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_v(d)[0] = vb;
+    mbs_stepper *s = stepper(d, MBS_STEP_RK4);
+    double worst = 0.0;
+    for (int i = 0; i < 3000; ++i) {
+        assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+        if (mbs_joint_is_locked(d, 1, 0)) /* stuck: the spring is within the band */
+            worst = fmax(worst, fabs(mbs_data_v(d)[1]) + fmax(0.0, fabs(k * (mbs_data_q(d)[0] + mbs_data_q(d)[1])) - fs));
+    }
+    double perr = 0.0;
+    for (int i = 1; i < r.n; ++i) perr = fmax(perr, fabs(r.t[i] - r.t[i - 1] - T));
+    /* the first stick-slip cycle: stuck from x = 0 to F_s / k, then the slip */
+    const double t1 = fs / k / vb + (PI + 2.0 * atan2(vb / w, D)) / w;
+    print_message("belt stick-slip: %d cycles, period %.9f s (closed form %.9f), error %.2e; first "
+                  "sticking at %.9f (closed form %.9f)\n", r.n, r.n > 1 ? r.t[1] - r.t[0] : 0.0,
+                  T, perr, r.n > 0 ? r.t[0] : 0.0, t1);
+    assert_true(r.n >= 3);
+    assert_true(perr <= 1e-9);
+    assert_true(fabs(r.t[0] - t1) <= 1e-9);
+    assert_true(worst <= 1e-12);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* ------------------------------------------------------------ brake */
+
+/* A flywheel (J = 0.5) spinning at 10 rad/s; the host sets the brake's limit 2 N m at
+   t = 1: it stops at t = 3.5 and stays locked; a torque 2.5 (below peak 1.5 x 2 = 3) is
+   held, 3.5 slides it with (3.5 - 2) / J; limit 0 frees it. */
+static void test_brake(void **state)
+{
+    (void)state;
+    const double J = 0.5;
+    mbs_builder *b = mbs_builder_create();
+    mbs_builder_set_no_gravity(b);
+    mbs_body_def bd = mbs_default_body_def();
+    memset(bd.inertia, 0, sizeof bd.inertia);
+    bd.inertia[0] = bd.inertia[4] = 0.3, bd.inertia[8] = J;
+    mbs_add_body(b, &bd);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jd.child = 1;
+    mbs_add_joint(b, &jd);
+    mbs_joint_brake_def bk = mbs_default_joint_brake_def();
+    bk.name = "brake";
+    bk.joint = 0;
+    bk.peak = 1.5;
+    const int brake = mbs_add_joint_brake(b, &bk);
+    if (brake != 0) fail_msg("%s", mbs_builder_error(b));
+    mbs_model *m = compile_ok(b);
+    for (int kind = 0; kind < 2; ++kind) {
+        mbs_data *d = mbs_data_create(m);
+        mbs_data_v(d)[0] = 10.0;
+        mbs_stepper *s = stepper(d, kind == 0 ? MBS_STEP_RK4 : MBS_STEP_CVODE_ADAMS);
+        double worst = 0.0, w_expect = 10.0;
+        for (int i = 1; i <= 700; ++i) {
+            const double t0 = mbs_data_time(d);
+            if (i == 101) assert_int_equal(mbs_set_brake_limit(d, brake, 2.0), MBS_OK);
+            if (i == 401) mbs_data_tau(d)[0] = 2.5;
+            if (i == 501) mbs_data_tau(d)[0] = 3.5;
+            if (i == 601) assert_int_equal(mbs_set_brake_limit(d, brake, 0.0), MBS_OK);
+            assert_int_equal(mbs_stepper_step(s, 1e-2), MBS_OK);
+            const double t = mbs_data_time(d);
+            if (i <= 100) w_expect = 10.0;
+            else if (i <= 400) w_expect = fmax(0.0, 10.0 - 4.0 * (t - 1.0));
+            else if (i <= 500) w_expect = 0.0;
+            else if (i <= 600) w_expect = 3.0 * (t - 5.0);
+            else w_expect = 3.0 + 7.0 * (t - 6.0);
+            worst = fmax(worst, fabs(mbs_data_v(d)[0] - w_expect));
+            if (i > 360 && i <= 500) assert_int_equal(mbs_joint_is_locked(d, 0, 0), 1);
+            if (i > 400 && i <= 500)
+                worst = fmax(worst, fabs(mbs_data_friction_force(d, 0, 0) + 2.5));
+            (void)t0;
+        }
+        print_message("brake, kind %d: rate error %.2e\n", kind, worst);
+        assert_true(worst <= 1e-9);
+        mbs_stepper_destroy(s);
+        mbs_data_destroy(d);
+    }
+    mbs_model_destroy(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_incline_release),
+        cmocka_unit_test(test_incline_throw),
+        cmocka_unit_test(test_pendulum_coulomb),
+        cmocka_unit_test(test_belt_stick_slip),
+        cmocka_unit_test(test_brake),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
