@@ -7,6 +7,7 @@
  * a failing handler (state restored bitwise), the handler's direction, determinism,
  * composition with the local-error estimate and with max_step substeps. */
 #include "common.h"
+#include "loop_mechanisms.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -27,27 +28,6 @@ static mbs_builder *ball_builder(void)
     jd.child = 1;
     assert_int_equal(mbs_add_joint(b, &jd), 0);
     return b;
-}
-
-/* Compile (the builder is destroyed), failing with its message. */
-static mbs_model *compile_ok(mbs_builder *b)
-{
-    mbs_model *m = NULL;
-    const int st = mbs_compile(b, &m);
-    if (st != MBS_OK) fail_msg("compile: %s", mbs_builder_error(b));
-    mbs_builder_destroy(b);
-    return m;
-}
-
-static mbs_stepper *stepper(mbs_data *d, mbs_stepper_kind kind, double tol)
-{
-    mbs_stepper_def def = mbs_default_stepper_def(kind);
-    def.event_tol = tol;
-    def.rtol = 1e-11;
-    def.atol = 1e-12;
-    mbs_stepper *s = mbs_stepper_create(d, &def);
-    if (!s) fail_msg("stepper: %s", mbs_data_error(d));
-    return s;
 }
 
 /* ------------------------------------------------------------ recording events */
@@ -89,11 +69,11 @@ static void test_falling_crossing(void **state)
         rec r = {0};
         mbs_builder *b = ball_builder();
         assert_int_equal(mbs_add_event(b, "floor", g_height, h_record, &r), 0);
-        mbs_model *m = compile_ok(b);
+        mbs_model *m = test_compile_ok(b);
         assert_int_equal(mbs_model_nevent(m), 1);
         mbs_data *d = mbs_data_create(m);
         mbs_data_q(d)[0] = z0;
-        mbs_stepper *s = stepper(d, kinds[k], 1e-12);
+        mbs_stepper *s = test_stepper_tight(d, kinds[k]);
         for (int i = 0; i < 500; ++i) assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
         assert_int_equal(r.n, 1);
         assert_int_equal(r.dir[0], -1);
@@ -131,10 +111,10 @@ static void test_bounce_user_event(void **state)
     r.e = e;
     mbs_builder *b = ball_builder();
     mbs_add_event(b, NULL, g_height, h_record, &r);
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = test_compile_ok(b);
     mbs_data *d = mbs_data_create(m);
     mbs_data_q(d)[0] = z0;
-    mbs_stepper *s = stepper(d, MBS_STEP_RK4, 1e-12);
+    mbs_stepper *s = test_stepper_tight(d, MBS_STEP_RK4);
     for (int i = 0; i < 4000; ++i) assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
     double t[16], vin[16];
     bounce_closed_form(z0, e, 16, t, vin);
@@ -170,10 +150,10 @@ static void test_bounce_stop(void **state)
     const int stop = mbs_add_joint_stop(b, &sd);
     assert_true(stop >= 0);
     mbs_add_event(b, "watch", g_height, h_record, &r);
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = test_compile_ok(b);
     mbs_data *d = mbs_data_create(m);
     mbs_data_q(d)[0] = z0;
-    mbs_stepper *s = stepper(d, MBS_STEP_RK4, 1e-12);
+    mbs_stepper *s = test_stepper_tight(d, MBS_STEP_RK4);
     double t[16], vin[16], vplus[16] = {0};
     bounce_closed_form(z0, e, 16, t, vin);
     for (int i = 0; i < 3000; ++i) {
@@ -203,12 +183,316 @@ static void test_bounce_stop(void **state)
     mbs_model_destroy(m);
 }
 
+/* ------------------------------------------------------------ elastic stop */
+
+/* Contact time of a ball hitting an elastic stop (q < 0: q'' = -g - (k/m) q) at speed v1:
+   q = (g/w^2)(cos w t - 1) - (v1/w) sin w t returns to 0 at t with tan(w t / 2) =
+   -v1 w / g ... solved by Newton from pi / w. */
+static double contact_time(double k, double v1)
+{
+    const double w = sqrt(k), a = G / (w * w), c = v1 / w;
+    double t = 3.14159265358979323846 / w;
+    for (int it = 0; it < 60; ++it) {
+        const double f = a * (cos(w * t) - 1.0) - c * sin(w * t);
+        const double df = -a * w * sin(w * t) - c * w * cos(w * t);
+        t -= f / df;
+    }
+    return t;
+}
+
+/* A ball on an elastic stop (k = 1e4, no damping): the crossings into and out of contact
+   are located; the contact lasts the closed-form time, the ball leaves with the speed it
+   came in with and climbs back to z0 (energy conserved). */
+static void test_elastic_stop(void **state)
+{
+    (void)state;
+    const double z0 = 0.5, k = 1e4;
+    rec r = {0};
+    mbs_builder *b = ball_builder();
+    mbs_joint_stop_def sd = mbs_default_joint_stop_def();
+    sd.joint = 0, sd.lower = 0.0, sd.law = MBS_STOP_ELASTIC, sd.stiffness = k;
+    assert_true(mbs_add_joint_stop(b, &sd) >= 0);
+    mbs_add_event(b, "watch", g_height, h_record, &r);
+    mbs_model *m = test_compile_ok(b);
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_q(d)[0] = z0;
+    mbs_stepper *s = test_stepper_tight(d, MBS_STEP_RK4);
+    double T0, V0, zmax = 0.0;
+    mbs_energy(d, &T0, &V0);
+    for (int i = 0; i < 3600; ++i) {
+        assert_int_equal(mbs_stepper_step(s, 2e-4), MBS_OK);
+        if (r.n >= 2) zmax = fmax(zmax, mbs_data_q(d)[0]);
+        if (i == 100) assert_int_equal(mbs_joint_stop_state(d, 0, 0), 0);
+        if (r.n == 1) assert_int_equal(mbs_joint_stop_state(d, 0, 0), 1);
+    }
+    const double v1 = sqrt(2.0 * G * z0), tin = sqrt(2.0 * z0 / G);
+    assert_true(r.n >= 2);
+    assert_int_equal(r.dir[0], -1);
+    assert_int_equal(r.dir[1], 1);
+    const double tc = contact_time(k, v1);
+    double T, V;
+    mbs_energy(d, &T, &V);
+    print_message("elastic stop: contact %.9f s (closed form %.9f), in at %.9f (%.9f), out at "
+                  "%.6f m/s (in %.6f), back to %.9f m (z0 %.3f), energy drift %.2e\n",
+                  r.t[1] - r.t[0], tc, r.t[0], tin, r.v[1], r.v[0], zmax, z0,
+                  (T + V - T0 - V0) / (T0 + V0));
+    assert_true(fabs(r.t[0] - tin) <= 1e-10);
+    assert_true(fabs(r.t[1] - r.t[0] - tc) <= 1e-8);
+    assert_true(fabs(r.v[1] - v1) <= 1e-6 * v1 && fabs(r.v[0] + v1) <= 1e-9 * v1);
+    assert_true(fabs(zmax - z0) <= 1e-8);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* ------------------------------------------------------------ failures */
+typedef struct bad {
+    double t_bad;   /* g returns NaN after this time */
+    int handler_rc; /* the handler's return */
+    int move_time;  /* the handler changes the time */
+    int nested;     /* the handler calls mbs_stepper_step */
+    mbs_stepper *s;
+    int nested_status;
+} bad;
+
+static double g_bad(mbs_data *d, void *user)
+{
+    const bad *x = user;
+    return mbs_data_time(d) > x->t_bad ? NAN : mbs_data_q(d)[0];
+}
+static int h_bad(mbs_data *d, void *user)
+{
+    bad *x = user;
+    mbs_data_v(d)[0] = 1.0; /* a change the failure must undo */
+    mbs_data_tau(d)[0] = 5.0;
+    if (x->move_time) mbs_data_set_time(d, 0.0);
+    if (x->nested) x->nested_status = mbs_stepper_step(x->s, 1e-3);
+    return x->handler_rc;
+}
+
+/* One kind and failure case: stepping until the crossing at 0.45 s fails it with status
+   `want`, q, v, t, tau and the event count bitwise as before that step. */
+static void failure_case(mbs_stepper_kind kind, bad *x, int want, const char *msg)
+{
+    mbs_builder *b = ball_builder();
+    mbs_add_event(b, "floor", g_bad, h_bad, x);
+    mbs_model *m = test_compile_ok(b);
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_q(d)[0] = 1.0;
+    mbs_stepper *s = test_stepper_tight(d, kind);
+    x->s = s;
+    int st = MBS_OK, i = 0;
+    double q = 0, v = 0, t = 0, tau = 0;
+    for (; i < 1000 && st == MBS_OK; ++i) {
+        q = mbs_data_q(d)[0], v = mbs_data_v(d)[0], t = mbs_data_time(d), tau = mbs_data_tau(d)[0];
+        st = mbs_stepper_step(s, 1e-2);
+    }
+    if (st != want) fail_msg("kind %d: status %d, want %d (%s)", kind, st, want, mbs_data_error(d));
+    if (!strstr(mbs_data_error(d), msg)) fail_msg("\"%s\" lacks \"%s\"", mbs_data_error(d), msg);
+    assert_true(memcmp(&q, mbs_data_q(d), sizeof q) == 0 && memcmp(&v, mbs_data_v(d), sizeof v) == 0);
+    assert_true(memcmp(&t, &(double){mbs_data_time(d)}, sizeof t) == 0 && tau == mbs_data_tau(d)[0]);
+    assert_int_equal(mbs_data_event_count(d, 0), 0);
+    if (x->nested) assert_int_equal(x->nested_status, MBS_ERR_STATE);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* A NaN from g, a handler returning < 0, a handler moving the time: the step fails with its
+   status and leaves the state bitwise as before; a nested step in a handler is refused. */
+static void test_failures(void **state)
+{
+    (void)state;
+    const mbs_stepper_kind kinds[3] = {MBS_STEP_RK4, MBS_STEP_EULER, MBS_STEP_CVODE_ADAMS};
+    for (int k = 0; k < 3; ++k) {
+        bad x1 = {0.3, 0, 0, 0, NULL, 0};
+        failure_case(kinds[k], &x1, MBS_ERR_NONFINITE, "event \"floor\": g = nan");
+        bad x2 = {1e9, -3, 0, 0, NULL, 0};
+        failure_case(kinds[k], &x2, MBS_ERR_CALLBACK, "event \"floor\": handler returned -3");
+        bad x3 = {1e9, 0, 1, 0, NULL, 0};
+        failure_case(kinds[k], &x3, MBS_ERR_CALLBACK, "the handler changed the time");
+        bad x4 = {1e9, -1, 0, 1, NULL, 0};
+        failure_case(kinds[k], &x4, MBS_ERR_CALLBACK, "handler returned -1");
+    }
+}
+
+/* ------------------------------------------------------------ composition */
+
+/* The bouncing stop with the local-error estimate on (no step fails: each piece is
+   compared on its own) and with max_step substeps: the same impact times. */
+static void test_with_error_estimate_and_substeps(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 2; ++c) {
+        rec r = {0};
+        mbs_builder *b = ball_builder();
+        mbs_joint_stop_def sd = mbs_default_joint_stop_def();
+        sd.joint = 0, sd.lower = 0.0, sd.restitution = 0.7;
+        mbs_add_joint_stop(b, &sd);
+        mbs_add_event(b, NULL, g_height, h_record, &r);
+        mbs_model *m = test_compile_ok(b);
+        mbs_data *d = mbs_data_create(m);
+        mbs_data_q(d)[0] = 1.0;
+        mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);
+        def.event_tol = 1e-12;
+        if (c == 0) def.err_rtol = 1e-8, def.err_atol = 1e-10;
+        else def.max_step = 1e-3;
+        mbs_stepper *s = mbs_stepper_create(d, &def);
+        for (int i = 0; i < 200; ++i) assert_int_equal(mbs_stepper_step(s, 1e-2), MBS_OK);
+        double t[8], vin[8];
+        bounce_closed_form(1.0, 0.7, 8, t, vin);
+        double worst = 0.0;
+        for (int i = 0; i < 4; ++i) worst = fmax(worst, fabs(r.t[i] - t[i]));
+        print_message("%s: %d impacts, worst time error %.2e s\n",
+                      c == 0 ? "error estimate" : "substeps", r.n, worst);
+        assert_true(r.n >= 4 && worst <= 1e-10);
+        mbs_stepper_destroy(s);
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+}
+
+/* g of a four-bar (closed loop, RK4, the partition renewed along the way) and of a tumbling
+   Cardan free body (re-based): at each handler call |g| <= |dg/dt| event_tol + roundoff. */
+typedef struct at_event {
+    int n;
+    double worst;
+    int body;
+    double level;
+} at_event;
+
+static double g_body_x(mbs_data *d, void *user)
+{
+    const at_event *a = user;
+    double p[3], R[9];
+    mbs_body_pose(d, a->body, p, R);
+    return p[0] - a->level;
+}
+static int h_check(mbs_data *d, void *user)
+{
+    at_event *a = user;
+    double p[3], R[9], lin[3], ang[3];
+    mbs_body_pose(d, a->body, p, R);
+    mbs_body_velocity(d, a->body, lin, ang);
+    /* the body origin's x rate */
+    a->worst = fmax(a->worst, fabs(p[0] - a->level) / (fabs(lin[0]) * 1e-12 + 1e-14));
+    a->n++;
+    return 0;
+}
+
+/* Adds the x event of a four-bar's coupler (lm_build_fourbar_ex). */
+static int add_x_event(mbs_builder *b, const lm_mech *mech, void *user)
+{
+    (void)mech;
+    const int id = mbs_add_event(b, "pin A", g_body_x, h_check, user);
+    return id < 0 ? id : MBS_OK;
+}
+
+static void test_loops_and_cardan(void **state)
+{
+    (void)state;
+    /* a tumbling free body with Cardan angles drifting along x */
+    at_event a = {0, 0.0, 1, 0.9};
+    mbs_builder *b = mbs_builder_create();
+    mbs_builder_set_no_gravity(b);
+    mbs_builder_set_root_rotation(b, MBS_ROT_CARDAN);
+    mbs_body_def bd = mbs_default_body_def();
+    bd.inertia[0] = 0.12, bd.inertia[4] = 0.2, bd.inertia[8] = 0.3;
+    mbs_add_body(b, &bd);
+    mbs_add_event(b, "x", g_body_x, h_check, &a);
+    mbs_model *m = test_compile_ok(b);
+    mbs_data *d = mbs_data_create(m);
+    const double v0[6] = {0.3, 0.0, 0.0, 1.0, 3.0, -0.5};
+    memcpy(mbs_data_v(d), v0, sizeof v0);
+    mbs_stepper *s = test_stepper_tight(d, MBS_STEP_RK4);
+    int nrebase = 0;
+    for (int i = 0; i < 4000; ++i) {
+        const double prev = mbs_data_q(d)[4]; /* the middle Cardan angle */
+        assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+        if (fabs(mbs_data_q(d)[4] - prev) > 0.3 && a.n == 0) ++nrebase; /* before the event */
+    }
+    print_message("Cardan body: %d re-bases before the crossing at 3 s, |g| / (|dg/dt| tol) <= "
+                  "%.2f\n", nrebase, a.worst);
+    assert_true(nrebase >= 1);
+    assert_int_equal(a.n, 1);
+    assert_true(a.worst <= 1.0);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+    /* a four-bar swinging under gravity: the coupler's origin (pin A) crossing x = 0.05 */
+    lm_fourbar p = lm_default_fourbar();
+    lm_mech mech;
+    at_event a2 = {0, 0.0, 0, 0.05};
+    if (lm_build_fourbar_ex(&p, add_x_event, &a2, &mech) != MBS_OK) fail_msg("%s", mech.error);
+    a2.body = mech.body[1];
+    d = mbs_data_create(mech.model);
+    s = test_stepper_tight(d, MBS_STEP_RK4);
+    for (int i = 0; i < 3000; ++i) assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+    print_message("four-bar: %d crossings, |g| / (|dg/dt| tol) <= %.2f, closure %.2e\n", a2.n,
+                  a2.worst, lm_residual(&mech, d));
+    assert_true(a2.n >= 2);
+    assert_true(a2.worst <= 1.0);
+    assert_true(lm_residual(&mech, d) <= 1e-10);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    lm_mech_free(&mech);
+}
+
+/* ------------------------------------------------------------ determinism */
+
+/* Two data stepped side by side (a bouncing stop, a user event, friction): bitwise equal. */
+static void test_determinism(void **state)
+{
+    (void)state;
+    const mbs_stepper_kind kinds[3] = {MBS_STEP_RK4, MBS_STEP_CVODE_ADAMS, MBS_STEP_CVODE_BDF};
+    for (int k = 0; k < 3; ++k) {
+        rec r[2] = {{0}, {0}};
+        mbs_model *m[2];
+        mbs_data *d[2];
+        mbs_stepper *s[2];
+        for (int j = 0; j < 2; ++j) {
+            mbs_builder *b = ball_builder();
+            mbs_joint_stop_def sd = mbs_default_joint_stop_def();
+            sd.joint = 0, sd.lower = 0.0, sd.restitution = 0.6;
+            mbs_add_joint_stop(b, &sd);
+            mbs_joint_friction_def fd = mbs_default_joint_friction_def();
+            fd.joint = 0, fd.coulomb = 1.0, fd.stiction = 1.5, fd.viscous = 0.1;
+            mbs_add_joint_friction(b, &fd);
+            mbs_add_event(b, NULL, g_height, h_record, &r[j]);
+            m[j] = test_compile_ok(b);
+            d[j] = mbs_data_create(m[j]);
+            mbs_data_q(d[j])[0] = 1.0;
+            s[j] = test_stepper_tight(d[j], kinds[k]);
+        }
+        for (int i = 0; i < 1500; ++i) {
+            assert_int_equal(mbs_stepper_step(s[0], 2e-3), MBS_OK);
+            assert_int_equal(mbs_stepper_step(s[1], 2e-3), MBS_OK);
+            assert_memory_equal(mbs_data_q(d[0]), mbs_data_q(d[1]), sizeof(double));
+            assert_memory_equal(mbs_data_v(d[0]), mbs_data_v(d[1]), sizeof(double));
+        }
+        assert_int_equal(r[0].n, r[1].n);
+        assert_memory_equal(r[0].t, r[1].t, (size_t)r[0].n * sizeof(double));
+        print_message("kind %d: %d events, bitwise equal; stop state %d\n", k, r[0].n,
+                      mbs_joint_stop_state(d[0], 0, 0));
+        for (int j = 0; j < 2; ++j) {
+            mbs_stepper_destroy(s[j]);
+            mbs_data_destroy(d[j]);
+            mbs_model_destroy(m[j]);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_falling_crossing),
         cmocka_unit_test(test_bounce_user_event),
         cmocka_unit_test(test_bounce_stop),
+        cmocka_unit_test(test_elastic_stop),
+        cmocka_unit_test(test_failures),
+        cmocka_unit_test(test_with_error_estimate_and_substeps),
+        cmocka_unit_test(test_loops_and_cardan),
+        cmocka_unit_test(test_determinism),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,25 +17,6 @@
 static const double G = 9.81;
 #define PI 3.14159265358979323846
 
-static mbs_model *compile_ok(mbs_builder *b)
-{
-    mbs_model *m = NULL;
-    if (mbs_compile(b, &m) != MBS_OK) fail_msg("compile: %s", mbs_builder_error(b));
-    mbs_builder_destroy(b);
-    return m;
-}
-
-static mbs_stepper *stepper(mbs_data *d, mbs_stepper_kind kind)
-{
-    mbs_stepper_def def = mbs_default_stepper_def(kind);
-    def.rtol = 1e-11;
-    def.atol = 1e-12;
-    def.event_tol = 1e-12;
-    mbs_stepper *s = mbs_stepper_create(d, &def);
-    if (!s) fail_msg("stepper: %s", mbs_data_error(d));
-    return s;
-}
-
 /* ------------------------------------------------------------ block on an incline */
 #define BM 2.0
 
@@ -61,7 +42,7 @@ static mbs_model *incline(double a, double mu, double mus)
     fd.coulomb = mu * BM * G * cos(a);
     fd.stiction = mus * BM * G * cos(a);
     assert_int_equal(mbs_add_joint_friction(b, &fd), 0);
-    return compile_ok(b);
+    return test_compile_ok(b);
 }
 
 /* Released at rest: sticks (tan a < mu_s) holding m g sin a, or slides from t = 0 with
@@ -77,7 +58,7 @@ static void test_incline_release(void **state)
             const double a = angles[ia], acc = G * (sin(a) - mu * cos(a));
             mbs_model *m = incline(a, mu, mus);
             mbs_data *d = mbs_data_create(m);
-            mbs_stepper *s = stepper(d, kinds[k]);
+            mbs_stepper *s = test_stepper_tight(d, kinds[k]);
             double worst = 0.0;
             for (int i = 1; i <= 200; ++i) {
                 assert_int_equal(mbs_stepper_step(s, 5e-3), MBS_OK);
@@ -119,7 +100,7 @@ static void test_incline_throw(void **state)
         mbs_model *m = incline(a, mu, mus);
         mbs_data *d = mbs_data_create(m);
         mbs_data_v(d)[0] = v0;
-        mbs_stepper *s = stepper(d, MBS_STEP_RK4);
+        mbs_stepper *s = test_stepper_tight(d, MBS_STEP_RK4);
         double worst = 0.0;
         for (int i = 1; i <= 150; ++i) {
             assert_int_equal(mbs_stepper_step(s, 1e-2), MBS_OK);
@@ -203,10 +184,10 @@ static void test_pendulum_coulomb(void **state)
     fd.stiction = ts;
     mbs_add_joint_friction(b, &fd);
     mbs_add_event(b, "turn", g_rate, h_turn, &r);
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = test_compile_ok(b);
     mbs_data *d = mbs_data_create(m);
     mbs_data_q(d)[0] = th0;
-    mbs_stepper *s = stepper(d, MBS_STEP_RK4);
+    mbs_stepper *s = test_stepper_tight(d, MBS_STEP_RK4);
     for (int i = 0; i < 12000; ++i) assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
     double a = th0, worst = 0.0, loss_err = 0.0;
     const double mgl = PMASS * G * PLEN;
@@ -298,10 +279,10 @@ static void test_belt_stick_slip(void **state)
     fd.joint = 1, fd.coulomb = fc, fd.stiction = fs;
     mbs_add_joint_friction(b, &fd);
     mbs_add_event(b, "sticks", g_slip, h_stamp, &r);
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = test_compile_ok(b);
     mbs_data *d = mbs_data_create(m);
     mbs_data_v(d)[0] = vb;
-    mbs_stepper *s = stepper(d, MBS_STEP_RK4);
+    mbs_stepper *s = test_stepper_tight(d, MBS_STEP_RK4);
     double worst = 0.0;
     for (int i = 0; i < 3000; ++i) {
         assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
@@ -348,11 +329,11 @@ static void test_brake(void **state)
     bk.peak = 1.5;
     const int brake = mbs_add_joint_brake(b, &bk);
     if (brake != 0) fail_msg("%s", mbs_builder_error(b));
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = test_compile_ok(b);
     for (int kind = 0; kind < 2; ++kind) {
         mbs_data *d = mbs_data_create(m);
         mbs_data_v(d)[0] = 10.0;
-        mbs_stepper *s = stepper(d, kind == 0 ? MBS_STEP_RK4 : MBS_STEP_CVODE_ADAMS);
+        mbs_stepper *s = test_stepper_tight(d, kind == 0 ? MBS_STEP_RK4 : MBS_STEP_CVODE_ADAMS);
         double worst = 0.0, w_expect = 10.0;
         for (int i = 1; i <= 700; ++i) {
             const double t0 = mbs_data_time(d);
@@ -381,6 +362,176 @@ static void test_brake(void **state)
     mbs_model_destroy(m);
 }
 
+/* ------------------------------------------------------------ bad input */
+
+/* The builder's message must name the element and contain `what`. */
+static void expect_msg(const mbs_builder *b, const char *what)
+{
+    if (!strstr(mbs_builder_error(b), what))
+        fail_msg("message \"%s\" lacks \"%s\"", mbs_builder_error(b), what);
+}
+
+/* A builder with a revolute "hinge" (0), a spherical "ball" (1), a prismatic slide (2) and a
+   revolute cut joint "cut" (3) closing a loop with the slide. */
+static mbs_builder *joints_builder(void)
+{
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    for (int i = 0; i < 3; ++i) mbs_add_body(b, &bd);
+    const mbs_joint_type types[4] = {MBS_JOINT_REVOLUTE, MBS_JOINT_SPHERICAL, MBS_JOINT_PRISMATIC,
+                                     MBS_JOINT_REVOLUTE};
+    const char *names[4] = {"hinge", "ball", "slide", "cut"};
+    const int parent[4] = {0, 1, 0, 0}, child[4] = {1, 2, 3, 3};
+    for (int j = 0; j < 4; ++j) {
+        mbs_joint_def jd = mbs_default_joint_def(types[j]);
+        jd.name = names[j];
+        jd.parent = parent[j], jd.child = child[j];
+        jd.cut = j == 3;
+        mbs_add_joint(b, &jd);
+    }
+    return b;
+}
+
+/* Builder calls: each wrong value its status and message; the builder unchanged. */
+static void test_bad_builder_calls(void **state)
+{
+    (void)state;
+    mbs_builder *b = joints_builder();
+    mbs_joint_friction_def f = mbs_default_joint_friction_def();
+    assert_int_equal(mbs_add_joint_friction(NULL, &f), MBS_ERR_ARG);
+    assert_int_equal(mbs_add_joint_friction(b, NULL), MBS_ERR_ARG);
+    assert_int_equal(mbs_add_joint_friction(b, &f), MBS_ERR_ARG); /* joint -1 */
+    expect_msg(b, "unknown joint -1");
+    f.joint = 0, f.dof = -1;
+    assert_int_equal(mbs_add_joint_friction(b, &f), MBS_ERR_ARG);
+    expect_msg(b, "dof -1 is negative");
+    f.dof = 0, f.name = "fr", f.coulomb = 2.0, f.stiction = 1.0;
+    assert_int_equal(mbs_add_joint_friction(b, &f), MBS_ERR_ARG);
+    expect_msg(b, "joint friction \"fr\" on joint \"hinge\": stiction = 1 is below coulomb = 2");
+    f.coulomb = -1.0;
+    assert_int_equal(mbs_add_joint_friction(b, &f), MBS_ERR_ARG);
+    expect_msg(b, "coulomb = -1 must be >= 0");
+    f.coulomb = NAN;
+    assert_int_equal(mbs_add_joint_friction(b, &f), MBS_ERR_ARG);
+    expect_msg(b, "coulomb = nan is not finite");
+    f.coulomb = 1.0, f.viscous = -0.1;
+    assert_int_equal(mbs_add_joint_friction(b, &f), MBS_ERR_ARG);
+    expect_msg(b, "viscous = -0.1 must be >= 0");
+    f.viscous = INFINITY;
+    assert_int_equal(mbs_add_joint_friction(b, &f), MBS_ERR_ARG);
+    mbs_joint_brake_def bk = mbs_default_joint_brake_def();
+    bk.joint = 0, bk.peak = 0.5;
+    assert_int_equal(mbs_add_joint_brake(b, &bk), MBS_ERR_ARG);
+    expect_msg(b, "peak = 0.5 must be >= 1");
+    bk.peak = 1.0, bk.limit = -2.0;
+    assert_int_equal(mbs_add_joint_brake(b, &bk), MBS_ERR_ARG);
+    expect_msg(b, "limit = -2 must be >= 0");
+    assert_int_equal(mbs_add_joint_brake(b, NULL), MBS_ERR_ARG);
+    mbs_joint_stop_def sp = mbs_default_joint_stop_def();
+    sp.joint = 2;
+    assert_int_equal(mbs_add_joint_stop(b, &sp), MBS_ERR_ARG);
+    expect_msg(b, "no limit");
+    sp.lower = 1.0, sp.upper = 0.5;
+    assert_int_equal(mbs_add_joint_stop(b, &sp), MBS_ERR_ARG);
+    expect_msg(b, "lower = 1 must be below upper = 0.5");
+    sp.lower = NAN;
+    assert_int_equal(mbs_add_joint_stop(b, &sp), MBS_ERR_ARG);
+    expect_msg(b, "must be numbers");
+    sp.lower = 0.0, sp.restitution = 1.5;
+    assert_int_equal(mbs_add_joint_stop(b, &sp), MBS_ERR_ARG);
+    expect_msg(b, "restitution = 1.5 must be in [0, 1]");
+    sp.restitution = 0.5, sp.rest_velocity = 0.0;
+    assert_int_equal(mbs_add_joint_stop(b, &sp), MBS_ERR_ARG);
+    expect_msg(b, "rest_velocity must be > 0");
+    sp.rest_velocity = 1e-3, sp.law = MBS_STOP_ELASTIC;
+    assert_int_equal(mbs_add_joint_stop(b, &sp), MBS_ERR_ARG);
+    expect_msg(b, "needs stiffness > 0");
+    sp.law = (mbs_stop_law)7;
+    assert_int_equal(mbs_add_joint_stop(b, &sp), MBS_ERR_ARG);
+    expect_msg(b, "unknown law 7");
+    assert_int_equal(mbs_add_joint_motion(b, 0, 0, NULL, NULL), MBS_ERR_ARG);
+    expect_msg(b, "function is NULL");
+    assert_int_equal(mbs_add_joint_motion(b, 9, 0, belt_motion, NULL), MBS_ERR_ARG);
+    expect_msg(b, "unknown joint 9");
+    assert_int_equal(mbs_add_event(b, "e", NULL, NULL, NULL), MBS_ERR_ARG);
+    expect_msg(b, "event \"e\": function g is NULL");
+    assert_int_equal(mbs_add_event(NULL, "e", g_slip, NULL, NULL), MBS_ERR_ARG);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK); /* nothing was added */
+    assert_int_equal(mbs_model_nforce(m), 0);
+    assert_int_equal(mbs_model_nevent(m), 0);
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+}
+
+/* Elements that compile refuses: a cut joint, a spherical joint, a dof out of range, two
+   frictions or a motion and a friction on one dof. */
+static void test_bad_compile(void **state)
+{
+    (void)state;
+    struct { int joint, dof, second; const char *msg; } cases[] = {
+        {3, 0, 0, "joint friction #0: joint \"cut\" is a cut joint"},
+        {1, 0, 0, "is a spherical joint"},
+        {0, 1, 0, "dof 1 out of range (joint \"hinge\" has 1)"},
+        {0, 0, 1, "already has joint friction"},
+        {0, 0, 2, "its dof has a prescribed motion"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        mbs_builder *b = joints_builder();
+        mbs_joint_friction_def f = mbs_default_joint_friction_def();
+        f.joint = cases[c].joint, f.dof = cases[c].dof, f.coulomb = f.stiction = 1.0;
+        assert_true(mbs_add_joint_friction(b, &f) >= 0);
+        if (cases[c].second == 1) assert_true(mbs_add_joint_friction(b, &f) >= 0);
+        if (cases[c].second == 2) assert_true(mbs_add_joint_motion(b, 0, 0, belt_motion, NULL) >= 0);
+        mbs_model *m = NULL;
+        assert_int_equal(mbs_compile(b, &m), MBS_ERR_ARG);
+        assert_null(m);
+        expect_msg(b, cases[c].msg);
+        mbs_builder_destroy(b);
+    }
+    mbs_builder *b = joints_builder(); /* a motion on a cut joint, two motions on one dof */
+    mbs_add_joint_motion(b, 3, 0, belt_motion, NULL);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_ERR_ARG);
+    expect_msg(b, "joint motion #0: joint \"cut\" is a cut joint");
+    mbs_builder_destroy(b);
+    b = joints_builder();
+    mbs_add_joint_motion(b, 2, 0, belt_motion, NULL);
+    mbs_add_joint_motion(b, 2, 0, belt_motion, NULL);
+    assert_int_equal(mbs_compile(b, &m), MBS_ERR_ARG);
+    expect_msg(b, "joint motions #0 and #1 drive the same dof");
+    mbs_builder_destroy(b);
+}
+
+/* Queries and inputs on the data: bad ids give NaN or MBS_ERR_ARG with a message. */
+static void test_bad_data_calls(void **state)
+{
+    (void)state;
+    mbs_model *m = incline(0.4, 0.3, 0.5);
+    mbs_data *d = mbs_data_create(m);
+    assert_int_equal(mbs_joint_is_locked(d, 0, 1), MBS_ERR_ARG);
+    assert_int_equal(mbs_joint_is_locked(d, 5, 0), MBS_ERR_ARG);
+    assert_int_equal(mbs_joint_is_locked(NULL, 0, 0), MBS_ERR_ARG);
+    assert_int_equal(mbs_joint_is_locked(d, 0, 0), 0); /* undecided before the first step */
+    assert_true(isnan(mbs_data_friction_force(d, 0, 1)));
+    assert_true(isnan(mbs_data_friction_force(NULL, 0, 0)));
+    assert_int_equal(mbs_joint_stop_state(d, 0, 0), MBS_ERR_ARG);
+    assert_int_equal(mbs_set_brake_limit(d, 0, 1.0), MBS_ERR_ARG); /* a friction, not a brake */
+    assert_non_null(strstr(mbs_data_error(d), "force element 0 is not a joint brake"));
+    assert_int_equal(mbs_set_brake_limit(NULL, 0, 1.0), MBS_ERR_ARG);
+    assert_int_equal(mbs_data_event_count(d, 0), MBS_ERR_ARG);
+    assert_int_equal(mbs_data_event_direction(d), 0);
+    assert_int_equal(mbs_model_nevent(NULL), MBS_ERR_ARG);
+    mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);
+    def.event_tol = -1.0;
+    assert_null(mbs_stepper_create(d, &def));
+    assert_non_null(strstr(mbs_data_error(d), "event_tol = -1"));
+    def.event_tol = NAN;
+    assert_null(mbs_stepper_create(d, &def));
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -389,6 +540,9 @@ int main(void)
         cmocka_unit_test(test_pendulum_coulomb),
         cmocka_unit_test(test_belt_stick_slip),
         cmocka_unit_test(test_brake),
+        cmocka_unit_test(test_bad_builder_calls),
+        cmocka_unit_test(test_bad_compile),
+        cmocka_unit_test(test_bad_data_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

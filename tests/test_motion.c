@@ -34,24 +34,6 @@ static int ramp_motion(double t, double pos[1], double vel[1], double acc[1], vo
     return 0;
 }
 
-static mbs_model *compile_ok(mbs_builder *b)
-{
-    mbs_model *m = NULL;
-    if (mbs_compile(b, &m) != MBS_OK) fail_msg("compile: %s", mbs_builder_error(b));
-    mbs_builder_destroy(b);
-    return m;
-}
-
-static mbs_stepper *stepper(mbs_data *d, mbs_stepper_kind kind)
-{
-    mbs_stepper_def def = mbs_default_stepper_def(kind);
-    def.rtol = 1e-10;
-    def.atol = 1e-12;
-    mbs_stepper *s = mbs_stepper_create(d, &def);
-    if (!s) fail_msg("stepper: %s", mbs_data_error(d));
-    return s;
-}
-
 /* ------------------------------------------------------------ pendulum */
 #define PM 1.3   /* mass */
 #define PL 0.7   /* pivot to centre of mass */
@@ -99,9 +81,9 @@ static void test_pendulum_drive(void **state)
     for (int k = 0; k < 4; ++k) {
         mbs_builder *b = pendulum_builder(1);
         assert_int_equal(mbs_add_joint_motion(b, 0, 0, sine_motion, (void *)p), 0);
-        mbs_model *m = compile_ok(b);
+        mbs_model *m = test_compile_ok(b);
         mbs_data *d = mbs_data_create(m);
-        mbs_stepper *s = stepper(d, kinds[k]);
+        mbs_stepper *s = test_stepper_tight(d, kinds[k]);
         double worst = 0.0, worst_q = 0.0;
         for (int i = 1; i <= 300; ++i) {
             assert_int_equal(mbs_stepper_step(s, 2e-3), MBS_OK);
@@ -136,10 +118,10 @@ static void test_tree_vs_rnea(void **state)
     static const double p[3] = {0.5, 2.0, -0.3};
     mbs_builder *b = pendulum_builder(2);
     mbs_add_joint_motion(b, 0, 0, sine_motion, (void *)p);
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = test_compile_ok(b);
     mbs_data *d = mbs_data_create(m);
     mbs_data_v(d)[1] = 1.5;
-    mbs_stepper *s = stepper(d, MBS_STEP_RK4);
+    mbs_stepper *s = test_stepper_tight(d, MBS_STEP_RK4);
     double worst = 0.0;
     for (int i = 0; i < 200; ++i) {
         assert_int_equal(mbs_stepper_step(s, 5e-3), MBS_OK);
@@ -217,7 +199,7 @@ static void test_slider_crank_drive(void **state)
             s0[0] = ramp[1], s0[1] = phi[0], s0[2] = x[0];
             sd0[1] = phi[1], sd0[2] = x[1];
             lm_slider_crank_set(&p, &mech, d, s0, sd0);
-            mbs_stepper *s = stepper(d, kinds[k]);
+            mbs_stepper *s = test_stepper_tight(d, kinds[k]);
             double worst = 0.0, worst_th = 0.0, worst_res = 0.0, tmax = 0.0;
             for (int i = 1; i <= 400; ++i) {
                 assert_int_equal(mbs_stepper_step(s, 2.5e-3), MBS_OK);
