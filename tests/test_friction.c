@@ -9,6 +9,7 @@
  * w, D)) / w with D = (F_s - F_c) / k; a flywheel stopped by a brake whose limit the host
  * sets. Every bad input. */
 #include "common.h"
+#include "loop_mechanisms.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -362,6 +363,88 @@ static void test_brake(void **state)
     mbs_model_destroy(m);
 }
 
+/* ------------------------------------------------------------ a loop */
+
+static int add_crank_friction(mbs_builder *b, const lm_mech *mech, void *user)
+{
+    (void)user;
+    mbs_joint_friction_def f = mbs_default_joint_friction_def();
+    f.joint = mech->joint[0], f.coulomb = 0.4, f.stiction = 0.6, f.viscous = 0.05;
+    const int id = mbs_add_joint_friction(b, &f);
+    return id < 0 ? id : MBS_OK;
+}
+
+static int hold_at(double t, double pos[1], double vel[1], double acc[1], void *user)
+{
+    (void)t;
+    pos[0] = *(const double *)user, vel[0] = acc[0] = 0.0;
+    return 0;
+}
+static int add_crank_hold(mbs_builder *b, const lm_mech *mech, void *user)
+{
+    const int id = mbs_add_joint_motion(b, mech->joint[0], 0, hold_at, user);
+    return id < 0 ? id : MBS_OK;
+}
+
+/* Potential energy of the four-bar closed with its crank held at th (a motion, assembled
+   from the state q0). */
+static double fourbar_potential(const lm_fourbar *p, double th, const double *q0)
+{
+    lm_mech mech;
+    double hold = th;
+    if (lm_build_fourbar_ex(p, add_crank_hold, &hold, &mech) != MBS_OK) fail_msg("%s", mech.error);
+    mbs_data *d = mbs_data_create(mech.model);
+    memcpy(mbs_data_q(d), q0, (size_t)mbs_model_nq(mech.model) * sizeof(double));
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    double T, V;
+    mbs_energy(d, &T, &V);
+    mbs_data_destroy(d);
+    lm_mech_free(&mech);
+    return V;
+}
+
+/* A four-bar under gravity with Coulomb + viscous friction on its crank (a coordinate row
+   with the cut-joint rows) swings and comes to rest locked; the holding torque is dV/dth of
+   the loop closed at the crank angle (central differences, 1e-7), inside the band. */
+static void test_fourbar_friction(void **state)
+{
+    (void)state;
+    lm_fourbar p = lm_default_fourbar();
+    lm_mech mech;
+    if (lm_build_fourbar_ex(&p, add_crank_friction, NULL, &mech) != MBS_OK) fail_msg("%s", mech.error);
+    mbs_data *d = mbs_data_create(mech.model);
+    double th3, th4, th[3], w[3] = {3.0, 0.0, 0.0}, al[3];
+    lm_fourbar_position(&p, 1.0, 1, &th3, &th4);
+    th[0] = 1.0, th[1] = th3, th[2] = th4;
+    lm_fourbar_rates(&p, th, 3.0, 0.0, w, al);
+    lm_fourbar_set(&p, &mech, d, th, w);
+    mbs_stepper *s = test_stepper_tight(d, MBS_STEP_RK4);
+    int i = 0;
+    for (; i < 20000 && !(mbs_joint_is_locked(d, mech.joint[0], 0) == 1 && i > 100); ++i)
+        assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+    for (int k = 0; k < 500; ++k) assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+    const double crank = lm_q(d, &mech, mech.joint[0]), eps = 1e-5;
+    assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+    const double hold = mbs_data_friction_force(d, mech.joint[0], 0);
+    const double *q = mbs_data_q(d);
+    const double dV = (fourbar_potential(&p, crank + eps, q) - fourbar_potential(&p, crank - eps, q)) /
+                      (2.0 * eps);
+    double vmax = 0.0, amax = 0.0;
+    for (int k = 0; k < mbs_model_nv(mech.model); ++k)
+        vmax = fmax(vmax, fabs(mbs_data_v(d)[k])), amax = fmax(amax, fabs(mbs_data_qacc(d)[k]));
+    print_message("four-bar with crank friction: locked after %.3f s at %.6f rad, holding torque "
+                  "%.9f N m, dV/dth %.9f, |v| %.1e, |qacc| %.1e, closure %.1e\n", i * 1e-3,
+                  crank, hold, dV, vmax, amax, lm_residual(&mech, d));
+    assert_int_equal(mbs_joint_is_locked(d, mech.joint[0], 0), 1);
+    assert_true(fabs(hold - dV) <= 1e-7 * (1.0 + fabs(dV)));
+    assert_true(fabs(hold) <= 0.6);
+    assert_true(vmax <= 1e-12 && amax <= 1e-10);
+    assert_true(lm_residual(&mech, d) <= 1e-10);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    lm_mech_free(&mech);
+}
+
 /* ------------------------------------------------------------ bad input */
 
 /* The builder's message must name the element and contain `what`. */
@@ -540,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_pendulum_coulomb),
         cmocka_unit_test(test_belt_stick_slip),
         cmocka_unit_test(test_brake),
+        cmocka_unit_test(test_fourbar_friction),
         cmocka_unit_test(test_bad_builder_calls),
         cmocka_unit_test(test_bad_compile),
         cmocka_unit_test(test_bad_data_calls),
