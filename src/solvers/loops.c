@@ -175,7 +175,7 @@ static void eval_jacobian(mbs_data *d, mbs_loops *L, const int *rows, int n)
 {
     L->jac_closed = 0;
     L->lu_here = 0;
-    mbs_con_world_motion(d, L->Sw);
+    if (L->mcut > 0) mbs_con_world_motion(d, L->Sw); /* coordinate rows need no geometry */
     mbs_con_jacobian(d, &L->t, L->Sw, rows, n, L->J);
 }
 
@@ -718,7 +718,7 @@ int mbs_loops_info(mbs_data *d, int *rank, unsigned char *active)
 static void eval_rows_bias(mbs_data *d, mbs_loops *L)
 {
     if (!(L->jac_closed && mbs_loops_is_closed(d))) eval_jacobian(d, L, L->arow, L->rank);
-    mbs_con_world_accel(d, L->a0, L->Vw, L->Aw);
+    if (L->mcut > 0) mbs_con_world_accel(d, L->a0, L->Vw, L->Aw); /* as in eval_jacobian */
     mbs_con_bias(d, &L->t, L->Vw, L->Aw, L->arow, L->rank, L->gam);
 }
 
