@@ -8,6 +8,7 @@
  * composition with the local-error estimate and with max_step substeps. */
 #include "common.h"
 #include "loop_mechanisms.h"
+#include "solvers/loops.h" /* mbs_loops_events: partitions made */
 
 #include <math.h>
 #include <stdio.h>
@@ -388,6 +389,20 @@ static int add_x_event(mbs_builder *b, const lm_mech *mech, void *user)
     return id < 0 ? id : MBS_OK;
 }
 
+/* The crank angle (q[0]) minus 0.3; its handler records q and |rate| in a rec. */
+static double g_crank(mbs_data *d, void *user)
+{
+    (void)user;
+    return mbs_data_q(d)[0] - 0.3;
+}
+static int h_crank(mbs_data *d, void *user)
+{
+    rec *r = user;
+    if (r->n < 64) r->v[r->n] = mbs_data_q(d)[0], r->t[r->n] = mbs_data_v(d)[0];
+    r->n++;
+    return 0;
+}
+
 static void test_loops_and_cardan(void **state)
 {
     (void)state;
@@ -436,6 +451,66 @@ static void test_loops_and_cardan(void **state)
     mbs_stepper_destroy(s);
     mbs_data_destroy(d);
     lm_mech_free(&mech);
+}
+
+/* A bar of length L and 1 kg along body x (pivot at the origin). */
+static int add_bar_len(mbs_builder *b, double L)
+{
+    mbs_body_def bd = mbs_default_body_def();
+    bd.com[0] = 0.5 * L;
+    bd.inertia[0] = 1e-4, bd.inertia[4] = bd.inertia[8] = L * L / 12.0;
+    return mbs_add_body(b, &bd);
+}
+
+/* A triple rocker (crank 0.5 with state priority, coupler 0.4, rocker 0.6, ground 0.8, no
+   gravity): the crank swings between its limit positions, where the partition must be
+   renewed; an event on the crank angle (0.3 rad, both directions) is located there within
+   event_tol, the loops stay closed and energy is conserved across events and renewals. */
+static void test_repartition(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    mbs_builder_set_no_gravity(b);
+    const double len[3] = {0.5, 0.4, 0.6};
+    for (int i = 0; i < 3; ++i) add_bar_len(b, len[i]);
+    const int parent[4] = {0, 1, 0, 2}, child[4] = {1, 2, 3, 3};
+    const double px[4] = {0.0, 0.5, 0.8, 0.4}, cx[4] = {0.0, 0.0, 0.0, 0.6};
+    for (int j = 0; j < 4; ++j) {
+        mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+        jd.parent = parent[j], jd.child = child[j], jd.cut = j == 3, jd.state_priority = j == 0;
+        jd.frame_parent.pos[0] = px[j], jd.frame_child.pos[0] = cx[j];
+        mbs_add_joint(b, &jd);
+    }
+    rec r = {0};
+    mbs_add_event(b, "crank", g_crank, h_crank, &r);
+    mbs_model *m = test_compile_ok(b);
+    mbs_data *d = mbs_data_create(m);
+    double *q = mbs_data_q(d), *v = mbs_data_v(d);
+    q[mbs_model_joint_qadr(m, 0)] = 0.5, q[mbs_model_joint_qadr(m, 1)] = 1.2;
+    q[mbs_model_joint_qadr(m, 2)] = 2.0, v[mbs_model_joint_vadr(m, 0)] = 3.0;
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    double T0, V0, T, V, drift = 0.0, worst = 0.0;
+    mbs_energy(d, &T0, &V0);
+    mbs_stepper *s = test_stepper_tight(d, MBS_STEP_RK4);
+    const long parts0 = mbs_loops_events(d);
+    for (int i = 0; i < 3000; ++i) {
+        const int n0 = r.n;
+        assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+        mbs_energy(d, &T, &V);
+        drift = fmax(drift, fabs(T + V - T0 - V0) / T0);
+        for (int k = n0; k < r.n && k < 64; ++k) /* at the handler: just past the crossing */
+            worst = fmax(worst, fabs(r.v[k] - 0.3) / (fabs(r.t[k]) * 1e-12 + 1e-14));
+    }
+    const long parts = mbs_loops_events(d) - parts0;
+    print_message("triple rocker: %ld partitions made, %d crossings, |g| / (|dg/dt| tol) <= %.2f, "
+                  "energy drift %.2e\n", parts, r.n, worst, drift);
+    assert_true(parts >= 2);
+    assert_true(r.n >= 2);
+    assert_true(worst <= 1.0);
+    assert_true(drift <= 1e-6);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
 }
 
 /* ------------------------------------------------------------ determinism */
@@ -492,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_failures),
         cmocka_unit_test(test_with_error_estimate_and_substeps),
         cmocka_unit_test(test_loops_and_cardan),
+        cmocka_unit_test(test_repartition),
         cmocka_unit_test(test_determinism),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * torque J theta'' + m g l sin theta (1e-10 relative); a crank-driven slider-crank's crank
  * torque by virtual work, sum over the bodies of m a . dp/dtheta + I alpha dphi/dtheta +
  * m g dy/dtheta, with the closed-form kinematics of tests/loop_mechanisms.c (1e-9); a driven
- * joint in a tree against RNEA (mbs_inverse_dynamics). Every stepper kind; the driven dof
+ * joint in a tree against RNEA (mbs_inverse_dynamics); the joint reaction carries the drive.
+ * Every stepper kind; the driven dof
  * follows theta(t) exactly at every step end. Bad input. */
 #include "common.h"
 #include "loop_mechanisms.h"
@@ -96,6 +97,9 @@ static void test_pendulum_drive(void **state)
             assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
             worst = fmax(worst, fabs(mbs_data_driving_force(d, 0, 0) - tau) / (1.0 + fabs(tau)));
             worst = fmax(worst, fabs(mbs_data_qacc(d)[0] - thdd) / (1.0 + fabs(thdd)));
+            double F[3], T[3]; /* the joint transmits the drive: its torque about the axis */
+            assert_int_equal(mbs_joint_reaction(d, 0, F, T), MBS_OK);
+            worst = fmax(worst, fabs(T[1] - tau) / (1.0 + fabs(tau)));
         }
         print_message("kind %d: driving torque error %.2e (relative), theta/rate error %.2e\n", k,
                       worst, worst_q);

@@ -366,7 +366,8 @@ int mbs_com(mbs_data *d, double com[3]);
 int mbs_momentum(mbs_data *d, double lin[3], double ang[3]);
 /* After mbs_forward_dynamics (or a step): the wrench the parent exerts on the child through
    this joint (tree or cut) at the child joint frame origin, world coordinates: the
-   constraint part plus what acts along the joint's coordinates (tau, springs). */
+   constraint part plus what acts along the joint's coordinates (tau, springs, friction,
+   prescribed-motion drives). */
 int mbs_joint_reaction(mbs_data *d, int joint, double force[3], double torque[3]);
 
 /* ---------------------------------------------------------------- model files */
