@@ -124,6 +124,59 @@ static void test_incline_throw(void **state)
     }
 }
 
+/* A block sliding down the 0.6 rad slope into a restitution stop at x = 0.5 (friction and
+   stop on one dof): it bounces, comes to rest on the stop (friction resting: the contact
+   holds m g sin a, is_locked 1); pulled up the slope by tau below m g sin a + F_s the
+   contact lets go and friction holds it at the stop; above that it slides up with
+   (tau - m g sin a - F_c) / m. */
+static void test_incline_into_stop(void **state)
+{
+    (void)state;
+    const double a = 0.6, mu = 0.3, mus = 0.5;
+    mbs_builder *b = mbs_builder_create();
+    const double g[3] = {G * sin(a), 0.0, -G * cos(a)};
+    mbs_builder_set_gravity(b, g);
+    mbs_body_def bd = mbs_default_body_def();
+    bd.mass = BM;
+    mbs_add_body(b, &bd);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+    jd.child = 1, jd.axis[0] = 1.0, jd.axis[2] = 0.0;
+    mbs_add_joint(b, &jd);
+    mbs_joint_friction_def fd = mbs_default_joint_friction_def();
+    fd.joint = 0, fd.coulomb = mu * BM * G * cos(a), fd.stiction = mus * BM * G * cos(a);
+    mbs_add_joint_friction(b, &fd);
+    mbs_joint_stop_def sd = mbs_default_joint_stop_def();
+    sd.joint = 0, sd.upper = 0.5, sd.restitution = 0.5, sd.rest_velocity = 0.05;
+    mbs_add_joint_stop(b, &sd);
+    mbs_model *m = test_compile_ok(b);
+    mbs_data *d = mbs_data_create(m);
+    mbs_stepper *s = test_stepper_tight(d, MBS_STEP_RK4);
+    const double down = BM * G * sin(a), fc = fd.coulomb, fs = fd.stiction;
+    for (int i = 0; i < 2000; ++i) assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+    assert_int_equal(mbs_joint_stop_state(d, 0, 0), 2);
+    assert_int_equal(mbs_joint_is_locked(d, 0, 0), 1);
+    assert_true(mbs_data_q(d)[0] == 0.5 && mbs_data_v(d)[0] == 0.0);
+    assert_true(mbs_data_friction_force(d, 0, 0) == 0.0);
+    mbs_data_tau(d)[0] = -(down + 0.5 * fs); /* pulls up the slope: friction holds the rest */
+    for (int i = 0; i < 200; ++i) assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+    assert_int_equal(mbs_joint_stop_state(d, 0, 0), 0);
+    assert_int_equal(mbs_joint_is_locked(d, 0, 0), 1);
+    assert_true(mbs_data_q(d)[0] == 0.5 && mbs_data_v(d)[0] == 0.0);
+    const double held = mbs_data_friction_force(d, 0, 0);
+    mbs_data_tau(d)[0] = -(down + 1.2 * fs); /* beyond the band: slides up the slope */
+    const double t0 = mbs_data_time(d), acc = (-(down + 1.2 * fs) + down + fc) / BM;
+    for (int i = 0; i < 200; ++i) assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+    const double t = mbs_data_time(d) - t0;
+    print_message("into a stop: rests on it, held by friction %.6f (expect %.6f), slides up: "
+                  "error %.2e\n", held, 0.5 * fs, fabs(mbs_data_q(d)[0] - 0.5 - 0.5 * acc * t * t));
+    assert_true(fabs(held - 0.5 * fs) <= 1e-12);
+    assert_int_equal(mbs_joint_is_locked(d, 0, 0), 0);
+    assert_true(fabs(mbs_data_q(d)[0] - 0.5 - 0.5 * acc * t * t) <= 1e-12);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 /* ------------------------------------------------------------ pendulum */
 #define PMASS 1.0
 #define PLEN 0.5
@@ -620,6 +673,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_incline_release),
         cmocka_unit_test(test_incline_throw),
+        cmocka_unit_test(test_incline_into_stop),
         cmocka_unit_test(test_pendulum_coulomb),
         cmocka_unit_test(test_belt_stick_slip),
         cmocka_unit_test(test_brake),

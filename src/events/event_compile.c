@@ -8,6 +8,7 @@
 #include "core/builder.h"
 #include "events/events.h"
 #include "planar/planar.h"
+#include "solvers/dense.h"
 
 /* Joint types whose every dof has q and v of the same meaning (and no re-base). */
 static int holdable_type(mbs_joint_type type)
@@ -240,7 +241,11 @@ int mbs_events_compile(const mbs_builder *b, mbs_model *m, char *err)
     m->ev = ev;
     ev->nevent = b->nevent;
     ev->nmotion = b->nmotion;
-    const int st = compile_into(b, m, ev, err);
+    int st = compile_into(b, m, ev, err);
+    if (st == MBS_OK && !MBS_HAVE_LAPACK && m->ncon == 0 && ev->ncrow > MBS_DENSE_SMALL)
+        st = mbs_errorf(err, MBS_ERR_STATE, "compile: %d joint coordinates may be held at once "
+                        "(motions, friction, brakes, stops); this build of mbs has no LAPACK "
+                        "(-Dlapack=disabled) and solves at most %d", ev->ncrow, MBS_DENSE_SMALL);
     if (st == MBS_OK && ev->ncrow > 0 && m->planar) { /* rows need the 3-D path's loops */
         mbs_planar_free(m->planar);
         m->planar = NULL;
