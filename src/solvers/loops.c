@@ -496,7 +496,7 @@ static int project(mbs_data *d, mbs_loops *L)
    the current kinematics. */
 static int check_dropped(mbs_data *d, mbs_loops *L)
 {
-    const int nd = L->m - L->rank;
+    const int nd = L->ncand - L->rank; /* the dropped candidates (disabled rows are none) */
     if (nd == 0) return MBS_OK;
     mbs_con_residual(d, &L->t, L->drow, nd, L->h);
     const int k = argmax_abs(L->h, nd);
