@@ -233,7 +233,7 @@ static void test_elastic_stop(void **state)
     const double tc = contact_time(k, v1);
     double T, V;
     mbs_energy(d, &T, &V);
-    print_message("elastic stop: contact %.9f s (closed form %.9f), in at %.9f (%.9f), out at "
+    print_message("elastic stop: contact %.12f s (closed form %.12f), in at %.12f (%.12f), out at "
                   "%.6f m/s (in %.6f), back to %.9f m (z0 %.3f), energy drift %.2e\n",
                   r.t[1] - r.t[0], tc, r.t[0], tin, r.v[1], r.v[0], zmax, z0,
                   (T + V - T0 - V0) / (T0 + V0));
