@@ -253,3 +253,24 @@ void test_random_state(test_rng *r, mbs_data *d, double qs, double vs, double ts
     free(q0);
     free(w);
 }
+
+/* See common.h. */
+mbs_model *test_compile_ok(mbs_builder *b)
+{
+    mbs_model *m = NULL;
+    if (mbs_compile(b, &m) != MBS_OK) fail_msg("compile: %s", mbs_builder_error(b));
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* See common.h. */
+mbs_stepper *test_stepper_tight(mbs_data *d, mbs_stepper_kind kind)
+{
+    mbs_stepper_def def = mbs_default_stepper_def(kind);
+    def.rtol = 1e-11;
+    def.atol = 1e-12;
+    def.event_tol = 1e-12;
+    mbs_stepper *s = mbs_stepper_create(d, &def);
+    if (!s) fail_msg("stepper: %s", mbs_data_error(d));
+    return s;
+}

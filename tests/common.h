@@ -51,4 +51,11 @@ mbs_model *test_random_tree(uint64_t seed, const test_tree_opts *opts);
    tau in [-ts, ts]. */
 void test_random_state(test_rng *r, mbs_data *d, double qs, double vs, double ts);
 
+/* ---- shared by the events, friction and motion tests */
+/* Compile b and destroy it; fails the test with the builder's message. */
+mbs_model *test_compile_ok(mbs_builder *b);
+/* A stepper of kind with rtol 1e-11, atol 1e-12 (CVODE) and event_tol 1e-12; fails the test
+   with the data's message when it cannot be created. */
+mbs_stepper *test_stepper_tight(mbs_data *d, mbs_stepper_kind kind);
+
 #endif

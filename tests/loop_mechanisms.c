@@ -296,6 +296,11 @@ static int fourbar_joints(const lm_fourbar *p, mbs_builder *b, lm_mech *mech, co
 
 int lm_build_fourbar(const lm_fourbar *p, lm_mech *mech)
 {
+    return lm_build_fourbar_ex(p, NULL, NULL, mech);
+}
+
+int lm_build_fourbar_ex(const lm_fourbar *p, lm_extra_fn extra, void *user, lm_mech *mech)
+{
     mech_init(mech);
     mbs_builder *b = mbs_builder_create();
     if (!b) return MBS_ERR_NOMEM;
@@ -306,6 +311,7 @@ int lm_build_fourbar(const lm_fourbar *p, lm_mech *mech)
     const double len[3] = {p->a, p->b, p->c};
     for (int i = 0; i < 3; ++i) st = keep(st, mech->body[i] = add_bar(b, len[i], p->mass[i]));
     if (st >= 0) st = fourbar_joints(p, b, mech, R);
+    if (st >= 0 && extra) st = extra(b, mech, user);
     return finish(b, mech, st);
 }
 
@@ -442,6 +448,12 @@ static int slider_crank_joints(const lm_slider_crank *p, mbs_builder *b, lm_mech
 
 int lm_build_slider_crank(const lm_slider_crank *p, lm_mech *mech)
 {
+    return lm_build_slider_crank_ex(p, NULL, NULL, mech);
+}
+
+int lm_build_slider_crank_ex(const lm_slider_crank *p, lm_extra_fn extra, void *user,
+                             lm_mech *mech)
+{
     mech_init(mech);
     mbs_builder *b = mbs_builder_create();
     if (!b) return MBS_ERR_NOMEM;
@@ -451,6 +463,7 @@ int lm_build_slider_crank(const lm_slider_crank *p, lm_mech *mech)
     st = keep(st, mech->body[1] = add_bar(b, p->l, p->mass[1]));
     st = keep(st, mech->body[2] = add_block(b, p->mass[2]));
     if (st >= 0) st = slider_crank_joints(p, b, mech);
+    if (st >= 0 && extra) st = extra(b, mech, user);
     return finish(b, mech, st);
 }
 

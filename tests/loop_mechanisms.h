@@ -64,6 +64,9 @@ lm_fourbar lm_default_fourbar(void);
 /* joint[0..2] = crank, coupler, rocker tree joints, joint[3] = cut; body[0..2] = crank,
    coupler, rocker. */
 int lm_build_fourbar(const lm_fourbar *p, lm_mech *mech);
+/* The same with extra(b, mech, user) called before compile (lm_extra_fn, below). */
+typedef int (*lm_extra_fn)(mbs_builder *b, const lm_mech *mech, void *user);
+int lm_build_fourbar_ex(const lm_fourbar *p, lm_extra_fn extra, void *user, lm_mech *mech);
 /* Closed-form position: th3, th4 for crank angle th2 on branch sigma (+1: B to the left of
    A->O4); -1 when the loop cannot close. */
 int lm_fourbar_position(const lm_fourbar *p, double th2, int sigma, double *th3, double *th4);
@@ -97,6 +100,9 @@ typedef struct lm_slider_crank {
 lm_slider_crank lm_default_slider_crank(void); /* r 0.1, l 0.35, e 0.02, masses 1, 0.8, 0.5 */
 /* joint[0..2] = crank, rod, slider tree joints, joint[3] = cut; body[0..2] likewise. */
 int lm_build_slider_crank(const lm_slider_crank *p, lm_mech *mech);
+/* The same with extra(b, mech, user) called before compile (a drive, friction, ...). */
+int lm_build_slider_crank_ex(const lm_slider_crank *p, lm_extra_fn extra, void *user,
+                             lm_mech *mech);
 /* Closed form: slider x and rod angle phi with rates and accelerations from th, w, al. */
 void lm_slider_crank_kin(const lm_slider_crank *p, double th, double w, double al,
                          double x[3], double phi[3]);

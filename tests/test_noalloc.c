@@ -482,6 +482,111 @@ static void test_elements_no_alloc(void **state)
     }
 }
 
+/* ---------------------------------------------------------------- events, friction, stops */
+
+static int sine(double t, double pos[1], double vel[1], double acc[1], void *user)
+{
+    (void)user;
+    pos[0] = 0.1 * sin(3.0 * t), vel[0] = 0.3 * cos(3.0 * t), acc[0] = -0.9 * sin(3.0 * t);
+    return 0;
+}
+static double height(mbs_data *d, void *user)
+{
+    (void)user;
+    return mbs_data_q(d)[1] - 0.01;
+}
+static int reverse(mbs_data *d, void *user)
+{
+    (void)user;
+    mbs_data_tau(d)[0] = 0.0;
+    return mbs_data_event_direction(d) != 0 ? 0 : -1;
+}
+
+/* Add body and joint (type, axis) from parent; its id. */
+static int add_link(mbs_builder *b, int parent, mbs_joint_type type, int axis)
+{
+    mbs_body_def bd = mbs_default_body_def();
+    bd.com[2] = -0.3;
+    const int body = mbs_add_body(b, &bd);
+    mbs_joint_def j = mbs_default_joint_def(type);
+    j.parent = parent, j.child = body;
+    j.axis[0] = axis == 0, j.axis[1] = axis == 1, j.axis[2] = axis == 2;
+    return mbs_add_joint(b, &j);
+}
+
+/* A pendulum with friction (locks), a ball on a restitution stop (bounces, rests), a driven
+   slider carrying a braked pendulum, a body on an elastic stop, a user event. */
+static mbs_model *gadget(void)
+{
+    mbs_builder *b = mbs_builder_create();
+    add_link(b, 0, MBS_JOINT_REVOLUTE, 1);          /* joint 0: friction */
+    add_link(b, 0, MBS_JOINT_PRISMATIC, 2);         /* joint 1: restitution stop */
+    add_link(b, 0, MBS_JOINT_PRISMATIC, 0);         /* joint 2: driven */
+    add_link(b, 3, MBS_JOINT_REVOLUTE, 1);          /* joint 3: brake */
+    add_link(b, 0, MBS_JOINT_PRISMATIC, 2);         /* joint 4: elastic stop */
+    mbs_joint_friction_def f = mbs_default_joint_friction_def();
+    f.joint = 0, f.coulomb = 0.3, f.stiction = 0.5, f.viscous = 0.01;
+    assert_true(mbs_add_joint_friction(b, &f) >= 0);
+    mbs_joint_stop_def sp = mbs_default_joint_stop_def();
+    sp.joint = 1, sp.lower = 0.0, sp.upper = 1.0, sp.rest_velocity = 0.05;
+    assert_true(mbs_add_joint_stop(b, &sp) >= 0);
+    sp.joint = 4, sp.law = MBS_STOP_ELASTIC, sp.stiffness = 1e3, sp.damping = 5.0;
+    assert_true(mbs_add_joint_stop(b, &sp) >= 0);
+    mbs_joint_brake_def bk = mbs_default_joint_brake_def();
+    bk.joint = 3, bk.limit = 0.5, bk.peak = 1.2;
+    assert_true(mbs_add_joint_brake(b, &bk) >= 0);
+    assert_true(mbs_add_joint_motion(b, 2, 0, sine, NULL) >= 0);
+    assert_true(mbs_add_event(b, "height", height, reverse, NULL) >= 0);
+    mbs_model *m = NULL;
+    if (mbs_compile(b, &m) != MBS_OK) fail_msg("%s", mbs_builder_error(b));
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* The element queries and the brake input. */
+static int call_event_queries(mbs_data *d)
+{
+    const double x = mbs_data_driving_force(d, 2, 0) + mbs_data_friction_force(d, 0, 0);
+    const int st = mbs_joint_is_locked(d, 0, 0) < 0 || mbs_joint_stop_state(d, 1, 0) < 0 ||
+                   mbs_data_event_count(d, 0) < 0 || !isfinite(x);
+    return st ? MBS_ERR_STATE : mbs_set_brake_limit(d, 3, 0.6);
+}
+
+/* Stepping (every kind) through locks, impacts, contacts, unlocks and user events, the
+   table and the queries: nothing allocated after create. */
+static void test_events_no_alloc(void **state)
+{
+    (void)state;
+    mbs_model *m = gadget();
+    const mbs_stepper_kind kinds[4] = {MBS_STEP_EULER, MBS_STEP_RK4, MBS_STEP_CVODE_ADAMS,
+                                       MBS_STEP_CVODE_BDF};
+    for (int k = 0; k < 4; ++k) {
+        mbs_data *d = mbs_data_create(m);
+        mbs_data_q(d)[0] = 0.6, mbs_data_q(d)[1] = 0.3;
+        mbs_data_q(d)[mbs_model_joint_qadr(m, 4)] = 0.2;
+        mbs_stepper_def sd = mbs_default_stepper_def(kinds[k]);
+        mbs_stepper *s = mbs_stepper_create(d, &sd);
+        assert_non_null(s);
+        count_begin();
+        int st = MBS_OK;
+        for (int i = 0; i < 2500 && st == MBS_OK; ++i) {
+            if (i == 1000) mbs_data_tau(d)[mbs_model_joint_vadr(m, 3)] = 1.0; /* the brake slips */
+            st = mbs_stepper_step(s, 1e-3);
+        }
+        if (st == MBS_OK) st = call_event_queries(d);
+        const long c = count_end();
+        if (st != MBS_OK) fail_msg("kind %d: %s", k, mbs_data_error(d));
+        if (c != 0) fail_msg("kind %d: %ld allocations/frees", k, c);
+        assert_true(mbs_data_event_count(d, 0) >= 2);
+        assert_int_equal(mbs_joint_stop_state(d, 1, 0), 1); /* resting on the stop */
+        assert_int_equal(mbs_joint_is_locked(d, 0, 0), 1);  /* the friction pendulum */
+        run_table(d);
+        mbs_stepper_destroy(s);
+        mbs_data_destroy(d);
+    }
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -493,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_hold_no_alloc),
         cmocka_unit_test(test_elements_no_alloc),
         cmocka_unit_test(test_analyses_no_alloc),
+        cmocka_unit_test(test_events_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

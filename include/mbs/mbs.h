@@ -302,6 +302,10 @@ typedef struct mbs_stepper_def {
        message suggesting a step size. It costs two more steps per step; the accepted
        state is the full step's, bit for bit the same as with the estimate off. */
     double err_rtol, err_atol;
+    /* Fixed-step kinds: state events (mbs_add_event, friction, stops) are located to within
+       event_tol seconds (> 0; 0 means the default 1e-9). CVODE's root finding is tighter
+       than any useful value (about 100 machine epsilons of t) and ignores it. */
+    double event_tol;
 } mbs_stepper_def;
 mbs_stepper_def mbs_default_stepper_def(mbs_stepper_kind kind);
 mbs_stepper *mbs_stepper_create(mbs_data *d, const mbs_stepper_def *def);
@@ -368,7 +372,8 @@ int mbs_com(mbs_data *d, double com[3]);
 int mbs_momentum(mbs_data *d, double lin[3], double ang[3]);
 /* After mbs_forward_dynamics (or a step): the wrench the parent exerts on the child through
    this joint (tree or cut) at the child joint frame origin, world coordinates: the
-   constraint part plus what acts along the joint's coordinates (tau, springs). */
+   constraint part plus what acts along the joint's coordinates (tau, springs, friction,
+   prescribed-motion drives). */
 int mbs_joint_reaction(mbs_data *d, int joint, double force[3], double torque[3]);
 
 /* ---------------------------------------------------------------- model files */
@@ -519,6 +524,107 @@ typedef struct mbs_position_target {
    (out of reach), MBS_ERR_CONVERGENCE when the iteration cap is hit. Needs LAPACK. */
 int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
                         const unsigned char *fixed);
+/* ---------------------------------------------------------------- events, prescribed motion,
+   joint friction, brakes and stops (src/events/; docs/api.md "Events") */
+/* State events. g is a zero-crossing function of the state: every stepper finds the sign
+   changes of g along the motion (both directions), stops there (fixed-step kinds: within
+   mbs_stepper_def.event_tol, default 1e-9 s, on the far side of the crossing; CVODE: its
+   root finding), calls h once and restarts the integration from the state h leaves; the
+   step still ends at t + dt. g is called with the data's t, q, v (loops closed); it may
+   read them, call the kinematic queries and mbs_forward_dynamics, and must not change the
+   state or inputs; a NaN or infinite g fails the step (MBS_ERR_NONFINITE naming the event).
+   h may change q, v, tau, host wrenches and brake limits (quaternions are normalised, loops
+   closed and v projected after it); it must not change the time or step; it returns 0 ok,
+   < 0 fatal (the step fails with MBS_ERR_CALLBACK and t, q, v are as before the step). h may
+   be NULL: the integration only restarts at the crossing. Returns the event id (>= 0). */
+typedef double (*mbs_event_fn)(mbs_data *d, void *user);
+typedef int (*mbs_event_handler)(mbs_data *d, void *user);
+int mbs_add_event(mbs_builder *b, const char *name, mbs_event_fn g, mbs_event_handler h,
+                  void *user);
+int mbs_model_nevent(const mbs_model *m);
+/* Inside a handler: +1 when g rose through zero, -1 when it fell; 0 outside a handler. */
+int mbs_data_event_direction(const mbs_data *d);
+/* Times event id has fired on this data (its handler ran); negative status for a bad id. */
+long mbs_data_event_count(const mbs_data *d, int event);
+
+/* Prescribed motion of one scalar coordinate of a tree joint (a revolute, prismatic,
+   cylindrical, universal or planar dof): fn(t) gives its position, velocity and
+   acceleration (returns 0 ok, > 0 recoverable, < 0 fatal). The coordinate becomes a
+   rheonomic constraint row q_dof = pos(t): dependent, closed by every evaluation, its
+   multiplier the driving force. Returns the motion id (>= 0). */
+typedef int (*mbs_motion_fn)(double t, double pos[1], double vel[1], double acc[1], void *user);
+int mbs_add_joint_motion(mbs_builder *b, int joint, int dof, mbs_motion_fn fn, void *user);
+/* The generalized force the drive applies along the coordinate at the last dynamics
+   evaluation (after a step: its last evaluation), sign convention of tau: the tau the free
+   coordinate would need to follow the motion. NaN for a bad id or a dof without motion. */
+double mbs_data_driving_force(const mbs_data *d, int joint, int dof);
+
+/* Coulomb + viscous friction with stiction on one scalar dof of a tree joint, as a variable
+   structure (not a smoothed law). Sliding: force -(coulomb sign(v) + viscous v). When the
+   rate crosses zero and the force needed to hold the coordinate is at most stiction, the
+   coordinate locks (a constraint row; its multiplier is the friction force); it unlocks when
+   that force exceeds stiction, sliding in the direction of the net force. A coordinate at
+   rest whose holding force is inside the band when stepping starts is locked. Values are
+   forces (N, or N m for rotational dofs), not coefficients. Returns a force element id. */
+typedef struct mbs_joint_friction_def {
+    const char *name;   /* copied; may be NULL */
+    int joint, dof;
+    double coulomb;     /* sliding friction force/torque, >= 0 */
+    double stiction;    /* break-away limit while stuck, >= coulomb */
+    double viscous;     /* >= 0, force per unit rate */
+} mbs_joint_friction_def;
+/* no name, joint -1 (must be set), dof 0, all values 0 */
+mbs_joint_friction_def mbs_default_joint_friction_def(void);
+int mbs_add_joint_friction(mbs_builder *b, const mbs_joint_friction_def *def);
+/* 1 stuck, 0 sliding, for a dof with friction or a brake (a dof resting on a restitution
+   stop counts as stuck); negative status for a bad id or a dof without friction. */
+int mbs_joint_is_locked(const mbs_data *d, int joint, int dof);
+/* The friction (or brake) force on the dof at the last dynamics evaluation, sign
+   convention of tau: the holding force when locked, -(coulomb sign(v) + viscous v) when
+   sliding. NaN for a bad id or a dof without friction. */
+double mbs_data_friction_force(const mbs_data *d, int joint, int dof);
+
+/* A brake: friction whose limit is a host input (MSL Brake): sliding force `limit`,
+   break-away limit peak * limit. Returns a force element id. */
+typedef struct mbs_joint_brake_def {
+    const char *name;   /* copied; may be NULL */
+    int joint, dof;
+    double limit;       /* initial limit, >= 0 (N or N m); the data starts with it */
+    double peak;        /* >= 1: break-away limit / sliding limit */
+} mbs_joint_brake_def;
+/* no name, joint -1 (must be set), dof 0, limit 0, peak 1 */
+mbs_joint_brake_def mbs_default_joint_brake_def(void);
+int mbs_add_joint_brake(mbs_builder *b, const mbs_joint_brake_def *def);
+/* Host input, held until changed, no allocation: the brake's limit (>= 0, finite); takes
+   effect at the next step (a locked coordinate whose holding force now exceeds the new
+   break-away limit starts sliding there). */
+int mbs_set_brake_limit(mbs_data *d, int brake, double limit);
+
+/* Joint stops: position limits lower < upper on one scalar dof of a tree joint (either may
+   be -INFINITY / INFINITY for none). Elastic law: beyond a limit by p the penalty force
+   stiffness p + damping dp/dt (never pulling) pushes back. Restitution law: reaching a
+   limit the dof's rate is reversed and scaled by restitution (Newton's law, an impulse that
+   respects every other constraint); an impact slower than rest_velocity ends in resting
+   contact (a constraint row, released when it would have to pull). Returns a force
+   element id. */
+typedef enum mbs_stop_law { MBS_STOP_ELASTIC, MBS_STOP_RESTITUTION } mbs_stop_law;
+typedef struct mbs_joint_stop_def {
+    const char *name;     /* copied; may be NULL */
+    int joint, dof;
+    double lower, upper;  /* limits, lower < upper */
+    mbs_stop_law law;
+    double stiffness, damping; /* elastic: >= 0, stiffness > 0 */
+    double restitution;   /* restitution: coefficient in [0, 1] */
+    double rest_velocity; /* restitution: > 0 */
+} mbs_joint_stop_def;
+/* no name, joint -1 (must be set), dof 0, lower -INFINITY, upper INFINITY, restitution
+   law with coefficient 0.5, rest_velocity 1e-3, stiffness 0, damping 0 */
+mbs_joint_stop_def mbs_default_joint_stop_def(void);
+int mbs_add_joint_stop(mbs_builder *b, const mbs_joint_stop_def *def);
+/* 1 at the lower limit, 2 at the upper, 0 between them (restitution: in resting contact;
+   elastic: beyond the limit); negative status (MBS_ERR_ARG) for a bad id or a dof without
+   a stop. */
+int mbs_joint_stop_state(const mbs_data *d, int joint, int dof);
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop

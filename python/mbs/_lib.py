@@ -109,6 +109,24 @@ class PositionTarget(ctypes.Structure):
 
 FORCE_CALLBACK = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
 
+
+# ---- friction, brakes, prescribed motion (mbs.h "events, prescribed motion, ...")
+class JointFrictionDef(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("joint", ctypes.c_int), ("dof", ctypes.c_int),
+                ("coulomb", ctypes.c_double), ("stiction", ctypes.c_double),
+                ("viscous", ctypes.c_double), ("_tail", ctypes.c_char * _TAIL)]
+
+
+class JointBrakeDef(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("joint", ctypes.c_int), ("dof", ctypes.c_int),
+                ("limit", ctypes.c_double), ("peak", ctypes.c_double),
+                ("_tail", ctypes.c_char * _TAIL)]
+
+
+MOTION_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_double, ctypes.POINTER(ctypes.c_double),
+                             ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double),
+                             ctypes.c_void_p)
+
 _V, _P, _I, _D = ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_double
 _S = ctypes.c_char_p
 _PROTOTYPES = {
@@ -189,6 +207,16 @@ _PROTOTYPES = {
     "mbs_stepper_create": (_P, [_P, ctypes.POINTER(StepperDef)]),
     "mbs_stepper_destroy": (None, [_P]),
     "mbs_stepper_step": (_I, [_P, _D]),
+    # friction, brakes, prescribed motion
+    "mbs_default_joint_friction_def": (JointFrictionDef, []),
+    "mbs_add_joint_friction": (_I, [_P, ctypes.POINTER(JointFrictionDef)]),
+    "mbs_default_joint_brake_def": (JointBrakeDef, []),
+    "mbs_add_joint_brake": (_I, [_P, ctypes.POINTER(JointBrakeDef)]),
+    "mbs_add_joint_motion": (_I, [_P, _I, _I, MOTION_FN, _V]),
+    "mbs_joint_is_locked": (_I, [_P, _I, _I]),
+    "mbs_data_friction_force": (_D, [_P, _I, _I]),
+    "mbs_data_driving_force": (_D, [_P, _I, _I]),
+    "mbs_set_brake_limit": (_I, [_P, _I, _D]),
 }
 
 for _name, (_res, _args) in _PROTOTYPES.items():

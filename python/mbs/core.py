@@ -223,6 +223,39 @@ class Builder:
         return self._call(lib.mbs_add_force_callback(
             self._b, name.encode() if name else None, cb, None))
 
+    # ---- friction, brakes, prescribed motion
+    def add_joint_friction(self, joint, coulomb, stiction=None, viscous=0.0, dof=0, name=None):
+        """Coulomb + viscous friction with stiction (forces, N or N m) that locks and unlocks
+        one coordinate; stiction defaults to coulomb. Returns the force element id."""
+        d = lib.mbs_default_joint_friction_def()
+        d.name = name.encode() if name else None
+        d.joint, d.dof = int(joint), int(dof)
+        d.coulomb = float(coulomb)
+        d.stiction = float(coulomb if stiction is None else stiction)
+        d.viscous = float(viscous)
+        return self._call(lib.mbs_add_joint_friction(self._b, ctypes.byref(d)))
+
+    def add_joint_brake(self, joint, limit=0.0, peak=1.0, dof=0, name=None):
+        """Friction whose limit is a host input (Data.set_brake_limit). Force element id."""
+        d = lib.mbs_default_joint_brake_def()
+        d.name = name.encode() if name else None
+        d.joint, d.dof, d.limit, d.peak = int(joint), int(dof), float(limit), float(peak)
+        return self._call(lib.mbs_add_joint_brake(self._b, ctypes.byref(d)))
+
+    def add_joint_motion(self, joint, fn, dof=0):
+        """Prescribed motion of one coordinate: fn(t) returns (position, velocity,
+        acceleration); an exception fails the step that called it. Returns the motion id."""
+        def trampoline(t, pos, vel, acc, user):
+            try:
+                pos[0], vel[0], acc[0] = (float(x) for x in fn(t))
+                return 0
+            except Exception as e:  # kept, raised after the C call that evaluated it
+                _pending().append(e)
+                return -1
+        cb = _lib.MOTION_FN(trampoline)
+        self._keep.append(cb)
+        return self._call(lib.mbs_add_joint_motion(self._b, int(joint), int(dof), cb, None))
+
     def load(self, path):
         """Add the elements of a model file (URDF or mbs's superset)."""
         if not _lib.has("mbs_builder_load"):

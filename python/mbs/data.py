@@ -221,6 +221,25 @@ class Data:
         return self._call(lib.mbs_apply_generalized_force(self._d, int(index), float(f)))
 
 
+    # ---- friction, brakes, prescribed motion
+    def joint_is_locked(self, joint, dof=0):
+        """True when the friction (or brake) on the coordinate holds it."""
+        return bool(self._call(lib.mbs_joint_is_locked(self._d, int(joint), int(dof))))
+
+    def friction_force(self, joint, dof=0):
+        """Friction force on the coordinate at the last dynamics evaluation (sign of tau):
+        the holding force when locked; NaN without friction."""
+        return lib.mbs_data_friction_force(self._d, int(joint), int(dof))
+
+    def driving_force(self, joint, dof=0):
+        """Force the prescribed motion applied at the last dynamics evaluation (the tau the
+        free coordinate would need); NaN without a motion."""
+        return lib.mbs_data_driving_force(self._d, int(joint), int(dof))
+
+    def set_brake_limit(self, brake, limit):
+        return self._call(lib.mbs_set_brake_limit(self._d, int(brake), float(limit)))
+
+
 class Stepper:
     """mbs_stepper: kind 'euler', 'rk4', 'cvode_adams' or 'cvode_bdf'; options as in
     mbs_stepper_def (rtol, atol, max_step, max_internal_steps)."""

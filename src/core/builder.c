@@ -74,6 +74,7 @@ mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b)
     k.nbody = b->nbody, k.njoint = b->njoint, k.nforce = b->nforce, k.nvisual = b->nvisual;
     k.nstart = b->nstart;
     k.nrotor = b->nrotor;
+    k.nevent = b->nevent, k.nmotion = b->nmotion;
     k.gravity_kind = b->gravity_kind, k.gravity_mu = b->gravity_mu;
     v3_copy(k.gravity, b->gravity);
     v3_copy(k.gravity_center, b->gravity_center);
@@ -92,6 +93,7 @@ void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *k)
     }
     for (int i = k->nrotor; i < b->nrotor; ++i) free(b->rotors[i].name);
     b->nrotor = k->nrotor;
+    mbs_events_builder_truncate(b, k->nevent, k->nmotion);
     b->nbody = k->nbody, b->njoint = k->njoint, b->nforce = k->nforce, b->nvisual = k->nvisual;
     b->nstart = k->nstart;
     b->gravity_kind = k->gravity_kind, b->gravity_mu = k->gravity_mu;
@@ -110,6 +112,9 @@ void mbs_builder_destroy(mbs_builder *b)
     mbs_visuals_free(b->visuals, b->nvisual);
     for (int i = 0; i < b->nrotor; ++i) free(b->rotors[i].name);
     free(b->rotors);
+    mbs_events_builder_truncate(b, 0, 0);
+    free(b->events);
+    free(b->motions);
     free(b->bodies);
     free(b->joints);
     free(b->forces);

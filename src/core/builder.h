@@ -29,12 +29,18 @@ struct mbs_builder {
     struct mbs_start_entry *starts; /* [nstart] */
     int nrotor, rotor_cap;
     struct mbs_rotor_model *rotors; /* [nrotor], names owned (src/couplings/) */
+    /* user events and prescribed motions (src/events/event_builder.c) */
+    int nevent, event_cap;
+    struct mbs_event_model *events;   /* [nevent], names owned */
+    int nmotion, motion_cap;
+    struct mbs_motion_model *motions; /* [nmotion] */
 };
 
 /* The builder's sizes and settings at one moment, to undo what was added after it (a model
    file that fails half-way leaves the builder as it was). */
 typedef struct mbs_builder_mark {
     int nbody, njoint, nforce, nvisual, nstart, nrotor;
+    int nevent, nmotion;
     mbs_gravity_kind gravity_kind;
     double gravity[3], gravity_center[3], gravity_mu;
     mbs_rotation root_rotation;
@@ -54,6 +60,8 @@ typedef struct mbs_start_entry {
    (neutral, zero and none where no entry gives them); MBS_ERR_ARG naming a joint that
    compile made a cut joint, MBS_ERR_NOMEM. */
 int mbs_start_compile(const mbs_builder *b, mbs_model *m, char *err);
+/* Free the events from index nevent and the motions from nmotion on (event_builder.c). */
+void mbs_events_builder_truncate(mbs_builder *b, int nevent, int nmotion);
 
 /* Copy of a name (NULL -> ""), or NULL when out of memory. */
 char *mbs_strdup_name(const char *name);

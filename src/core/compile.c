@@ -16,6 +16,7 @@
  * cycle of fixed joints (a body fixed to itself) is rejected. */
 #include "core/builder.h"
 #include "core/internal.h"
+#include "events/events.h"
 #include "planar/planar.h"
 #include "couplings/compile_elements.h"
 
@@ -570,6 +571,7 @@ int mbs_compile(const mbs_builder *b, mbs_model **out)
     }
     if (st == MBS_OK) st = mbs_start_compile(b, m, err);
     free(t.block);
+    if (st == MBS_OK) st = mbs_events_compile(b, m, err); /* events, motions, friction, stops */
     if (st == MBS_OK) st = check_loops_supported(m, err);
     if (st == MBS_OK)
         *out = m;

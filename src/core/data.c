@@ -5,6 +5,7 @@
 #include "core/internal.h"
 #include "core/linalg.h"
 #include "analysis/analysis.h"
+#include "events/events.h"
 #include "planar/planar.h"
 #include "solvers/loops.h"
 #include "couplings/couplings.h"
@@ -17,12 +18,13 @@ static void *alloc0(size_t n, size_t sz) { return calloc(n > 0 ? n : 1, sz); }
 static int data_alloc(mbs_data *d, const mbs_model *m)
 {
     const size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
-    const size_t nwork = (nv * 6 > 36 ? nv * 6 : 36) + nv + (size_t)m->ncon + (size_t)m->nq;
+    const size_t nrow = (size_t)m->ncon + (size_t)mbs_nqrow(m); /* cut and coordinate rows */
+    const size_t nwork = (nv * 6 > 36 ? nv * 6 : 36) + nv + nrow + (size_t)m->nq;
     d->q = alloc0((size_t)m->nq, sizeof(double));
     d->v = alloc0(nv, sizeof(double));
     d->tau = alloc0(nv, sizeof(double));
     d->qacc = alloc0(nv, sizeof(double));
-    d->lambda = alloc0((size_t)m->ncon, sizeof(double));
+    d->lambda = alloc0(nrow, sizeof(double));
     d->aux = alloc0((size_t)m->naux, sizeof(double));
     d->x_up = alloc0(nb, sizeof(mbs_pose));
     d->x_world = alloc0(nb, sizeof(mbs_pose));
@@ -55,7 +57,8 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     if (mbs_planar_data_alloc(m, &d->planar) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_couplings_create(d) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_analysis_create(d) != MBS_OK) return MBS_ERR_NOMEM;
-    return mbs_loops_create(d); /* loop workspace (nothing for a tree) */
+    if (mbs_events_data_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* modes, row targets */
+    return mbs_loops_create(d); /* loop workspace (nothing for a tree without rows) */
 }
 
 /* q, v = the model's start values (neutral and rest unless given), aux = initial reference
@@ -134,6 +137,7 @@ void mbs_data_destroy(mbs_data *d)
     mbs_loops_destroy(d);
     mbs_couplings_destroy(d);
     mbs_analysis_destroy(d);
+    mbs_events_data_destroy(d);
     free(d);
 }
 

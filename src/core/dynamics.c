@@ -1,6 +1,7 @@
 /* Public dynamics entry points: validation, kinematics, forces, then one recursive pass.
  * A failed call leaves q, v, time and the previous outputs (qacc) as they were. */
 #include "core/internal.h"
+#include "events/events.h"
 #include "planar/planar.h"
 #include "solvers/loops.h"
 #include "couplings/couplings.h"
@@ -108,36 +109,54 @@ static int planar_forward(mbs_data *d)
     return st != MBS_OK ? st : fail_nonfinite(d, "qacc", bad, d->model->dof_joint[bad]);
 }
 
-/* qacc = ABA(q, v, tau + forces), with cut joints the multipliers too (loops.c); qacc and
-   lambda are kept as they were on any failure. */
+/* Message for a non-finite multiplier of row r: a cut joint's or a coordinate row's. */
+static int fail_lambda(mbs_data *d, int r)
+{
+    const mbs_model *m = d->model;
+    char buf[96];
+    if (r >= m->ncon)
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "the force holding dof %d of joint %s (motion, "
+                             "lock or stop) is not finite", m->ev->qrows[r - m->ncon].dof,
+                             mbs_joint_label(m, m->ev->qrows[r - m->ncon].joint, buf, (int)sizeof buf));
+    return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "lambda[%d] (cut joint %s) is not finite", r,
+                         mbs_joint_label(m, cut_of_row(m, r), buf, (int)sizeof buf));
+}
+
+/* qacc = ABA(q, v, tau + forces), with cut joints or enabled coordinate rows (motions,
+   locks, contacts) the multipliers too (loops.c); qacc and lambda are kept as they were on
+   any failure. */
 int mbs_forward_dynamics(mbs_data *d)
 {
     if (!d) return MBS_ERR_ARG;
     const int nested = mbs_refuse_nested(d, "mbs_forward_dynamics");
     if (nested != MBS_OK) return nested;
     const mbs_model *m = d->model;
-    const int nv = m->nv;
+    const int nv = m->nv, nrow = m->ncon + mbs_nqrow(m);
     int st = mbs_check_state(d, 1, 1);
     if (st == MBS_OK && m->planar) return planar_forward(d);
+    if (st == MBS_OK) st = mbs_events_update_targets(d); /* prescribed motions at t */
     if (st == MBS_OK) st = prepare(d);
     if (st != MBS_OK) return st;
     double *saved = d->work, *saved_l = d->work + nv;
     for (int i = 0; i < nv; ++i) saved[i] = d->qacc[i];
-    for (int i = 0; i < m->ncon; ++i) saved_l[i] = d->lambda[i];
-    st = m->ncon > 0 ? mbs_loops_forward(d) : mbs_aba(d);
-    if (st != MBS_OK) { /* singular: qacc as it was */
+    for (int i = 0; i < nrow; ++i) saved_l[i] = d->lambda[i];
+    if (mbs_loops_active(d)) {
+        st = mbs_loops_forward(d);
+    } else {
+        st = mbs_aba(d);
+        for (int i = m->ncon; st == MBS_OK && i < nrow; ++i) d->lambda[i] = 0.0; /* no row holds */
+    }
+    if (st != MBS_OK) { /* singular: qacc as it was (a coupling solve after ABA may fail) */
         for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
         return st;
     }
     int bad = first_nonfinite(d->qacc, nv);
-    const int badl = first_nonfinite(d->lambda, m->ncon);
+    const int badl = first_nonfinite(d->lambda, nrow);
     if (bad < 0 && badl < 0) return MBS_OK;
     for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
-    for (int i = 0; i < m->ncon; ++i) d->lambda[i] = saved_l[i];
+    for (int i = 0; i < nrow; ++i) d->lambda[i] = saved_l[i];
     if (bad >= 0) return fail_nonfinite(d, "qacc", bad, m->dof_joint[bad]);
-    char buf[96];
-    return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "lambda[%d] (cut joint %s) is not finite", badl,
-                         mbs_joint_label(m, cut_of_row(m, badl), buf, (int)sizeof buf));
+    return fail_lambda(d, badl);
 }
 
 /* tau_out = M qacc + c - gen_force - J^T f_ext (RNEA), so forward dynamics of tau_out
@@ -293,7 +312,8 @@ int mbs_assemble(mbs_data *d)
     for (int i = 0; i < nq; ++i) q0[i] = d->q[i];
     for (int i = 0; i < nv; ++i) v0[i] = d->v[i];
     mbs_normalize_q(d->model, d->q);
-    if (d->model->ncon > 0) st = mbs_loops_assemble(d);
+    st = mbs_events_update_targets(d); /* prescribed motions hold their dofs at t */
+    if (st == MBS_OK && mbs_loops_active(d)) st = mbs_loops_assemble(d);
     if (st == MBS_OK && (!mbs_all_finite(d->q, nq) || !mbs_all_finite(d->v, nv)))
         st = MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "assemble: the assembled state is not finite "
                            "(a singular or overflowing configuration)");

@@ -1,5 +1,6 @@
 /* Model queries and destroy. The model is immutable after mbs_compile. */
 #include "core/internal.h"
+#include "events/events.h"
 #include "planar/planar.h"
 #include "couplings/compile_elements.h"
 
@@ -29,6 +30,7 @@ void mbs_model_destroy(mbs_model *m)
     free(m->v_start);
     free(m->hold);
     mbs_model_elements_free(m);
+    mbs_events_model_free(m->ev);
     free(m);
 }
 

@@ -64,6 +64,10 @@ struct mbs_model {
     int *body_node;           /* [nbody] node index of each body, -1 if not a node */
     int nnode_elem;
     int *node_elem;           /* [nnode_elem] line elements that touch a node */
+    /* events, prescribed motions, friction, brakes and stops (src/events/events.h): their
+       coordinate rows (numbered after the ncon cut-joint rows) and event functions; NULL
+       when the model has none */
+    struct mbs_events_model *ev;
 };
 
 /* Host input wrench on one body, held until changed. */
@@ -130,6 +134,10 @@ struct mbs_data {
     /* analyses (src/analysis/analysis.h): workspace of the actuated inverse dynamics,
        equilibrium and position solving, sized at creation */
     struct mbs_analysis *analysis;
+    /* events, motions, friction, stops (src/events/events.h): modes, row targets, counts;
+       NULL when the model has none. lambda above then holds ncon + nqrow multipliers: the
+       cut-joint rows', then the coordinate rows' (driving, friction and contact forces). */
+    struct mbs_events_data *ev;
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

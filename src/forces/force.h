@@ -25,6 +25,13 @@ typedef struct mbs_force_model {
     int two;
     int crow, ncrow;               /* first inertial-coupling row and their number */
     double force;                  /* joint force: the constant generalized force */
+    /* joint friction, brake and stop (src/events/): friction coulomb, stiction, viscous
+       (brake: coulomb = initial limit, stiction = peak); stop limits, law (mbs_stop_law),
+       restitution, rest_velocity (elastic: stiffness, damping above); slot = index among
+       the model's frictions+brakes or stops */
+    double coulomb, stiction, viscous;
+    double lower, upper, restitution, rest_velocity;
+    int law, slot;
 } mbs_force_model;
 
 struct mbs_force_ops {
@@ -59,5 +66,9 @@ extern const mbs_force_ops mbs_force_two_masses_ops;
 /* 1 for the line elements (spring-damper with or without point masses). */
 int mbs_force_is_line(const mbs_force_model *f);
 extern const mbs_force_ops mbs_force_joint_force_ops; /* joint_force.c */
+/* Joint friction, brake and stop (src/forces/joint_friction.c, joint_stop.c). */
+extern const mbs_force_ops mbs_force_joint_friction_ops;
+extern const mbs_force_ops mbs_force_joint_brake_ops;
+extern const mbs_force_ops mbs_force_joint_stop_ops;
 
 #endif

@@ -1,10 +1,12 @@
 /* mbs's superset of URDF, top-level elements besides links and joints: <gravity>,
- * <spring_damper>, <joint_spring_damper>, <joint_force>, <initial>; mbs-sim's <simulation>, <track> and
+ * <spring_damper>, <joint_spring_damper>, <joint_force>, <joint_friction>, <joint_brake>,
+ * <joint_stop>, <initial>; mbs-sim's <simulation>, <track> and
  * <plot> are skipped (mbs-sim reads them). ROS's own extensions (<material>, <transmission>,
  * <gazebo>, <ros2_control>) are skipped; anything else is an error (a typo in a model
  * should not vanish). One handler per element, looked up in a table. */
 #include "io/io.h"
 
+#include <math.h>
 #include <string.h>
 
 /* A number attribute that must be there. */
@@ -191,6 +193,82 @@ static int read_rotor(io_ctx *c, const xmlNode *n)
 
 /* Elements of mbs-sim (docs/model-files.md): <simulation>, <track>, <plot> are read by
    mbs-sim, not by the library. */
+/* The joint named by attribute "joint" and the "dof" attribute (default 0). */
+static int joint_dof(io_ctx *c, const xmlNode *n, int *joint, int *dof)
+{
+    char name[128];
+    double x = 0.0;
+    if (!io_attr(n, "joint", name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
+    *joint = joint_id(c->b, name);
+    if (*joint < 0) return io_fail(c, n, MBS_ERR_TOPOLOGY, "joint \"%s\" is not a joint of the file", name);
+    if (io_numbers(c, n, "dof", &x, 1) < 0) return MBS_ERR_ARG;
+    if (x != (double)(int)x) return io_fail(c, n, MBS_ERR_ARG, "dof = %g is not an integer", x);
+    *dof = (int)x;
+    return MBS_OK;
+}
+
+/* Optional number attributes into out[i] (left as they are when absent); a status. */
+static int numbers(io_ctx *c, const xmlNode *n, const char *const *names, double *const *out)
+{
+    for (int i = 0; names[i]; ++i)
+        if (io_numbers(c, n, names[i], out[i], 1) < 0) return MBS_ERR_ARG;
+    return MBS_OK;
+}
+
+/* <joint_friction name joint dof coulomb stiction viscous/>; stiction defaults to coulomb. */
+static int read_joint_friction(io_ctx *c, const xmlNode *n)
+{
+    mbs_joint_friction_def f = mbs_default_joint_friction_def();
+    char name[128];
+    if (io_attr(n, "name", name, (int)sizeof name)) f.name = name;
+    f.stiction = NAN;
+    static const char *const names[] = {"coulomb", "stiction", "viscous", NULL};
+    double *const out[] = {&f.coulomb, &f.stiction, &f.viscous};
+    int st = joint_dof(c, n, &f.joint, &f.dof);
+    if (st == MBS_OK) st = numbers(c, n, names, out);
+    if (st != MBS_OK) return st;
+    if (isnan(f.stiction)) f.stiction = f.coulomb;
+    const int id = mbs_add_joint_friction(c->b, &f);
+    return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
+}
+
+/* <joint_brake name joint dof limit peak/>. */
+static int read_joint_brake(io_ctx *c, const xmlNode *n)
+{
+    mbs_joint_brake_def f = mbs_default_joint_brake_def();
+    char name[128];
+    if (io_attr(n, "name", name, (int)sizeof name)) f.name = name;
+    static const char *const names[] = {"limit", "peak", NULL};
+    double *const out[] = {&f.limit, &f.peak};
+    int st = joint_dof(c, n, &f.joint, &f.dof);
+    if (st == MBS_OK) st = numbers(c, n, names, out);
+    if (st != MBS_OK) return st;
+    const int id = mbs_add_joint_brake(c->b, &f);
+    return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
+}
+
+/* <joint_stop name joint dof lower upper law="elastic|restitution" stiffness damping
+   restitution rest_velocity/>; a missing limit is none. */
+static int read_joint_stop(io_ctx *c, const xmlNode *n)
+{
+    mbs_joint_stop_def f = mbs_default_joint_stop_def();
+    char name[128], law[32];
+    if (io_attr(n, "name", name, (int)sizeof name)) f.name = name;
+    if (io_attr(n, "law", law, (int)sizeof law)) {
+        if (!strcmp(law, "elastic")) f.law = MBS_STOP_ELASTIC;
+        else if (strcmp(law, "restitution")) return io_fail(c, n, MBS_ERR_ARG, "law \"%s\": give elastic or restitution", law);
+    }
+    static const char *const names[] = {"lower", "upper", "stiffness", "damping", "restitution",
+                                        "rest_velocity", NULL};
+    double *const out[] = {&f.lower, &f.upper, &f.stiffness, &f.damping, &f.restitution,
+                           &f.rest_velocity};
+    int st = joint_dof(c, n, &f.joint, &f.dof);
+    if (st == MBS_OK) st = numbers(c, n, names, out);
+    if (st != MBS_OK) return st;
+    const int id = mbs_add_joint_stop(c->b, &f);
+    return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
+}
+
 static int skip(io_ctx *c, const xmlNode *n)
 {
     (void)c, (void)n;
@@ -205,6 +283,8 @@ static const struct {
     {"joint_spring_damper", read_joint_spring_damper},  {"initial", read_initial},
     {"line_force_two_masses", read_two_masses},    {"rotor", read_rotor},
     {"joint_force", read_joint_force},
+    {"joint_friction", read_joint_friction}, {"joint_brake", read_joint_brake},
+    {"joint_stop", read_joint_stop},
     {"material", skip}, {"transmission", skip}, {"gazebo", skip}, {"ros2_control", skip},
     {"simulation", skip}, {"track", skip}, {"plot", skip},
 };
@@ -215,5 +295,6 @@ int io_read_element(io_ctx *c, const xmlNode *n)
         if (io_is(n, handlers[k].tag)) return handlers[k].read(c, n);
     return io_fail(c, n, MBS_ERR_ARG, "unknown element (URDF: link, joint, material; mbs: gravity, "
                    "spring_damper, joint_spring_damper, line_force_two_masses, rotor, joint_force, "
-                   "initial; mbs-sim: simulation, track, plot)");
+                   "joint_friction, joint_brake, joint_stop, initial; mbs-sim: simulation, track, "
+                   "plot)");
 }

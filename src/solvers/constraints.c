@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "events/events.h"
+
 /* World geometry of one cut joint: parent/child poses, frame origins and d = x_c - x_p. */
 typedef struct cut_geom {
     const mbs_joint_model *j;
@@ -52,20 +54,20 @@ static void closure_fill(const mbs_model *m, mbs_con_topo *t, int c, unsigned ch
     if (*k - t->clo_adr[c] > t->maxclo) t->maxclo = *k - t->clo_adr[c];
 }
 
-/* Closures of every cut joint and which pairs of them share a dof. */
+/* Closures of every cut joint (and coordinate row) and which pairs of them share a dof. */
 static int closures_init(const mbs_model *m, mbs_con_topo *t)
 {
-    const size_t nc = (size_t)t->ncut;
+    const size_t nc = (size_t)t->nent;
     unsigned char *mark = calloc((size_t)m->nv + 1, 1);
     t->clo_adr = calloc(nc + 1, sizeof(int));
     t->clo_dof = calloc(nc * (size_t)m->nv + 1, sizeof(int));
     t->overlap = calloc(nc * nc + 1, 1);
     int ok = mark && t->clo_adr && t->clo_dof && t->overlap, k = 0;
-    for (int c = 0; ok && c < t->ncut; ++c) closure_fill(m, t, c, mark, &k);
-    if (ok) t->clo_adr[t->ncut] = k;
-    for (int a = 0; ok && a < t->ncut; ++a) {
+    for (int c = 0; ok && c < t->nent; ++c) closure_fill(m, t, c, mark, &k);
+    if (ok) t->clo_adr[t->nent] = k;
+    for (int a = 0; ok && a < t->nent; ++a) {
         for (int p = t->clo_adr[a]; p < t->clo_adr[a + 1]; ++p) mark[t->clo_dof[p]] = 1;
-        for (int b = 0; b < t->ncut; ++b)
+        for (int b = 0; b < t->nent; ++b)
             for (int p = t->clo_adr[b]; p < t->clo_adr[b + 1]; ++p)
                 if (mark[t->clo_dof[p]]) t->overlap[(size_t)a * nc + (size_t)b] = 1;
         for (int p = t->clo_adr[a]; p < t->clo_adr[a + 1]; ++p) mark[t->clo_dof[p]] = 0;
@@ -74,7 +76,7 @@ static int closures_init(const mbs_model *m, mbs_con_topo *t)
     return ok ? MBS_OK : MBS_ERR_NOMEM;
 }
 
-/* Row tables: owning cut and scale of every row. */
+/* Row tables: owning cut and scale of every row (coordinate rows: their own scale). */
 static void rows_fill(const mbs_model *m, mbs_con_topo *t)
 {
     for (int c = 0; c < t->ncut; ++c) {
@@ -85,23 +87,46 @@ static void rows_fill(const mbs_model *m, mbs_con_topo *t)
                 jm->rows[k].kind == MBS_CUT_ANGLE ? 1.0 : 1.0 / jm->con_length;
         }
     }
+    for (int k = 0; k < t->ncoord; ++k) {
+        t->row_cut[t->ncon + k] = t->ncut + k;
+        t->row_scale[t->ncon + k] = m->ev->qrows[k].scale;
+    }
 }
+
+/* Coordinate row k as entry ncut + k: its joint and a path of its one dof. */
+static void coord_fill(const mbs_model *m, mbs_con_topo *t, int *c, int *k)
+{
+    for (int i = 0; i < t->ncoord; ++i, ++*c) {
+        const mbs_qrow *r = &m->ev->qrows[i];
+        t->cut[*c] = r->joint;
+        t->path_adr[*c] = *k;
+        t->path_dof[*k] = r->vindex;
+        t->path_sign[*k] = 1.0;
+        ++*k;
+    }
+}
+
+/* Coordinate row of row r, or -1 for a cut-joint row. */
+static int coord_of(const mbs_con_topo *t, int r) { return r >= t->ncon ? r - t->ncon : -1; }
 
 /* See constraints.h. */
 int mbs_con_topo_init(const mbs_model *m, mbs_con_topo *t)
 {
     memset(t, 0, sizeof *t);
     t->ncon = m->ncon;
+    t->ncoord = mbs_nqrow(m);
     t->nv = m->nv;
     for (int j = 0; j < m->njoint; ++j) t->ncut += m->joints[j].cut;
-    int npath = 0;
+    t->nent = t->ncut + t->ncoord;
+    int npath = t->ncoord;
     for (int j = 0; j < m->njoint; ++j) {
         const mbs_joint_model *jm = &m->joints[j];
         if (!jm->cut) continue;
         const int anc = ancestor(m, jm->parent, jm->child);
         npath += path_count(m, jm->parent, anc) + path_count(m, jm->child, anc);
     }
-    const size_t nc = (size_t)t->ncut + 1, nr = (size_t)m->ncon + 1, np = (size_t)npath + 1;
+    const size_t nc = (size_t)t->nent + 1, nr = (size_t)(m->ncon + t->ncoord) + 1;
+    const size_t np = (size_t)npath + 1;
     t->cut = calloc(nc, sizeof(int));
     t->row_cut = calloc(nr, sizeof(int));
     t->row_scale = calloc(nr, sizeof(double));
@@ -121,6 +146,7 @@ int mbs_con_topo_init(const mbs_model *m, mbs_con_topo *t)
         path_fill(m, jm->parent, anc, -1.0, t, &k);
         ++c;
     }
+    coord_fill(m, t, &c, &k);
     t->path_adr[c] = k;
     rows_fill(m, t);
     return closures_init(m, t);
@@ -213,7 +239,11 @@ void mbs_con_residual(const mbs_data *d, const mbs_con_topo *t, const int *rows,
 {
     const mbs_model *m = d->model;
     for (int i = 0; i < n; ++i) {
-        const int r = row_at(rows, i);
+        const int r = row_at(rows, i), k = coord_of(t, r);
+        if (k >= 0) { /* h = scale (q - target) */
+            h[i] = t->row_scale[r] * (d->q[m->ev->qrows[k].qindex] - d->ev->st.row_pos[k]);
+            continue;
+        }
         const mbs_joint_model *j = &m->joints[t->cut[t->row_cut[r]]];
         cut_geom g;
         double W[6];
@@ -230,9 +260,14 @@ void mbs_con_jacobian(const mbs_data *d, const mbs_con_topo *t, const double *Sw
     const int nv = m->nv;
     for (int i = 0; i < n; ++i) {
         const int r = row_at(rows, i), c = t->row_cut[r];
+        double W[6], *Ji = J + (size_t)nv * (size_t)i;
+        if (coord_of(t, r) >= 0) { /* scale e_k */
+            for (int k = 0; k < nv; ++k) Ji[k] = 0.0;
+            Ji[t->path_dof[t->path_adr[c]]] = t->row_scale[r];
+            continue;
+        }
         const mbs_joint_model *j = &m->joints[t->cut[c]];
         cut_geom g;
-        double W[6], *Ji = J + (size_t)nv * (size_t)i;
         geom(d, j, &g);
         row_wrench(&g, &j->rows[r - j->conadr], W);
         for (int e = 0; e < 6; ++e) W[e] *= t->row_scale[r];
@@ -293,7 +328,11 @@ void mbs_con_bias(const mbs_data *d, const mbs_con_topo *t, const double *Vw,
 {
     const mbs_model *m = d->model;
     for (int i = 0; i < n; ++i) {
-        const int r = row_at(rows, i);
+        const int r = row_at(rows, i), k = coord_of(t, r);
+        if (k >= 0) { /* J qacc + gam = 0 with J qacc = scale qacc_k: gam = -scale acc */
+            gam[i] = -t->row_scale[r] * d->ev->row_acc[k];
+            continue;
+        }
         const mbs_joint_model *j = &m->joints[t->cut[t->row_cut[r]]];
         const mbs_cut_row *row = &j->rows[r - j->conadr];
         const double *Vp = Vw + 6 * j->parent, *Vc = Vw + 6 * j->child;
@@ -305,6 +344,16 @@ void mbs_con_bias(const mbs_data *d, const mbs_con_topo *t, const double *Vw,
         row_wrench_dot(&g, row, Vp, Vc, Wd);
         for (int e = 0; e < 6; ++e) dV[e] = Vc[e] - Vp[e], dA[e] = Ac[e] - Ap[e];
         gam[i] = t->row_scale[r] * (s6_dot(Wd, dV) + s6_dot(W, dA));
+    }
+}
+
+/* See constraints.h. */
+void mbs_con_velocity_target(const mbs_data *d, const mbs_con_topo *t, const int *rows, int n,
+                             double *c)
+{
+    for (int i = 0; i < n; ++i) {
+        const int r = row_at(rows, i), k = coord_of(t, r);
+        c[i] = k >= 0 ? t->row_scale[r] * d->ev->row_vel[k] : 0.0;
     }
 }
 

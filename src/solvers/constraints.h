@@ -16,22 +16,30 @@
 
 #include "core/internal.h"
 
-/* The loop structure of a model, derived once at data creation. */
+/* The loop structure of a model, derived once at data creation.
+ * Coordinate rows (src/events/events.h: a prescribed motion, a locked friction, a stop in
+ * contact) follow the ncon cut-joint rows: row ncon + k is h = scale_k (q_i - target_k),
+ * J = scale_k e_i for the dof i it holds; J̇q̇ = -scale_k acc_target_k. Each is listed here
+ * as one more "cut" after the ncut cut joints (index ncut + k) whose path is its single dof,
+ * so the row machinery (residuals, Jacobians, closures for the sparse solves) serves it
+ * unchanged; cut[ncut + k] is the joint the dof belongs to (for messages). */
 typedef struct mbs_con_topo {
-    int ncon;          /* rows */
+    int ncon;          /* cut-joint rows; coordinate rows ncon .. ncon + ncoord - 1 follow */
+    int ncoord;        /* coordinate rows */
     int nv;            /* velocity coordinates (columns) */
     int ncut;          /* cut joints */
-    int *cut;          /* [ncut] cut joint ids, ascending */
-    int *row_cut;      /* [ncon] index into cut of each row's joint */
-    double *row_scale; /* [ncon] scale of each row (see the file comment) */
-    int *path_adr;     /* [ncut + 1] first entry of each cut joint's path */
+    int nent;          /* ncut + ncoord: entries of cut, path_adr, clo_adr, overlap's side */
+    int *cut;          /* [ncut + ncoord] cut joint ids, ascending; then coordinate rows' joints */
+    int *row_cut;      /* [ncon + ncoord] index into cut of each row's joint */
+    double *row_scale; /* [ncon + ncoord] scale of each row (see the file comment) */
+    int *path_adr;     /* [ncut + ncoord + 1] first entry of each cut joint's path */
     int *path_dof;     /* [path_adr[ncut]] dofs whose columns its rows touch */
     double *path_sign; /* [path_adr[ncut]] +1 child side, -1 parent side */
-    int *clo_adr;      /* [ncut + 1] first entry of each cut joint's closure */
+    int *clo_adr;      /* [ncut + ncoord + 1] first entry of each cut joint's closure */
     int *clo_dof;      /* [clo_adr[ncut]] its path dofs and all their ancestor dofs, descending:
                           the support of L^-T J^T for the L^T D L factor of M (RBDA §6.5) */
     int maxclo;        /* largest closure */
-    unsigned char *overlap; /* [ncut ncut] 1 when two cut joints' closures share a dof */
+    unsigned char *overlap; /* [(ncut + ncoord)^2] 1 when two closures share a dof */
 } mbs_con_topo;
 
 /* Build the loop structure of m into t (allocates); MBS_OK or MBS_ERR_NOMEM. */
@@ -58,6 +66,11 @@ void mbs_con_bias(const mbs_data *d, const mbs_con_topo *t, const double *Vw,
 /* The world wrench W = [n; f] (about the world origin) that cut joint `joint` exerts on its
    child for the multipliers lambda (ncon, the data's layout); needs the poses. */
 void mbs_con_cut_wrench(const mbs_data *d, int joint, const double *lambda, double W[6]);
+
+/* Scaled velocity targets c[i] of rows (J_r v = c_r): a coordinate row's scale times its
+   velocity target, 0 for a cut-joint row. */
+void mbs_con_velocity_target(const mbs_data *d, const mbs_con_topo *t, const int *rows, int n,
+                             double *c);
 
 /* y = J x for scaled rows J (n x nv) built by mbs_con_jacobian, using the path sparsity. */
 void mbs_con_jmul(const mbs_con_topo *t, const int *rows, int n, const double *J,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "core/linalg.h"
+#include "events/events.h"
 #include "solvers/constraints.h"
 #include "solvers/dense.h"
 #include "couplings/couplings.h"
@@ -26,6 +27,15 @@
 struct mbs_loops {
     mbs_con_topo t;
     int m, nv, nq, nb, mn;   /* rows, velocities, positions, bodies, min(m, nv) */
+    /* Coordinate rows (events.h) are rows mcut .. m - 1; only the enabled ones take part in
+       a selection (cand); without cut-joint rows the selection, partition and closure are
+       direct (no QR, no Newton: the rows are distinct unit rows). */
+    int mcut;                /* cut-joint rows (the model's ncon) */
+    int *cand, ncand;        /* [m] rows of the selection: cut rows, then enabled coordinate rows */
+    int rank_cut;            /* kept cut-joint rows: arow[0 .. rank_cut - 1] */
+    int timed;               /* 1: prescribed motions, the closure depends on t too */
+    double tcl;              /* time of the last successful closure */
+    double *vt;              /* [m] velocity targets of the active rows (J_a v = vt) */
     int selected;            /* 1: rank, rows and partition below are valid */
     long nevents;            /* selections and repartitions made */
     int rank;
@@ -91,14 +101,14 @@ static int ws_alloc(mbs_loops *L, const mbs_model *m)
     double **dp[] = {&L->Sw, &L->a0, &L->Vw, &L->Aw, &L->h, &L->gam, &L->J, &L->qr, &L->qtau,
                      &L->qwork, &L->LU, &L->K, &L->Y, &L->x, &L->y, &L->dv, &L->qbak, &L->vbak,
                      &L->qprev, &L->qacc_bak, &L->lam_bak, &L->qcl, &L->vcl, &L->weight,
-                     &L->qsm, &L->vsm, &L->acc_sm, &L->lam_sm};
+                     &L->qsm, &L->vsm, &L->acc_sm, &L->lam_sm, &L->vt};
     const size_t dn[] = {6 * nv1, 6 * (size_t)L->nb, 6 * (size_t)L->nb, 6 * (size_t)L->nb, m1,
                          m1, m1 * nv1, m1 * nv1, mx, (size_t)L->lqwork + 1, mn1 * mn1,
                          mn1 * mn1, nv1 * mn1, mx, mx, nv1, nq1, nv1, nq1, nv1, m1, nq1, nv1,
-                         nv1, nq1, nv1, nv1, m1};
+                         nv1, nq1, nv1, nv1, m1, m1};
     int **ip[] = {&L->arow, &L->drow, &L->dep, &L->ind, &L->dep_bak, &L->ind_bak, &L->jpvt,
-                  &L->ipiv};
-    const size_t in[] = {m1, m1, nv1, nv1, nv1, nv1, mx, mn1};
+                  &L->ipiv, &L->cand};
+    const size_t in[] = {m1, m1, nv1, nv1, nv1, nv1, mx, mn1, m1};
     int ok = L->active != NULL;
     for (size_t i = 0; i < sizeof dp / sizeof dp[0]; ++i)
         ok &= (*dp[i] = calloc(dn[i], sizeof(double))) != NULL;
@@ -116,11 +126,13 @@ int mbs_loops_create(mbs_data *d)
 {
     const mbs_model *m = d->model;
     d->loops = NULL;
-    if (m->ncon == 0) return MBS_OK;
+    if (m->ncon + mbs_nqrow(m) == 0) return MBS_OK;
     mbs_loops *L = calloc(1, sizeof *L);
     if (!L) return MBS_ERR_NOMEM;
     d->loops = L;
-    L->m = m->ncon;
+    L->m = m->ncon + mbs_nqrow(m);
+    L->mcut = m->ncon;
+    L->timed = m->ev && m->ev->nmotion > 0;
     L->nv = m->nv;
     L->nq = m->nq;
     L->nb = m->nbody;
@@ -138,7 +150,8 @@ void mbs_loops_destroy(mbs_data *d)
                  L->qwork, L->LU, L->K, L->Y, L->x, L->y, L->dv, L->qbak, L->vbak, L->qprev,
                  L->qacc_bak, L->lam_bak, L->qcl, L->vcl, L->weight, L->qsm, L->vsm,
                  L->acc_sm, L->lam_sm, L->arow, L->drow,
-                 L->dep, L->ind, L->dep_bak, L->ind_bak, L->jpvt, L->ipiv, L->Z};
+                 L->dep, L->ind, L->dep_bak, L->ind_bak, L->jpvt, L->ipiv, L->Z, L->vt,
+                 L->cand};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     mbs_con_topo_free(&L->t);
     free(L);
@@ -169,7 +182,7 @@ static void eval_jacobian(mbs_data *d, mbs_loops *L, const int *rows, int n)
 {
     L->jac_closed = 0;
     L->lu_here = 0;
-    mbs_con_world_motion(d, L->Sw);
+    if (L->mcut > 0) mbs_con_world_motion(d, L->Sw); /* coordinate rows need no geometry */
     mbs_con_jacobian(d, &L->t, L->Sw, rows, n, L->J);
 }
 
@@ -183,31 +196,47 @@ static void sort_ints(int *a, int n)
     }
 }
 
-/* Rank-revealing QR of the scaled J^T (nv x m, dgeqp3): rank and active/dropped rows
-   (seed 004 §6). Needs L->J of all rows. */
+/* The rows of a selection into L->cand: every cut-joint row, then the enabled coordinate
+   rows, ascending. */
+static void candidates(const mbs_data *d, mbs_loops *L)
+{
+    int n = 0;
+    for (int i = 0; i < L->mcut; ++i) L->cand[n++] = i;
+    for (int i = L->mcut; i < L->m; ++i)
+        if (d->ev->st.row_on[i - L->mcut]) L->cand[n++] = i;
+    L->ncand = n;
+}
+
+/* Rank-revealing QR of the scaled J^T (nv x ncand, dgeqp3): rank and active/dropped rows
+   among the candidates (seed 004 §6); without cut-joint rows every candidate is kept.
+   Needs L->J of the candidate rows. */
 static int select_rows(mbs_data *d, mbs_loops *L)
 {
-    const int m = L->m, nv = L->nv;
-    int rank = 0;
-    if (nv > 0) {
+    const int m = L->ncand, nv = L->nv;
+    int rank = L->mcut == 0 ? m : 0;
+    if (nv > 0 && L->mcut > 0) {
         memcpy(L->qr, L->J, (size_t)m * (size_t)nv * sizeof(double));
         for (int i = 0; i < m; ++i) L->jpvt[i] = 0;
         if (mbs_linalg_qrp(nv, m, L->qr, nv, L->jpvt, L->qtau, L->qwork, L->lqwork) != 0)
             return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: QR of the constraint rows failed");
         const double r11 = fabs(L->qr[0]);
         const double thr = MBS_LOOP_RANK_TOL * (r11 > RANK_FLOOR ? r11 : RANK_FLOOR);
-        while (rank < L->mn && fabs(L->qr[rank + (size_t)rank * (size_t)nv]) > thr) ++rank;
+        while (rank < L->mn && rank < m && fabs(L->qr[rank + (size_t)rank * (size_t)nv]) > thr)
+            ++rank;
     }
-    memset(L->active, 0, (size_t)m);
-    for (int k = 0; k < rank; ++k) L->active[L->jpvt[k] - 1] = 1;
+    memset(L->active, 0, (size_t)L->m);
+    for (int k = 0; k < rank; ++k) L->active[L->cand[L->mcut > 0 ? L->jpvt[k] - 1 : k]] = 1;
     int na = 0, nd = 0;
-    for (int i = 0; i < m; ++i) {
+    for (int c = 0; c < m; ++c) {
+        const int i = L->cand[c];
         if (L->active[i])
             L->arow[na++] = i;
         else
             L->drow[nd++] = i;
     }
     L->rank = rank;
+    L->rank_cut = 0;
+    while (L->rank_cut < rank && L->arow[L->rank_cut] < L->mcut) ++L->rank_cut;
     return MBS_OK;
 }
 
@@ -241,6 +270,20 @@ static int take_held(mbs_loops *L)
     return weighted_qrp(L, NULL);
 }
 
+/* Without cut-joint rows the dependent coordinates are the dofs the coordinate rows hold. */
+static void partition_coordinates(const mbs_data *d, mbs_loops *L)
+{
+    const int r = L->rank;
+    for (int i = 0; i < r; ++i) L->dep[i] = d->model->ev->qrows[L->arow[i] - L->mcut].vindex;
+    sort_ints(L->dep, r);
+    int n = 0;
+    for (int k = 0, i = 0; k < L->nv; ++k) {
+        if (i < r && L->dep[i] == k) ++i;
+        else L->ind[n++] = k;
+    }
+    for (int k = 0; k < n; ++k) L->dep[r + k] = L->ind[k];
+}
+
 /* Pivoted QR of the weighted active rows J_a (rank x nv): the first rank pivots are the
    dependent coordinates (seed 001 eq. 10); during assembly held coordinates are taken only
    when the others do not suffice (take_held). Needs L->J of the active rows. */
@@ -249,6 +292,10 @@ static int partition(mbs_data *d, mbs_loops *L)
     const int r = L->rank, nv = L->nv;
     const unsigned char *held = L->hold_pass ? L->hold : NULL;
     L->lu_ok = 0;
+    if (L->mcut == 0) {
+        partition_coordinates(d, L);
+        return MBS_OK;
+    }
     for (int j = 0; j < nv; ++j) L->jpvt[j] = 0;
     if (r > 0) {
         int info = weighted_qrp(L, held);
@@ -274,7 +321,8 @@ static int partition(mbs_data *d, mbs_loops *L)
 static int select_all(mbs_data *d, mbs_loops *L)
 {
     mbs_kinematics(d);
-    eval_jacobian(d, L, NULL, L->m);
+    candidates(d, L);
+    eval_jacobian(d, L, L->cand, L->ncand);
     L->selected = 0;
     int st = select_rows(d, L);
     if (st != MBS_OK) return st;
@@ -455,12 +503,15 @@ static int project(mbs_data *d, mbs_loops *L)
     if (L->rank == 0) return MBS_OK;
     double vmax = 0.0, prev = INFINITY;
     for (int i = 0; i < L->nv; ++i) vmax = fmax(vmax, fabs(d->v[i]));
+    /* J_a v = vt: nonzero only for prescribed motions (their rates) */
+    mbs_con_velocity_target(d, &L->t, L->arow, L->rank, L->vt);
     if (!L->lu_here && L->cond > CHORD_COND) { /* near-singular: the tangent of this q */
         const int st = factor_jv(d, L);
         if (st != MBS_OK) return st;
     }
     for (int k = 0; k < PROJECT_MAXIT; ++k) {
         mbs_con_jmul(&L->t, L->arow, L->rank, L->J, d->v, L->x);
+        for (int i = 0; i < L->rank; ++i) L->x[i] -= L->vt[i];
         const double res = fabs(L->x[argmax_abs(L->x, L->rank)]);
         if (res <= 1e-15 * vmax) return MBS_OK;
         if (res > 0.1 * prev) {
@@ -468,6 +519,7 @@ static int project(mbs_data *d, mbs_loops *L)
             const int st = factor_jv(d, L);
             if (st != MBS_OK) return st;
             mbs_con_jmul(&L->t, L->arow, L->rank, L->J, d->v, L->x);
+            for (int i = 0; i < L->rank; ++i) L->x[i] -= L->vt[i];
         }
         prev = res;
         for (int i = 0; i < L->rank; ++i) L->x[i] = -L->x[i];
@@ -481,7 +533,7 @@ static int project(mbs_data *d, mbs_loops *L)
    the current kinematics. */
 static int check_dropped(mbs_data *d, mbs_loops *L)
 {
-    const int nd = L->m - L->rank;
+    const int nd = L->ncand - L->rank; /* the dropped candidates (disabled rows are none) */
     if (nd == 0) return MBS_OK;
     mbs_con_residual(d, &L->t, L->drow, nd, L->h);
     const int k = argmax_abs(L->h, nd);
@@ -517,10 +569,26 @@ static int try_repartition(mbs_data *d, mbs_loops *L)
     return factor_jv(d, L);
 }
 
+/* Without cut-joint rows the active rows are distinct coordinates: q_k and v_k take their
+   targets directly (what Newton and the projection would reach in one step). */
+static int close_coordinates(mbs_data *d, mbs_loops *L)
+{
+    const mbs_events_model *ev = d->model->ev;
+    for (int i = 0; i < L->rank; ++i) {
+        const int k = L->arow[i] - L->mcut;
+        d->q[ev->qrows[k].qindex] = d->ev->st.row_pos[k];
+        d->v[ev->qrows[k].vindex] = d->ev->row_vel[k];
+    }
+    L->cond = 1.0;
+    L->lu_here = 0;
+    return MBS_OK;
+}
+
 /* Newton (a new partition first when J_v is singular at q and flags allow), dropped-row
    check, repartition when ill-conditioned, velocity projection. */
 static int close_once(mbs_data *d, mbs_loops *L, int flags)
 {
+    if (L->mcut == 0) return close_coordinates(d, L);
     int st = newton(d, L);
     if (st == MBS_OK && L->cond_retry == 0.0)
         L->cond_retry = MBS_LOOP_REPARTITION_RATIO * fmax(L->cond, 1.0);
@@ -558,8 +626,9 @@ static void mark_closed(const mbs_data *d, mbs_loops *L, int jac)
 {
     memcpy(L->qcl, d->q, (size_t)L->nq * sizeof(double));
     memcpy(L->vcl, d->v, (size_t)L->nv * sizeof(double));
+    L->tcl = d->time;
     L->closed_valid = 1;
-    L->jac_closed = jac;
+    L->jac_closed = jac && L->mcut > 0;
 }
 
 /* See loops.h: an inconsistency found with the current selection gets one fresh selection
@@ -676,9 +745,30 @@ int mbs_loops_assemble(mbs_data *d)
 int mbs_loops_is_closed(const mbs_data *d)
 {
     const mbs_loops *L = d->loops;
-    if (!L) return 1;
+    if (!L || !mbs_loops_active(d)) return 1;
     return L->closed_valid && memcmp(L->qcl, d->q, (size_t)L->nq * sizeof(double)) == 0 &&
-           memcmp(L->vcl, d->v, (size_t)L->nv * sizeof(double)) == 0;
+           memcmp(L->vcl, d->v, (size_t)L->nv * sizeof(double)) == 0 &&
+           (!L->timed || memcmp(&L->tcl, &d->time, sizeof(double)) == 0);
+}
+
+/* See loops.h. */
+int mbs_loops_active(const mbs_data *d)
+{
+    return d->loops && (d->loops->mcut > 0 || mbs_events_rows_on(d));
+}
+
+/* See loops.h: a new selection (and closure) at the next use. */
+void mbs_loops_rows_changed(mbs_data *d)
+{
+    if (!d->loops) return;
+    d->loops->selected = 0;
+    d->loops->closed_valid = 0;
+}
+
+/* See loops.h. */
+void mbs_loops_targets_changed(mbs_data *d)
+{
+    if (d->loops) d->loops->closed_valid = 0;
 }
 
 /* See loops.h. */
@@ -692,8 +782,8 @@ int mbs_loops_info(mbs_data *d, int *rank, unsigned char *active)
         const int st = select_all(d, L);
         if (st != MBS_OK) return st;
     }
-    *rank = L->rank;
-    if (active) memcpy(active, L->active, (size_t)L->m);
+    *rank = L->rank_cut;
+    if (active) memcpy(active, L->active, (size_t)L->mcut);
     return MBS_OK;
 }
 
@@ -704,7 +794,7 @@ int mbs_loops_info(mbs_data *d, int *rank, unsigned char *active)
 static void eval_rows_bias(mbs_data *d, mbs_loops *L)
 {
     if (!(L->jac_closed && mbs_loops_is_closed(d))) eval_jacobian(d, L, L->arow, L->rank);
-    mbs_con_world_accel(d, L->a0, L->Vw, L->Aw);
+    if (L->mcut > 0) mbs_con_world_accel(d, L->a0, L->Vw, L->Aw); /* as in eval_jacobian */
     mbs_con_bias(d, &L->t, L->Vw, L->Aw, L->arow, L->rank, L->gam);
 }
 
@@ -782,7 +872,7 @@ static int gram_mass(mbs_data *d, mbs_loops *L)
     memset(L->y, 0, (size_t)L->nv * sizeof(double));
     for (int i = 0; i < r; ++i) closure_solve(m, L, i, L->y);
     for (int k = 0; k < r; ++k) {
-        const size_t ck = (size_t)L->t.row_cut[L->arow[k]] * (size_t)L->t.ncut;
+        const size_t ck = (size_t)L->t.row_cut[L->arow[k]] * (size_t)L->t.nent;
         for (int i = k; i < r; ++i)
             L->K[i + (size_t)k * (size_t)r] =
                 L->t.overlap[ck + (size_t)L->t.row_cut[L->arow[i]]] ? closure_dot(m, L, i, k) : 0.0;
@@ -795,32 +885,31 @@ static int gram_mass(mbs_data *d, mbs_loops *L)
     return chol_check(d, L, mbs_dense_cholesky(r, L->K));
 }
 
-/* K = J_a B for B (nv x rank, column-major), with the path sparsity of J_a; then its
-   Cholesky factor. */
-static int gram_factor(mbs_data *d, mbs_loops *L, const double *B)
+/* K = J_a B for the first r active rows and B (nv x r, column-major), with the path
+   sparsity of J_a; then its Cholesky factor. */
+static int gram_factor(mbs_data *d, mbs_loops *L, const double *B, int r)
 {
-    const int r = L->rank;
     for (int k = 0; k < r; ++k)
         mbs_con_jmul(&L->t, L->arow, r, L->J, B + (size_t)L->nv * (size_t)k,
                      L->K + (size_t)r * (size_t)k);
     return chol_check(d, L, mbs_dense_cholesky(r, L->K));
 }
 
-/* qacc = qacc0 + M^-1 J_a^T lambda with lambda = -K^-1 (J_a qacc0 + gam_a) (seed 001
-   eq. 6); physical multipliers into d->lambda, 0 for dropped rows. */
-static int constrained_accel(mbs_data *d, mbs_loops *L)
+/* z += M^-1 J_a^T x with K x = c - J_a z, K = J_a M^-1 J_a^T from the tree-sparse factor of
+   M: the M-weighted correction after which J_a z = c. For accelerations (z = qacc0,
+   c = -gam_a) it is seed 001 eq. 6 and x the multipliers; for velocities (c = the velocity
+   targets) an impulse. L->x holds c on entry and x on return; needs L->J of the active rows
+   at the current kinematics. */
+static int weighted_correction(mbs_data *d, mbs_loops *L, double *z)
 {
     const int r = L->rank;
-    for (int i = 0; i < L->m; ++i) d->lambda[i] = 0.0;
-    if (r == 0) return MBS_OK;
-    eval_rows_bias(d, L);
     const int st = gram_mass(d, L);
     if (st != MBS_OK) return st;
-    mbs_con_jmul(&L->t, L->arow, r, L->J, d->qacc, L->x);
-    for (int i = 0; i < r; ++i) L->x[i] = -(L->x[i] + L->gam[i]);
+    mbs_con_jmul(&L->t, L->arow, r, L->J, z, L->y);
+    for (int i = 0; i < r; ++i) L->x[i] -= L->y[i];
     mbs_dense_cholesky_solve(r, L->K, L->x);
     memset(L->y, 0, (size_t)L->nv * sizeof(double));
-    for (int i = 0; i < r; ++i) { /* y = J_a^T lambda on the paths */
+    for (int i = 0; i < r; ++i) { /* y = J_a^T x on the paths */
         const int c = L->t.row_cut[L->arow[i]];
         const double *Ji = L->J + (size_t)L->nv * (size_t)i;
         for (int p = L->t.path_adr[c]; p < L->t.path_adr[c + 1]; ++p)
@@ -828,9 +917,37 @@ static int constrained_accel(mbs_data *d, mbs_loops *L)
     }
     mbs_mass_solve(d->model, d->M, L->y);
     if (d->model->ncrow_solve > 0) mbs_couplings_schur_correct(d, L->y);
-    for (int k = 0; k < L->nv; ++k) d->qacc[k] += L->y[k];
+    for (int k = 0; k < L->nv; ++k) z[k] += L->y[k];
+    return MBS_OK;
+}
+
+/* qacc = qacc0 + M^-1 J_a^T lambda with lambda = -K^-1 (J_a qacc0 + gam_a) (seed 001
+   eq. 6); physical multipliers into d->lambda (cut-joint rows, then coordinate rows), 0 for
+   dropped and disabled rows. */
+static int constrained_accel(mbs_data *d, mbs_loops *L)
+{
+    const int r = L->rank;
+    for (int i = 0; i < L->m; ++i) d->lambda[i] = 0.0;
+    if (r == 0) return MBS_OK;
+    eval_rows_bias(d, L);
+    for (int i = 0; i < r; ++i) L->x[i] = -L->gam[i];
+    const int st = weighted_correction(d, L, d->qacc);
+    if (st != MBS_OK) return st;
     for (int i = 0; i < r; ++i) d->lambda[L->arow[i]] = L->x[i] * L->t.row_scale[L->arow[i]];
     return MBS_OK;
+}
+
+/* See loops.h: v += M^-1 J_a^T x with J_a v = vt afterwards (the rows at the current q). */
+int mbs_loops_impulse(mbs_data *d)
+{
+    mbs_loops *L = d->loops;
+    int st = L->selected ? MBS_OK : select_all(d, L);
+    if (st != MBS_OK || L->rank == 0) return st;
+    mbs_kinematics(d);
+    eval_jacobian(d, L, L->arow, L->rank);
+    mbs_con_velocity_target(d, &L->t, L->arow, L->rank, L->x);
+    L->closed_valid = 0;
+    return weighted_correction(d, L, d->v);
 }
 
 /* ABA, then the multipliers at the prepared state; a singular K gets one fresh selection. */
@@ -923,7 +1040,8 @@ int mbs_loops_forward(mbs_data *d)
     memcpy(L->lam_bak, d->lambda, (size_t)L->m * sizeof(double));
     int moving = 0;
     for (int i = 0; i < L->nv; ++i) moving |= d->v[i] != 0.0;
-    const int smooth = L->selected && moving && mbs_loops_is_closed(d) &&
+    /* (not with prescribed motions: the shifted states would need shifted times) */
+    const int smooth = L->selected && moving && !L->timed && mbs_loops_is_closed(d) &&
                        L->cond > L->cond_smooth;
     const int st = smooth ? forward_smoothed(d, L) : forward_direct(d, L);
     if (st != MBS_OK) {
@@ -933,10 +1051,11 @@ int mbs_loops_forward(mbs_data *d)
     return st;
 }
 
-/* MBS_ERR_INCONSISTENT when qacc violates J_a qacc + gam_a = 0 (relative 1e-6). */
-static int check_accel(mbs_data *d, mbs_loops *L, const double *qacc)
+/* MBS_ERR_INCONSISTENT when qacc violates J_a qacc + gam_a = 0 (relative 1e-6) on the
+   first r active rows. */
+static int check_accel(mbs_data *d, mbs_loops *L, const double *qacc, int r)
 {
-    const int r = L->rank, nv = L->nv;
+    const int nv = L->nv;
     mbs_con_jmul(&L->t, L->arow, r, L->J, qacc, L->x);
     for (int i = 0; i < r; ++i) {
         double s = fabs(L->gam[i]);
@@ -951,21 +1070,23 @@ static int check_accel(mbs_data *d, mbs_loops *L, const double *qacc)
     return MBS_OK;
 }
 
-/* See loops.h: tau = tau_t - J_a^T (J_a J_a^T)^-1 J_a tau_t with tau_t = RNEA(qacc). */
+/* See loops.h: tau = tau_t - J_a^T (J_a J_a^T)^-1 J_a tau_t with tau_t = RNEA(qacc), over
+   the kept cut-joint rows only (coordinate rows are not constraints of inverse dynamics: tau
+   includes what a drive, a lock or a contact would supply). */
 int mbs_loops_inverse(mbs_data *d, const double *qacc, double *tau)
 {
     mbs_loops *L = d->loops;
     int st = L->selected ? MBS_OK : select_all(d, L);
     if (st != MBS_OK) return st;
-    const int r = L->rank;
+    const int r = L->rank_cut;
     mbs_rnea(d, qacc, tau);
     if (r == 0) return MBS_OK;
     eval_rows_bias(d, L);
-    st = check_accel(d, L, qacc);
+    st = check_accel(d, L, qacc, r);
     for (int k = 0; k < r && st == MBS_OK; ++k) /* B = J_a^T, column k = row k */
         memcpy(L->Y + (size_t)L->nv * (size_t)k, L->J + (size_t)L->nv * (size_t)k,
                (size_t)L->nv * sizeof(double));
-    if (st == MBS_OK) st = gram_factor(d, L, L->Y);
+    if (st == MBS_OK) st = gram_factor(d, L, L->Y, r);
     if (st != MBS_OK) return st;
     mbs_con_jmul(&L->t, L->arow, r, L->J, tau, L->x);
     mbs_dense_cholesky_solve(r, L->K, L->x);
@@ -1032,8 +1153,8 @@ void mbs_loops_rows(mbs_data *d, double *h, double *J)
     L->jac_closed = 0;
     L->lu_here = 0;
     mbs_con_world_motion(d, L->Sw);
-    mbs_con_residual(d, &L->t, NULL, L->m, h);
-    mbs_con_jacobian(d, &L->t, L->Sw, NULL, L->m, J);
+    mbs_con_residual(d, &L->t, NULL, L->mcut, h);
+    mbs_con_jacobian(d, &L->t, L->Sw, NULL, L->mcut, J);
 }
 
 /* See loops.h. */
@@ -1042,9 +1163,9 @@ int mbs_loops_active_rows(mbs_data *d, const double *qacc, const double **J, int
     mbs_loops *L = d->loops;
     const int st = L->selected ? MBS_OK : select_all(d, L);
     if (st != MBS_OK) return st;
-    *rank = L->rank;
+    *rank = L->rank_cut; /* cut-joint rows come first among the active rows */
     *J = L->J;
-    if (L->rank == 0) return MBS_OK;
+    if (L->rank_cut == 0) return MBS_OK;
     eval_rows_bias(d, L);
-    return check_accel(d, L, qacc);
+    return check_accel(d, L, qacc, L->rank_cut);
 }

@@ -75,6 +75,21 @@ int mbs_loops_forward(mbs_data *d);
 int mbs_loops_inverse(mbs_data *d, const double *qacc, double *tau);
 /* Rank and active mask (ncon) of the current selection (made at q if there is none). */
 int mbs_loops_info(mbs_data *d, int *rank, unsigned char *active);
+/* Coordinate rows (src/events/events.h: prescribed motions, locked friction, stops in
+   contact) are rows ncon .. ncon + nqrow - 1 of the same machinery: the enabled ones join the
+   selection (a redundant one is dropped and checked like a cut-joint row), are closed with
+   the cut-joint rows (a motion's row at the data's time, its velocity target in the
+   projection) and their multipliers follow the cut-joint ones in d->lambda. With no
+   cut-joint rows the closure is direct (q_k, v_k = their targets; no QR, no Newton). */
+/* 1 when there is something to close: cut-joint rows or an enabled coordinate row. */
+int mbs_loops_active(const mbs_data *d);
+/* A coordinate row was enabled or disabled: the next use makes a new selection. */
+void mbs_loops_rows_changed(mbs_data *d);
+/* A row's target moved: the next use closes again. */
+void mbs_loops_targets_changed(mbs_data *d);
+/* Impulse: v += M^-1 J_a^T x so that the active rows hold J_a v = their velocity targets
+   (an M-weighted projection: a restitution stop's rebound respecting the other rows). */
+int mbs_loops_impulse(mbs_data *d);
 /* Number of selections and partitions made so far (a change is an integrator event). */
 long mbs_loops_events(const mbs_data *d);
 /* 1 when q and v are exactly those the last successful closure produced. */

@@ -6,6 +6,7 @@
  * With cut joints the start state is closed before the step and the end state after it,
  * and a new loop selection or partition is an event too (see stepper.h). */
 #include "solvers/stepper.h"
+#include "events/events.h"
 #include "solvers/loops.h"
 
 #include <math.h>
@@ -22,7 +23,8 @@ static const mbs_stepper_vtable *const stepper_kinds[] = {
 };
 #define NKINDS ((int)(sizeof stepper_kinds / sizeof stepper_kinds[0]))
 
-/* Defaults: rtol 1e-6, atol 1e-8, no step limit, 10000 internal steps per call. */
+/* Defaults: rtol 1e-6, atol 1e-8, no step limit, 10000 internal steps per call, no
+   local-error estimate, events located within 1e-9 s. */
 mbs_stepper_def mbs_default_stepper_def(mbs_stepper_kind kind)
 {
     mbs_stepper_def def;
@@ -32,6 +34,7 @@ mbs_stepper_def mbs_default_stepper_def(mbs_stepper_kind kind)
     def.atol = 1e-8;
     def.max_step = 0.0;
     def.max_internal_steps = 10000;
+    def.event_tol = 1e-9;
     return def;
 }
 
@@ -59,6 +62,9 @@ static int check_def(mbs_data *d, const mbs_stepper_def *def)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_stepper_create: err_rtol = %g and err_atol = "
                              "%g must be >= 0 and finite (0, 0: no estimate)", def->err_rtol,
                              def->err_atol);
+    if (!(def->event_tol >= 0.0) || !isfinite(def->event_tol))
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_stepper_create: event_tol = %g must be >= 0 "
+                             "and finite (0: the default 1e-9 s)", def->event_tol);
     if (def->max_internal_steps <= 0)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG,
                              "mbs_stepper_create: max_internal_steps = %ld must be positive",
@@ -95,12 +101,13 @@ static int alloc_common(mbs_stepper *s)
     s->bak_q = alloc_doubles(s->nq);
     s->bak_v = alloc_doubles(s->nv);
     s->bak_qacc = alloc_doubles(s->nv);
-    s->bak_lambda = alloc_doubles(s->d->model->ncon);
+    s->bak_lambda = alloc_doubles(s->d->model->ncon + mbs_nqrow(s->d->model));
     if (s->naux > 0) s->bak_aux = alloc_doubles(s->naux);
     if (!s->q0 || !s->v0 || !s->bak_q || !s->bak_v || !s->bak_qacc || !s->bak_lambda ||
         (s->naux > 0 && !s->bak_aux))
         return MBS_ERR_NOMEM;
     if (mbs_stepper_error_init(s) != MBS_OK) return MBS_ERR_NOMEM;
+    if (mbs_stepper_events_init(s) != MBS_OK) return MBS_ERR_NOMEM;
     return collect_rebase(s);
 }
 
@@ -147,6 +154,7 @@ void mbs_stepper_destroy(mbs_stepper *s)
     free(s->bak_qacc);
     free(s->bak_lambda);
     free(s->errw);
+    mbs_stepper_events_fini(s);
     free(s);
 }
 
@@ -185,8 +193,9 @@ static void backup(mbs_stepper *s)
     memcpy(s->bak_q, d->q, (size_t)s->nq * sizeof(double));
     memcpy(s->bak_v, d->v, (size_t)s->nv * sizeof(double));
     memcpy(s->bak_qacc, d->qacc, (size_t)s->nv * sizeof(double));
-    memcpy(s->bak_lambda, d->lambda, (size_t)d->model->ncon * sizeof(double));
+    memcpy(s->bak_lambda, d->lambda, (size_t)(d->model->ncon + mbs_nqrow(d->model)) * sizeof(double));
     if (s->naux > 0) memcpy(s->bak_aux, d->aux, (size_t)s->naux * sizeof(double));
+    mbs_stepper_events_backup(s);
 }
 
 /* Put the backup back into the data (the message in d->error is kept). */
@@ -197,8 +206,9 @@ static void restore(mbs_stepper *s)
     memcpy(d->q, s->bak_q, (size_t)s->nq * sizeof(double));
     memcpy(d->v, s->bak_v, (size_t)s->nv * sizeof(double));
     memcpy(d->qacc, s->bak_qacc, (size_t)s->nv * sizeof(double));
-    memcpy(d->lambda, s->bak_lambda, (size_t)d->model->ncon * sizeof(double));
+    memcpy(d->lambda, s->bak_lambda, (size_t)(d->model->ncon + mbs_nqrow(d->model)) * sizeof(double));
     if (s->naux > 0) memcpy(d->aux, s->bak_aux, (size_t)s->naux * sizeof(double));
+    mbs_stepper_events_restore(s);
 }
 
 /* The start of the next (sub)step is the data's current state. */
@@ -210,13 +220,16 @@ static void set_start(mbs_stepper *s)
     memcpy(s->v0, d->v, (size_t)s->nv * sizeof(double));
 }
 
-/* Close the loops of the data's state (holding u) and project v, with a new partition when
-   J_v is ill-conditioned and the dropped rows checked; the message says where. */
+/* Close the loops of the data's state (holding u; prescribed motions at the data's time) and
+   project v, with a new partition when J_v is ill-conditioned and the dropped rows checked;
+   the message says where. */
 static int close_loops(mbs_stepper *s, const char *where)
 {
     mbs_data *d = s->d;
-    if (d->model->ncon == 0 || mbs_loops_is_closed(d)) return MBS_OK;
-    const int st = mbs_loops_close(d, MBS_CLOSE_REPARTITION | MBS_CLOSE_RECOVER | MBS_CLOSE_CHECK);
+    int st = mbs_events_update_targets(d);
+    if (st != MBS_OK) return st;
+    if (!mbs_loops_active(d) || mbs_loops_is_closed(d)) return MBS_OK;
+    st = mbs_loops_close(d, MBS_CLOSE_REPARTITION | MBS_CLOSE_RECOVER | MBS_CLOSE_CHECK);
     if (st == MBS_OK) return MBS_OK;
     char inner[MBS_ERROR_LEN];
     memcpy(inner, d->error, sizeof inner);
@@ -224,6 +237,9 @@ static int close_loops(mbs_stepper *s, const char *where)
     return MBS_DATA_FAIL(d, st, "%s: %s step at t = %.17g: %s", s->kind->name, where, d->time,
                          inner);
 }
+
+/* See stepper.h. */
+int mbs_stepper_close(mbs_stepper *s, const char *where) { return close_loops(s, where); }
 
 /* Re-base every Cardan joint whose middle angle nears its singularity (seed 000 §6.5);
    1 when one did (an event for the integrator). */
@@ -301,11 +317,32 @@ static int check_step(mbs_stepper *s, double dt, long *n)
     return MBS_OK;
 }
 
-/* Advance the data's time by dt; on failure time, q, v, aux and qacc are as before. */
+/* MBS_ERR_STATE inside an event function or handler (the stepper is running). */
+static int refuse_in_event(mbs_data *d)
+{
+    if (!d->ev || !d->ev->in_handler) return MBS_OK;
+    char buf[96];
+    const int i = d->ev->in_handler - 1;
+    return MBS_DATA_FAIL(d, MBS_ERR_STATE, "mbs_stepper_step: not allowed inside event %s (its "
+                         "function or handler runs within a step)",
+                         mbs_name_label(d->model->ev->events[i].name, i, buf, (int)sizeof buf));
+}
+
+/* One (sub)step of h: with event functions, the fixed-step kinds locate their crossings
+   (stepper_events.c); else the kind's step, with the local-error estimate when asked. */
+static int substep_any(mbs_stepper *s, double h, int *event)
+{
+    if (s->ev && !s->kind->roots) return mbs_stepper_events_substep(s, h, event);
+    return s->errw ? mbs_stepper_error_step(s, h, event) : mbs_stepper_substep(s, h, event);
+}
+
+/* Advance the data's time by dt; on failure time, q, v, aux and qacc (and the event modes
+   and the inputs an event handler changed) are as before. */
 int mbs_stepper_step(mbs_stepper *s, double dt)
 {
     if (!s) return MBS_ERR_ARG;
-    const int nested = mbs_refuse_nested(s->d, "mbs_stepper_step");
+    int nested = mbs_refuse_nested(s->d, "mbs_stepper_step");
+    if (nested == MBS_OK) nested = refuse_in_event(s->d);
     if (nested != MBS_OK) return nested;
     long n = 1;
     int st = check_step(s, dt, &n), event = 0;
@@ -313,11 +350,12 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
     backup(s);
     const long ev0 = mbs_loops_events(s->d);
     event = rebase_cardan(s); /* a host may have set a Cardan middle angle near 90 degrees */
-    st = close_loops(s, "start of the");
+    st = s->ev ? mbs_stepper_events_begin(s, &event) : close_loops(s, "start of the");
+    if (st == MBS_OK && event) s->kind->sync(s, 1); /* CVODE restarts from the settled state */
     for (long i = 0; i < n && st == MBS_OK; ++i) {
         int ev = 0;
         set_start(s);
-        st = s->errw ? mbs_stepper_error_step(s, dt / (double)n, &ev) : mbs_stepper_substep(s, dt / (double)n, &ev);
+        st = substep_any(s, dt / (double)n, &ev);
         event |= ev;
     }
     if (st != MBS_OK) {
@@ -327,6 +365,7 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
     }
     s->d->time = s->bak_t + dt;
     s->kind->sync(s, event || mbs_loops_events(s->d) != ev0);
+    mbs_stepper_events_end(s);
     return MBS_OK;
 }
 
@@ -337,7 +376,8 @@ int mbs_stepper_eval(mbs_stepper *s, const char *where, int *recoverable)
     char inner[MBS_ERROR_LEN];
     int st = MBS_OK, i = -1, closure = 0;
     if (recoverable) *recoverable = 0;
-    if (d->model->ncon > 0 && !mbs_loops_is_closed(d)) {
+    st = mbs_events_update_targets(d); /* prescribed motions at the stage's time */
+    if (st == MBS_OK && mbs_loops_active(d) && !mbs_loops_is_closed(d)) {
         st = mbs_loops_close(d, s->kind->stage_recover ? MBS_CLOSE_RECOVER : 0);
         closure = st != MBS_OK;
     }

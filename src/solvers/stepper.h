@@ -37,6 +37,12 @@ struct mbs_stepper {
     double *work;   /* kind scratch (fixed-step stages), sized by the kind at create */
     double *errw;   /* local-error estimate scratch (stepper_error.c), NULL when off */
     void *impl;     /* kind state (CVODE memory) */
+    /* local-error estimate: time and loop-event count at the start of the checked step */
+    double err_t0;
+    long err_loops;
+    /* state events (stepper_events.c; src/events/events.h): NULL when the model has no
+       event functions */
+    struct mbs_stepper_events *ev;
 };
 
 struct mbs_stepper_vtable {
@@ -50,6 +56,9 @@ struct mbs_stepper_vtable {
        recoverable failure and CVODE retries with a shorter step. Partitions that only got
        ill-conditioned are renewed between steps. */
     int stage_recover;
+    /* 1: the kind finds the crossings of event functions itself (CVODE's root finding) and
+       calls mbs_stepper_events_fire there; 0: stepper_events.c locates them in each step */
+    int roots;
     /* Take every allocation the kind needs (s->work, s->impl); status + message in s->d. */
     int (*init)(mbs_stepper *s);
     /* Free what init took; s->impl may be partly built. */
@@ -66,9 +75,38 @@ struct mbs_stepper_vtable {
    normalisation, finiteness, loop closure and Cardan re-base; *event set on a re-base. */
 int mbs_stepper_substep(mbs_stepper *s, double h, int *event);
 /* The local-error estimate (stepper_error.c): scratch at create when the def asks for it
-   (s->errw, NULL otherwise; MBS_ERR_NOMEM), and a substep with its estimate. */
+   (s->errw, NULL otherwise; MBS_ERR_NOMEM), and a substep with its estimate. error_begin
+   saves the data's state as the start of a step; error_check, with the data holding that
+   step's result (of h, event: a re-base happened in it), takes the two half steps and
+   compares, the data keeping the step's result. */
 int mbs_stepper_error_init(mbs_stepper *s);
 int mbs_stepper_error_step(mbs_stepper *s, double h, int *event);
+void mbs_stepper_error_begin(mbs_stepper *s);
+int mbs_stepper_error_check(mbs_stepper *s, double h, int event);
+
+/* Close the loops and coordinate rows of the data's state (holding u, motions at the data's
+   time) and project v, as at the start and end of a step; the message says where. */
+int mbs_stepper_close(mbs_stepper *s, const char *where);
+
+/* State events (stepper_events.c): init/fini at create/destroy (s->ev NULL without event
+   functions); backup/restore of the modes and inputs with the step's backup; begin: at the
+   start of a step, the modes made consistent with the state the host left (the loops closed
+   there) and the event functions evaluated, *event set when a mode changed; end: after a
+   successful step; substep: a fixed-step kind's substep of h with the crossings located,
+   their handlers run and the integration restarted after each; fire: the handlers of the
+   functions flagged in fired ([nfn]: +1 rose, -1 fell, 0 not) at the data's state, then
+   the modes settled (CVODE calls it at its roots); g: the functions at the data's state;
+   dirs: the directions that count ([nfn], for CVODE). */
+int mbs_stepper_events_init(mbs_stepper *s);
+void mbs_stepper_events_fini(mbs_stepper *s);
+void mbs_stepper_events_backup(mbs_stepper *s);
+void mbs_stepper_events_restore(mbs_stepper *s);
+int mbs_stepper_events_begin(mbs_stepper *s, int *event);
+void mbs_stepper_events_end(mbs_stepper *s);
+int mbs_stepper_events_substep(mbs_stepper *s, double h, int *event);
+int mbs_stepper_events_fire(mbs_stepper *s, const int *fired);
+int mbs_stepper_events_g(mbs_stepper *s, double *g, const char *where);
+void mbs_stepper_events_dirs(const mbs_stepper *s, int *dir);
 
 extern const mbs_stepper_vtable mbs_stepper_vt_euler;
 extern const mbs_stepper_vtable mbs_stepper_vt_rk4;

@@ -7,8 +7,12 @@
  * mbs_stepper_create. A step integrates to t + dt with the stop time set there, so CVODE
  * never steps past it. CVODE keeps its history between calls; it is reinitialised (CVodeReInit)
  * after an event (Cardan re-base, failed step), when the host changed t, q, v, tau or a body
- * wrench input since the last step, or when normalising the returned quaternions moved q. */
+ * wrench input since the last step, or when normalising the returned quaternions moved q.
+ * State events (src/events/events.h): the event functions are CVODE's root functions
+ * (CVodeRootInit at create, the directions that count set after every restart); at a root
+ * the handlers run (mbs_stepper_events_fire) and CVODE restarts from the state they leave. */
 #include "solvers/stepper.h"
+#include "events/events.h"
 
 #include <float.h>
 #include <math.h>
@@ -38,6 +42,9 @@ typedef struct cv_state {
     int priming;              /* 1 while create runs CVODE once on ydot = 0 (see cv_prime) */
     int rhs_status;           /* status of the last failed right-hand side in this step */
     int rhs_fatal;            /* 1 when that failure was fatal */
+    int nroot;                /* event functions (0: no root finding) */
+    int *roots, *rootdir;     /* [nroot] CVodeGetRootInfo's flags; directions that count */
+    int root_status;          /* status of the last failed root function in this step */
     double last_t;            /* the data's state and inputs after the last step */
     double *last_q, *last_v, *last_tau;   /* [nq], [nv], [nv] */
     mbs_wrench_input *last_wrench;        /* [nbody] */
@@ -70,6 +77,7 @@ static const char *cv_flag_name(int flag)
     case CV_NO_MALLOC: return "CV_NO_MALLOC";
     case CV_BAD_T: return "CV_BAD_T";
     case CV_TOO_CLOSE: return "CV_TOO_CLOSE";
+    case CV_RTFUNC_FAIL: return "CV_RTFUNC_FAIL";
     case CV_VECTOROP_ERR: return "CV_VECTOROP_ERR";
     case CV_CONTEXT_ERR: return "CV_CONTEXT_ERR";
     default: return "CV_UNRECOGNIZED_ERR";
@@ -127,6 +135,27 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
     return 0;
 }
 
+/* Root functions: the event functions at y (loops closed, dynamics when they need them). */
+static int cv_root(sunrealtype t, N_Vector y, sunrealtype *gout, void *user)
+{
+    mbs_stepper *s = user;
+    cv_state *cv = s->impl;
+    mbs_data *d = s->d;
+    const double *yy = N_VGetArrayPointer(y);
+    if (cv->priming) {
+        for (int i = 0; i < cv->nroot; ++i) gout[i] = 1.0;
+        return 0;
+    }
+    memcpy(d->q, yy, (size_t)s->nq * sizeof(double));
+    memcpy(d->v, yy + s->nq, (size_t)s->nv * sizeof(double));
+    d->time = t;
+    int st = mbs_all_finite(yy, s->nq + s->nv) ? mbs_normalize_q(d->model, d->q) : MBS_ERR_NONFINITE;
+    if (st == MBS_OK) st = mbs_stepper_events_g(s, gout, "event functions");
+    else MBS_DATA_FAIL(d, st, "event functions at t = %.17g: non-finite state", t);
+    cv->root_status = st;
+    return st == MBS_OK ? 0 : -1;
+}
+
 /* Difference-quotient Jacobian J = df/dy column by column, with CVODE's increments
    (srur |y_j| or the min increment over the error weight); written here because CVODE's own
    dense DQ Jacobian allocates a vector on every evaluation. */
@@ -165,10 +194,14 @@ static void cv_load_y(const mbs_stepper *s, N_Vector y)
     memcpy(yy + s->nq, s->d->v, (size_t)s->nv * sizeof(double));
 }
 
-/* Allocate the snapshot arrays of the state CVODE last returned. */
+/* Allocate the snapshot arrays of the state CVODE last returned (and the root arrays). */
 static int cv_alloc_snapshot(mbs_stepper *s, cv_state *cv)
 {
     int nb = s->d->model->nbody;
+    cv->nroot = s->ev ? s->d->model->ev->nfn : 0;
+    cv->roots = calloc((size_t)(cv->nroot + 1), sizeof(int));
+    cv->rootdir = calloc((size_t)(cv->nroot + 1), sizeof(int));
+    if (!cv->roots || !cv->rootdir) return MBS_ERR_NOMEM;
     cv->last_q = calloc((size_t)(s->nq > 0 ? s->nq : 1), sizeof(double));
     cv->last_v = calloc((size_t)(s->nv > 0 ? s->nv : 1), sizeof(double));
     cv->last_tau = calloc((size_t)(s->nv > 0 ? s->nv : 1), sizeof(double));
@@ -230,6 +263,7 @@ static int cv_build(mbs_stepper *s, cv_state *cv, int lmm)
     if (!cv->mem) return CV_MEM_FAIL;
     int flag = CVodeSetErrHandlerFn(cv->mem, cv_errh, cv);
     if (flag == CV_SUCCESS) flag = CVodeInit(cv->mem, cv_rhs, 0.0, cv->y);
+    if (flag == CV_SUCCESS && cv->nroot > 0) flag = CVodeRootInit(cv->mem, cv->nroot, cv_root);
     if (flag == CV_SUCCESS) flag = cv_options(s, cv);
     if (flag == CV_SUCCESS) flag = cv_solvers(cv, lmm, n);
     if (flag == CV_SUCCESS) flag = cv_prime(cv);
@@ -279,6 +313,8 @@ static void cv_fini(mbs_stepper *s)
     free(cv->last_v);
     free(cv->last_tau);
     free(cv->last_wrench);
+    free(cv->roots);
+    free(cv->rootdir);
     free(cv);
     s->impl = NULL;
 }
@@ -313,6 +349,11 @@ static int cv_fail(mbs_stepper *s, int flag, double tret)
     char inner[MBS_ERROR_LEN];
     int rhs_flag = flag == CV_RHSFUNC_FAIL || flag == CV_FIRST_RHSFUNC_ERR ||
                    flag == CV_REPTD_RHSFUNC_ERR || flag == CV_UNREC_RHSFUNC_ERR;
+    if (flag == CV_RTFUNC_FAIL && cv->root_status != MBS_OK) {
+        memcpy(inner, d->error, sizeof inner);
+        inner[sizeof inner - 1] = '\0';
+        return MBS_DATA_FAIL(d, cv->root_status, "CVODE %s: %s", cv_flag_name(flag), inner);
+    }
     if (cv->rhs_status != MBS_OK && (cv->rhs_fatal || rhs_flag)) {
         memcpy(inner, d->error, sizeof inner);
         inner[sizeof inner - 1] = '\0';
@@ -323,27 +364,68 @@ static int cv_fail(mbs_stepper *s, int flag, double tret)
                          cv->msg[0] ? cv->msg : "no message");
 }
 
-/* Integrate from (t0, q0, v0) to t0 + dt (stop time: CVODE never passes it). */
+/* CVodeReInit at t from the data's state, with the directions of the event functions that
+   count in the current modes. */
+static int cv_restart(mbs_stepper *s, double t)
+{
+    cv_state *cv = s->impl;
+    cv_load_y(s, cv->y);
+    int flag = CVodeReInit(cv->mem, t, cv->y);
+    if (flag == CV_SUCCESS && cv->nroot > 0) {
+        mbs_stepper_events_dirs(s, cv->rootdir);
+        flag = CVodeSetRootDirection(cv->mem, cv->rootdir);
+    }
+    cv->need_init = flag != CV_SUCCESS;
+    return flag;
+}
+
+/* The data at CVODE's state y and time t (quaternions normalised). */
+static void cv_to_data(mbs_stepper *s, double t)
+{
+    const double *yy = N_VGetArrayPointer(((cv_state *)s->impl)->y);
+    memcpy(s->d->q, yy, (size_t)s->nq * sizeof(double));
+    memcpy(s->d->v, yy + s->nq, (size_t)s->nv * sizeof(double));
+    s->d->time = t;
+}
+
+/* At a root: the handlers of the functions found there (CVodeGetRootInfo), then a restart
+   from the state they leave. */
+static int cv_at_root(mbs_stepper *s, double tret)
+{
+    cv_state *cv = s->impl;
+    cv_to_data(s, tret);
+    mbs_normalize_q(s->d->model, s->d->q);
+    int st = CVodeGetRootInfo(cv->mem, cv->roots) == CV_SUCCESS ? MBS_OK : MBS_ERR_SOLVER;
+    if (st == MBS_OK) st = mbs_stepper_events_fire(s, cv->roots);
+    if (st != MBS_OK) return st;
+    const int flag = cv_restart(s, tret);
+    return flag == CV_SUCCESS ? MBS_OK : cv_fail(s, flag, tret);
+}
+
+/* Integrate from (t0, q0, v0) to t0 + dt (stop time: CVODE never passes it), stopping at the
+   roots of the event functions. */
 static int cv_step(mbs_stepper *s, double dt)
 {
     cv_state *cv = s->impl;
     mbs_data *d = s->d;
     double tout = s->t0 + dt, tret = s->t0;
-    cv->rhs_status = MBS_OK;
+    cv->rhs_status = cv->root_status = MBS_OK;
     cv->rhs_fatal = 0;
     cv->msg[0] = '\0';
     int flag = CV_SUCCESS;
-    if (cv->need_init || cv_host_changed(s, cv)) {
-        cv_load_y(s, cv->y);
-        flag = CVodeReInit(cv->mem, s->t0, cv->y);
-        cv->need_init = flag != CV_SUCCESS;
-    }
+    if (cv->need_init || cv_host_changed(s, cv)) flag = cv_restart(s, s->t0);
     if (flag == CV_SUCCESS) flag = CVodeSetStopTime(cv->mem, tout);
-    if (flag == CV_SUCCESS) flag = CVode(cv->mem, tout, cv->y, &tret, CV_NORMAL);
+    while (flag == CV_SUCCESS) {
+        flag = CVode(cv->mem, tout, cv->y, &tret, CV_NORMAL);
+        if (flag != CV_ROOT_RETURN) break;
+        const int st = cv_at_root(s, tret);
+        if (st != MBS_OK) return st;
+        /* a root at the end (closer than CVODE can start from): the step is done */
+        if (!(tout - tret > 4.0 * DBL_EPSILON * fmax(fabs(tout), 1.0))) break;
+        flag = CVodeSetStopTime(cv->mem, tout);
+    }
     if (flag < 0) return cv_fail(s, flag, tret);
-    const double *yy = N_VGetArrayPointer(cv->y);
-    memcpy(d->q, yy, (size_t)s->nq * sizeof(double));
-    memcpy(d->v, yy + s->nq, (size_t)s->nv * sizeof(double));
+    if (flag != CV_ROOT_RETURN) cv_to_data(s, tout);
     d->time = tout;
     return MBS_OK;
 }
@@ -371,6 +453,7 @@ const mbs_stepper_vtable mbs_stepper_vt_cvode_adams = {
     .name = "CVODE Adams",
     .substeps = 0,
     .stage_recover = 0,
+    .roots = 1,
     .init = cv_init_adams,
     .fini = cv_fini,
     .step = cv_step,
@@ -381,6 +464,7 @@ const mbs_stepper_vtable mbs_stepper_vt_cvode_bdf = {
     .name = "CVODE BDF",
     .substeps = 0,
     .stage_recover = 0,
+    .roots = 1,
     .init = cv_init_bdf,
     .fini = cv_fini,
     .step = cv_step,

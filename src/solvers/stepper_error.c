@@ -68,38 +68,52 @@ static double error_ratio(const mbs_stepper *s, const err_ws *w)
     return r;
 }
 
-int mbs_stepper_error_step(mbs_stepper *s, double h, int *event)
+/* See stepper.h: the data's state is the start of the step to be checked. */
+void mbs_stepper_error_begin(mbs_stepper *s)
+{
+    const err_ws w = layout(s);
+    save(s->d, s, w.q0, w.v0, w.a0);
+    s->err_t0 = s->d->time;
+    s->err_loops = mbs_loops_events(s->d);
+}
+
+/* See stepper.h: two half steps from the saved start, compared with the step's result in
+   the data (kept there); a re-base or a new loop partition changes the coordinates: no
+   comparison then. */
+int mbs_stepper_error_check(mbs_stepper *s, double h, int event)
 {
     mbs_data *d = s->d;
     const err_ws w = layout(s);
-    const double t0 = d->time;
-    const long loop_events = mbs_loops_events(d);
-    int ev1 = 0, ev2 = 0, ev3 = 0;
-    save(d, s, w.q0, w.v0, w.a0);
-    int st = mbs_stepper_substep(s, h, &ev1); /* the step itself */
-    if (st != MBS_OK) return st;
+    const double t0 = s->err_t0;
+    int ev2 = 0, ev3 = 0;
     save(d, s, w.q1, w.v1, w.a1);
     const double t1 = d->time;
     load(d, s, w.q0, w.v0, w.a0); /* two half steps from the same start */
     d->time = t0;
     s->t0 = t0;
     memcpy(s->q0, w.q0, (size_t)s->nq * sizeof(double)), memcpy(s->v0, w.v0, (size_t)s->nv * sizeof(double));
-    st = mbs_stepper_substep(s, 0.5 * h, &ev2);
+    int st = mbs_stepper_substep(s, 0.5 * h, &ev2);
     if (st == MBS_OK) {
         s->t0 = d->time;
         memcpy(s->q0, d->q, (size_t)s->nq * sizeof(double)), memcpy(s->v0, d->v, (size_t)s->nv * sizeof(double));
         st = mbs_stepper_substep(s, 0.5 * h, &ev3);
     }
-    /* a re-base or a new loop partition changes the coordinates: no comparison then */
-    const int events = ev1 || ev2 || ev3 || mbs_loops_events(d) != loop_events;
+    const int events = event || ev2 || ev3 || mbs_loops_events(d) != s->err_loops;
     const double ratio = st == MBS_OK && !events ? error_ratio(s, &w) : 0.0;
     load(d, s, w.q1, w.v1, w.a1); /* the full step's result, as without the estimate */
     d->time = t1;
-    *event = ev1;
     if (st != MBS_OK || !(ratio > 1.0)) return MBS_OK; /* half steps failing: no estimate */
     const double hs = 0.9 * h * pow(1.0 / ratio, 1.0 / (double)(s->kind->order + 1));
     return MBS_DATA_FAIL(d, MBS_ERR_SOLVER, "%s step from t = %.17g: the local error estimate is "
                          "%.3g times the tolerance (err_rtol %g, err_atol %g); a step of about "
                          "%.3g s would meet it", s->kind->name, t0, ratio, s->def.err_rtol,
                          s->def.err_atol, hs);
+}
+
+/* See stepper.h: the step, then its check. */
+int mbs_stepper_error_step(mbs_stepper *s, double h, int *event)
+{
+    mbs_stepper_error_begin(s);
+    const int st = mbs_stepper_substep(s, h, event);
+    return st == MBS_OK ? mbs_stepper_error_check(s, h, *event) : st;
 }
