@@ -28,6 +28,10 @@
  *                                        frame, angular velocity in child joint frame]
  *      free, Cardan            6 / 6     [position, Cardan angles] / [linear velocity, rates]
  *      fixed                   0 / 0
+ *      translational           3 / 3     position of the child frame in the parent joint
+ *                                        frame / its velocity there (no rotation)
+ *      spherical into a        4 / 2     unit quaternion / the two swing rates (see "point
+ *        point mass                      masses" below)
  *  - Status: every call that can fail returns MBS_OK (0) or a negative MBS_ERR_* value;
  *    calls that create an element return its id (>= 0) or a negative status. The message of
  *    the last failure is in mbs_builder_error / mbs_data_error. No call prints, exits or
@@ -105,7 +109,8 @@ typedef enum mbs_joint_type {
     MBS_JOINT_PLANAR,
     MBS_JOINT_FREE,
     MBS_JOINT_FIXED,
-    MBS_JOINT_DISTANCE /* rod with ball ends: constraint only, |p_child - p_parent| = length */
+    MBS_JOINT_DISTANCE, /* rod with ball ends: constraint only, |p_child - p_parent| = length */
+    MBS_JOINT_TRANSLATIONAL /* three translations, no rotation (the joint of a point mass) */
 } mbs_joint_type;
 typedef enum mbs_rotation { MBS_ROT_QUATERNION, MBS_ROT_CARDAN } mbs_rotation;
 /* Rotation coordinates of the free joints that compile adds for bodies not connected to the

@@ -378,7 +378,7 @@ static int check_axes(mbs_builder *b, const mbs_joint_def *d, const char *lbl, m
 /* Validate type, rotation, bodies and the distance length of a joint definition. */
 static int check_joint_kind(mbs_builder *b, const mbs_joint_def *d, const char *lbl)
 {
-    if ((int)d->type < (int)MBS_JOINT_REVOLUTE || (int)d->type > (int)MBS_JOINT_DISTANCE)
+    if ((int)d->type < (int)MBS_JOINT_REVOLUTE || (int)d->type > (int)MBS_JOINT_TRANSLATIONAL)
         return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: unknown joint type %d", lbl,
                           (int)d->type);
     if (d->rotation != MBS_ROT_QUATERNION && d->rotation != MBS_ROT_CARDAN)

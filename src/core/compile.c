@@ -16,6 +16,7 @@
  * cycle of fixed joints (a body fixed to itself) is rejected. */
 #include "core/builder.h"
 #include "core/internal.h"
+#include "core/point_mass.h"
 #include "planar/planar.h"
 
 #include <stdint.h>
@@ -39,7 +40,7 @@ typedef struct topo {
 
 static const char *const type_names[] = {"revolute", "prismatic", "cylindrical", "universal",
                                          "spherical", "planar",    "free",        "fixed",
-                                         "distance"};
+                                         "distance", "translational"};
 
 /* The builder's error buffer: compile reports into it although the builder is const
    (the message is the only thing a compile changes in the builder). */
@@ -219,7 +220,7 @@ static int scalar_dofs(mbs_joint_type type)
 {
     return type == MBS_JOINT_REVOLUTE || type == MBS_JOINT_PRISMATIC ||
            type == MBS_JOINT_CYLINDRICAL || type == MBS_JOINT_UNIVERSAL ||
-           type == MBS_JOINT_PLANAR;
+           type == MBS_JOINT_PLANAR || type == MBS_JOINT_TRANSLATIONAL;
 }
 
 /* A joint spring-damper needs a tree joint with scalar dofs and dof < nv. */
@@ -489,6 +490,7 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
     int st = (m->bodies && m->joints && m->forces && m->tree) ? MBS_OK : MBS_ERR_NOMEM;
     if (st == MBS_OK) st = fill_bodies(b, m);
     if (st == MBS_OK) st = fill_joints(b, t, m);
+    if (st == MBS_OK) mbs_reduce_point_masses(b, m); /* point masses lose their rotation */
     if (st == MBS_OK) st = layout(t, m);
     if (st == MBS_OK) st = fill_forces(b, m);
     if (st == MBS_OK) st = mbs_visuals_copy(b->visuals, b->nvisual, &m->visuals);

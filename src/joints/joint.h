@@ -143,6 +143,9 @@ extern const mbs_joint_ops mbs_joint_free_quat_ops;
 extern const mbs_joint_ops mbs_joint_free_cardan_ops;
 extern const mbs_joint_ops mbs_joint_fixed_ops;
 extern const mbs_joint_ops mbs_joint_distance_ops;
+extern const mbs_joint_ops mbs_joint_translational_ops;
+/* The spherical joint into a point mass, reduced to its two swing rates (swing.c). */
+extern const mbs_joint_ops mbs_joint_swing_ops;
 
 
 /* The Euclidean chart (src/joints/euclidean.c) of the joints whose q and v are the same
