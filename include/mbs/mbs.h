@@ -394,6 +394,76 @@ int mbs_builder_set_planar(mbs_builder *b, mbs_planar_mode mode);
 /* 1 when the compiled model runs the planar path, 0 when not, negative for NULL. */
 int mbs_model_is_planar(const mbs_model *m);
 
+/* ---------------------------------------------------------------- forces between frames,
+   user line laws, parameters of a compiled model, sensitivities (issue 14) */
+
+/* Point masses (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library", Fig. 7;
+   MSL Parts.PointMass): a body with mass > 0 and zero inertia that no joint but its own tree
+   joint touches gets no rotational coordinates, since its rotation moves nothing. Compile
+   makes its free joint (the automatic root included, still named "free_<body>") a
+   translational joint (3 / 3), and its spherical joint (either rotation option) a swing joint:
+   q the unit quaternion (4), v the two rates w1, w2 of the angular velocity w = w1 axis +
+   w2 axis2 (child joint frame) perpendicular to the line from the joint centre to the mass;
+   mbs_model_joint_def reports those two axes as axis and axis2. The spin about that line is
+   dropped (the quaternion's spin about it is a gauge that moves no point of the mass;
+   mbs_difference_q gives the shortest swing between two mass positions). A point mass at the
+   joint centre is not moved by the joint, which then has no coordinates (0 / 0). A torque on
+   a point mass about a dropped direction is carried by its joint. */
+
+/* Force and torque between two frames (Otter, Elmqvist, Mattsson 2003, §8; MSL
+   Forces.ForceAndTorque, WorldForce, FrameForce): force f and torque t, resolved in the
+   chosen frame, act on body_b at the origin of frame_b; the opposite wrench (-f at the same
+   point, -t) acts on body_a. body_a = MBS_WORLD gives a force from the environment. */
+typedef enum mbs_resolve {
+    MBS_RESOLVE_WORLD,   /* world axes */
+    MBS_RESOLVE_FRAME_A, /* axes of frame_a (on body_a), moving with it */
+    MBS_RESOLVE_FRAME_B  /* axes of frame_b (on body_b), moving with it */
+} mbs_resolve;
+/* The value of a two-frame force at the current state and time t, resolved in the element's
+   frame: write force[3] and torque[3]. Runs during dynamics like a force callback (kinematic
+   queries allowed, nested evaluation refused); returns 0 ok, > 0 recoverable, < 0 fatal. */
+typedef int (*mbs_frame_force_fn)(mbs_data *d, double t, double force[3], double torque[3],
+                                  void *user);
+typedef struct mbs_frame_force_def {
+    const char *name;           /* copied; may be NULL */
+    int body_a, body_b;         /* distinct; body_a may be MBS_WORLD, body_b may not */
+    mbs_frame frame_a, frame_b; /* frames fixed on the bodies (body coordinates) */
+    mbs_resolve resolve;        /* frame of force and torque */
+    double force[3], torque[3]; /* constant value; the initial host input of every data */
+    mbs_frame_force_fn fn;      /* NULL: the host input (mbs_set_frame_force) is the value;
+                                   else the callback gives it */
+    void *user;
+} mbs_frame_force_def;
+/* no name, body_a MBS_WORLD, body_b -1 (must be set), identity frames, resolved in frame_b,
+   zero force and torque, no callback */
+mbs_frame_force_def mbs_default_frame_force_def(void);
+int mbs_add_frame_force(mbs_builder *b, const mbs_frame_force_def *def); /* element id */
+/* Host input of a two-frame force element without callback: its force and torque (resolved
+   as the element says; NULL = zero), held until changed, no allocation. MBS_ERR_ARG for
+   another kind of element, a bad id or non-finite values (the value is then unchanged). */
+int mbs_set_frame_force(mbs_data *d, int force, const double f[3], const double t[3]);
+
+/* Line force with a user law (Otter, Elmqvist, Mattsson 2003, §8.1; Docquier, Poncelet,
+   Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models", §4.2.1): the
+   library computes the distance L between the two points and its rate dL/dt and applies the
+   tension the law returns along the line, pulling the points together (as the spring-damper:
+   a law k (L - L0) + d dL/dt is that spring-damper). Below L = 1e-10 the direction fades to
+   zero as for the spring-damper. The law returns 0 ok, > 0 recoverable, < 0 fatal. */
+typedef int (*mbs_line_law)(double length, double rate, double t, double *tension, void *user);
+/* Optional potential V(L) of a conservative law (tension = dV/dL), counted by mbs_energy. */
+typedef double (*mbs_line_potential)(double length, void *user);
+typedef struct mbs_line_force_def {
+    const char *name;              /* copied; may be NULL */
+    int body_a, body_b;            /* MBS_WORLD allowed */
+    double point_a[3], point_b[3]; /* attachment points in body coordinates */
+    mbs_line_law law;              /* required */
+    mbs_line_potential potential;  /* NULL: not counted in the potential energy */
+    void *user;                    /* passed to law and potential */
+} mbs_line_force_def;
+/* no name, both bodies the world, points 0, no law (must be set), no potential */
+mbs_line_force_def mbs_default_line_force_def(void);
+int mbs_add_line_force(mbs_builder *b, const mbs_line_force_def *def); /* element id */
+
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop
 #endif

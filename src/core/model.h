@@ -45,6 +45,11 @@ struct mbs_model {
     double gravity_mu;        /* point */
     int nvisual;              /* visual shapes (drawing only) */
     mbs_visual_def *visuals;  /* [nvisual], name ("" if unnamed) and mesh owned */
+
+    /* parameters changed after compile (src/core/params.c) */
+    char error[MBS_ERROR_LEN];  /* message of the last failed parameter call */
+    unsigned long param_rev;    /* counts successful parameter changes: a stepper restarts
+                                   CVODE when it changed since its last step */
 };
 
 /* Host input wrench on one body, held until changed. */
@@ -103,6 +108,12 @@ struct mbs_data {
     struct mbs_loops *loops;
     /* planar path scratch (src/planar/), NULL when the model is not planar */
     struct mbs_planar_data *planar;
+
+    /* host inputs of the two-frame forces (src/forces/frame_force.c) */
+    double *force_in;     /* [6 nforce] force, torque of each element (used by frame forces,
+                             initially their constant value) */
+    unsigned long input_rev; /* counts mbs_set_frame_force calls: the CVODE kinds restart
+                                when it changed since their last step */
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

@@ -3,13 +3,11 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "core/builder.h"
+#include "forces/force_builder.h"
 #include "core/internal.h"
 
-#define LABEL_LEN 96
-
 /* "\"name\"" of the element about to be added, or "#id" (its future id) when unnamed. */
-static const char *element_label(const mbs_builder *b, const char *name, char *buf, int len)
+const char *mbs_force_label(const mbs_builder *b, const char *name, char *buf, int len)
 {
     if (name && name[0]) snprintf(buf, (size_t)len, "\"%s\"", name);
     else snprintf(buf, (size_t)len, "#%d", b->nforce);
@@ -17,8 +15,8 @@ static const char *element_label(const mbs_builder *b, const char *name, char *b
 }
 
 /* Append f (its name still to be copied from name); returns the element id or a status. */
-static int push_element(mbs_builder *b, mbs_force_model *f, const char *name, const char *kind,
-                        const char *label)
+int mbs_force_push(mbs_builder *b, mbs_force_model *f, const char *name, const char *kind,
+                   const char *label)
 {
     f->name = mbs_strdup_name(name);
     if (!f->name)
@@ -38,24 +36,21 @@ mbs_spring_damper_def mbs_default_spring_damper_def(void)
     return def;
 }
 
-/* Validate the bodies and points of a line element. */
-static int check_line_geometry(mbs_builder *b, const mbs_spring_damper_def *def,
-                               const char *label)
+/* Validate the bodies and points of a line element of the given kind. */
+int mbs_line_points_check(mbs_builder *b, const char *kind, const char *label, int body_a,
+                          int body_b, const double point_a[3], const double point_b[3])
 {
-    if (def->body_a < 0 || def->body_a > b->nbody)
-        return mbs_errorf(b->error, MBS_ERR_ARG, "spring-damper %s: unknown body_a %d", label,
-                          def->body_a);
-    if (def->body_b < 0 || def->body_b > b->nbody)
-        return mbs_errorf(b->error, MBS_ERR_ARG, "spring-damper %s: unknown body_b %d", label,
-                          def->body_b);
-    if (!mbs_all_bounded(def->point_a, 3) || !mbs_all_bounded(def->point_b, 3))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "spring-damper %s: non-finite attachment point",
+    if (body_a < 0 || body_a > b->nbody)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: unknown body_a %d", kind, label, body_a);
+    if (body_b < 0 || body_b > b->nbody)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: unknown body_b %d", kind, label, body_b);
+    if (!mbs_all_bounded(point_a, 3) || !mbs_all_bounded(point_b, 3))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: non-finite attachment point", kind,
                           label);
-    if (def->body_a == def->body_b && def->point_a[0] == def->point_b[0] &&
-        def->point_a[1] == def->point_b[1] && def->point_a[2] == def->point_b[2])
-        return mbs_errorf(b->error, MBS_ERR_ARG,
-                          "spring-damper %s: both ends at the same point of body %d", label,
-                          def->body_a);
+    if (body_a == body_b && point_a[0] == point_b[0] && point_a[1] == point_b[1] &&
+        point_a[2] == point_b[2])
+        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: both ends at the same point of body %d",
+                          kind, label, body_a);
     return MBS_OK;
 }
 
@@ -78,8 +73,9 @@ int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def)
     if (!b) return MBS_ERR_ARG;
     if (!def)
         return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_spring_damper: def is NULL");
-    element_label(b, def->name, label, LABEL_LEN);
-    int rc = check_line_geometry(b, def, label);
+    mbs_force_label(b, def->name, label, LABEL_LEN);
+    int rc = mbs_line_points_check(b, "spring-damper", label, def->body_a, def->body_b,
+                                   def->point_a, def->point_b);
     if (rc == MBS_OK) rc = check_coefficient(b, "spring-damper", label, "stiffness", def->stiffness);
     if (rc == MBS_OK) rc = check_coefficient(b, "spring-damper", label, "damping", def->damping);
     if (rc == MBS_OK)
@@ -96,7 +92,7 @@ int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def)
     f.damping = def->damping;
     f.rest = def->rest_length;
     f.joint = f.dof = f.vindex = f.qindex = -1;
-    return push_element(b, &f, def->name, "spring-damper", label);
+    return mbs_force_push(b, &f, def->name, "spring-damper", label);
 }
 
 /* Spring-damper on one dof of a joint (joint_spring_damper.c); compile checks the joint
@@ -132,7 +128,7 @@ int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiff
     f.joint = joint;
     f.dof = dof;
     f.vindex = f.qindex = -1; /* set by compile from the joint's qadr/vadr */
-    return push_element(b, &f, NULL, "joint spring-damper", label);
+    return mbs_force_push(b, &f, NULL, "joint spring-damper", label);
 }
 
 /* User force law (callback.c); name is copied and may be NULL. Returns its id. */
@@ -140,7 +136,7 @@ int mbs_add_force_callback(mbs_builder *b, const char *name, mbs_force_callback 
 {
     char label[LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
-    element_label(b, name, label, LABEL_LEN);
+    mbs_force_label(b, name, label, LABEL_LEN);
     if (!fn)
         return mbs_errorf(b->error, MBS_ERR_ARG, "force callback %s: function is NULL", label);
     mbs_force_model f = {0};
@@ -149,5 +145,5 @@ int mbs_add_force_callback(mbs_builder *b, const char *name, mbs_force_callback 
     f.joint = f.dof = f.vindex = f.qindex = -1;
     f.fn = fn;
     f.user = user;
-    return push_element(b, &f, name, "force callback", label);
+    return mbs_force_push(b, &f, name, "force callback", label);
 }

@@ -37,6 +37,9 @@ struct mbs_stepper {
     double *work;   /* kind scratch (fixed-step stages), sized by the kind at create */
     double *errw;   /* local-error estimate scratch (stepper_error.c), NULL when off */
     void *impl;     /* kind state (CVODE memory) */
+    /* the data's input_rev and the model's param_rev at the last step: a change (a
+       two-frame force input, a parameter) restarts a multistep kind */
+    unsigned long input_rev, param_rev;
 };
 
 struct mbs_stepper_vtable {
