@@ -464,6 +464,51 @@ typedef struct mbs_line_force_def {
 mbs_line_force_def mbs_default_line_force_def(void);
 int mbs_add_line_force(mbs_builder *b, const mbs_line_force_def *def); /* element id */
 
+/* Parameters of a compiled model, changed for a new run without compiling again (a sweep).
+   Each change is validated as the builder validates the same value (a body's mass, com and
+   inertia together; coefficients >= 0; ...) and a refused one leaves the model as it was,
+   with the message in mbs_model_error. Every derived quantity is updated (spatial inertias,
+   the planar path's inertias, the swing axes of a point mass), so the model is the one that
+   mbs_compile would have built with the new value, bit for bit. A body compile turned into
+   a point mass (no rotational coordinates) must stay a point mass, with its mass off the
+   centre of a spherical joint when it was; a body that compile would now turn into one is
+   refused too (MBS_ERR_ARG, "compile the model again").
+   Data objects read the model at every call, so data made from the model see the change at
+   their next call; a stepper restarts its integrator (CVODE's history) at its next step.
+   The model is shared, not locked: do not change a parameter while another thread runs a
+   call on a data object of the same model (between runs it is safe). */
+typedef enum mbs_param_kind {
+    MBS_PARAM_MASS,       /* body id: mass */
+    MBS_PARAM_COM,        /* body id: com[index], index 0..2 */
+    MBS_PARAM_INERTIA,    /* body id: inertia[index], index 0..8 row-major (about the com);
+                             the symmetric entry changes with it */
+    MBS_PARAM_STIFFNESS,  /* force element id: line or joint spring-damper stiffness */
+    MBS_PARAM_DAMPING,    /* force element id: line or joint spring-damper damping */
+    MBS_PARAM_REST,       /* force element id: rest length (line, >= 0) or rest position
+                             (joint spring-damper) */
+    MBS_PARAM_GRAVITY,    /* uniform gravity g[index], index 0..2 (a model with uniform
+                             gravity; id unused) */
+    MBS_PARAM_GRAVITY_MU  /* point gravity mu > 0 (a model with point gravity; id unused) */
+} mbs_param_kind;
+typedef struct mbs_param {
+    mbs_param_kind kind;
+    int id;    /* body or force element id */
+    int index; /* component, where the kind has several */
+} mbs_param;
+/* Message of the last failed parameter call on m; "" when there was none. */
+const char *mbs_model_error(const mbs_model *m);
+/* Current value of a parameter (MBS_ERR_ARG for a bad parameter, message in the model's). */
+int mbs_model_get_param(const mbs_model *m, const mbs_param *p, double *value);
+/* Set one parameter. */
+int mbs_model_set_param(mbs_model *m, const mbs_param *p, double value);
+/* Set mass, com and inertia of a body at once (def's name is ignored); the world (0) is
+   refused. */
+int mbs_model_set_body(mbs_model *m, int body, const mbs_body_def *def);
+/* Gravity of a compiled model: uniform g, or point gravity (center, mu > 0); either kind may
+   replace the other. */
+int mbs_model_set_gravity(mbs_model *m, const double g[3]);
+int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu);
+
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop
 #endif

@@ -16,6 +16,7 @@
  * cycle of fixed joints (a body fixed to itself) is rejected. */
 #include "core/builder.h"
 #include "core/internal.h"
+#include "core/params.h"
 #include "core/point_mass.h"
 #include "planar/planar.h"
 
@@ -333,17 +334,7 @@ static int fill_bodies(const mbs_builder *b, mbs_model *m)
         mbs_body_model *bm = &m->bodies[i];
         bm->name = mbs_strdup_name(d->name);
         if (!bm->name) return MBS_ERR_NOMEM;
-        bm->mass = d->mass;
-        v3_copy(bm->com, d->com);
-        memcpy(bm->inertia, d->inertia, sizeof bm->inertia);
-        /* RBDA eq. 2.63: h = m c, Ibar = Ic + m (|c|^2 1 - c c^T) */
-        bm->rbi.m = d->mass;
-        v3_scale(bm->rbi.h, d->com, d->mass);
-        double cc = v3_dot(d->com, d->com);
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-                bm->rbi.I[3 * r + c] = d->inertia[3 * r + c] +
-                                       d->mass * ((r == c ? cc : 0.0) - d->com[r] * d->com[c]);
+        mbs_body_set_inertia(bm, d->mass, d->com, d->inertia);
         bm->parent = bm->joint = -1;
     }
     return MBS_OK;

@@ -68,6 +68,7 @@ void mbs_reduce_point_masses(const mbs_builder *b, mbs_model *m)
         if (!ops) continue;
         if (ops == &mbs_joint_translational_ops) jm->type = MBS_JOINT_TRANSLATIONAL;
         jm->ops = ops;
+        jm->point_mass = 1;
         jm->nq = ops->nq;
         jm->nv = ops->nv;
     }

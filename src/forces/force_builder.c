@@ -54,16 +54,23 @@ int mbs_line_points_check(mbs_builder *b, const char *kind, const char *label, i
     return MBS_OK;
 }
 
+/* See force_builder.h: finite, bounded and >= 0, else the message in err. */
+int mbs_coefficient_check(char *err, const char *kind, const char *label, const char *what,
+                          double value)
+{
+    if (!(fabs(value) <= MBS_MAX_VALUE))
+        return mbs_errorf(err, MBS_ERR_ARG, "%s %s: %s is not finite or beyond 1e100 in magnitude", kind, label, what);
+    if (value < 0.0)
+        return mbs_errorf(err, MBS_ERR_ARG, "%s %s: %s must be >= 0 (got %g)", kind, label,
+                          what, value);
+    return MBS_OK;
+}
+
 /* Validate a coefficient that must be finite and >= 0. */
 static int check_coefficient(mbs_builder *b, const char *kind, const char *label,
                              const char *what, double value)
 {
-    if (!(fabs(value) <= MBS_MAX_VALUE))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: %s is not finite or beyond 1e100 in magnitude", kind, label, what);
-    if (value < 0.0)
-        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: %s must be >= 0 (got %g)", kind, label,
-                          what, value);
-    return MBS_OK;
+    return mbs_coefficient_check(b->error, kind, label, what, value);
 }
 
 /* Line spring-damper between two body points (spring_damper.c); returns its id. */

@@ -54,6 +54,8 @@ typedef struct mbs_joint_model {
     int ncon;                /* number of constraint rows (0 for a tree joint) */
     mbs_cut_row rows[MBS_CUT_MAX_ROWS]; /* e in parent body, f in child body coordinates */
     double con_length;       /* characteristic length of the loop (scales POINT/DISTANCE rows) */
+    int point_mass;          /* 1: reduced at compile for its point-mass child (src/core/
+                                point_mass.c): translational, swing or fixed ops */
 } mbs_joint_model;
 
 struct mbs_joint_ops {
