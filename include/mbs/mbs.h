@@ -509,6 +509,52 @@ int mbs_model_set_body(mbs_model *m, int body, const mbs_body_def *def);
 int mbs_model_set_gravity(mbs_model *m, const double g[3]);
 int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu);
 
+/* Parameter sensitivities (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful
+   symbolic generator of multibody models", §3.5.2, the direct method): d(trajectory)/d(p)
+   for chosen parameters, integrated with the motion by SUNDIALS CVODES' forward sensitivity
+   analysis (staggered corrector, sensitivities in the error test, CVODES' centred
+   difference quotients for the sensitivity right-hand side). A run integrates the data's
+   state like a CVODE stepper and the sensitivities dq/dp (nq, raw derivatives of q's
+   numbers, quaternion components included) and dv/dp (nv) alongside, starting from zero
+   at the state the run object was created (or restarted) at.
+   Tolerances: CVODES' difference quotients perturb the state by about the error tolerance,
+   so below rtol ~1e-8 the rounding of the dynamics (~1e-15) dominates them and the
+   sensitivities' error test fails (MBS_ERR_SOLVER, too many steps). At rtol 1e-8 (the
+   default) the sensitivities agree with central differences of two tight runs to ~3e-7 of
+   their size (tests/test_sensitivity.c).
+   Tree models only (a model with cut joints is MBS_ERR_STATE); Cardan joints are not
+   re-based during a run. While a run evaluates, the model's parameters take the perturbed
+   values CVODES asks for; the run puts the nominal values back before it returns, so do not
+   share the model with another thread during a run. A run may allocate (it is an offline
+   analysis, not a control-loop call). A build without SUNDIALS (-Dcvode=disabled) refuses
+   mbs_sens_create with MBS_ERR_STATE. */
+typedef struct mbs_sens mbs_sens;
+typedef struct mbs_sens_def {
+    mbs_stepper_kind kind;   /* MBS_STEP_CVODE_ADAMS or MBS_STEP_CVODE_BDF (Newton with a
+                                dense linear solver either way) */
+    double rtol, atol;       /* of the state; the sensitivities' follow from them (CVODES) */
+    double max_step;         /* 0: no limit */
+    long max_internal_steps; /* per mbs_sens_run call */
+} mbs_sens_def;
+/* Adams, rtol 1e-8, atol 1e-10, no step limit, 100000 internal steps */
+mbs_sens_def mbs_default_sens_def(void);
+/* A sensitivity run of data d (of model m, which the run may perturb) for np >= 1 distinct
+   parameters (mbs_model_set_param's kinds); *out is written on success only, the message of
+   a failure is in mbs_data_error(d). The inertia of a point mass is not a parameter here. */
+int mbs_sens_create(mbs_model *m, mbs_data *d, const mbs_param *params, int np,
+                    const mbs_sens_def *def, mbs_sens **out);
+void mbs_sens_destroy(mbs_sens *s); /* NULL allowed */
+/* Integrate from the data's time to t_end > time: the data's t, q (normalised), v at t_end.
+   MBS_ERR_STATE when the data's state or a parameter was changed since the run object last
+   left it (mbs_sens_restart starts again from there); on failure the data's state is as it
+   was before the call. */
+int mbs_sens_run(mbs_sens *s, double t_end);
+/* dq (nq x 1) and dv (nv x 1), each nullable: the sensitivities to parameter k (0..np-1) at
+   the data's time. */
+int mbs_sens_get(const mbs_sens *s, int k, double *dq, double *dv);
+/* Start again at the data's current state and parameter values, sensitivities zero. */
+int mbs_sens_restart(mbs_sens *s);
+
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop
 #endif
