@@ -4,11 +4,14 @@
  * of the whole system under an internal force (action = reaction), closed-form motions under
  * world forces, the built-in spring-damper (bitwise), energy with a conservative law, and
  * every bad input. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include "common.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -564,6 +567,114 @@ static void test_bad_input(void **state)
     mbs_builder_destroy(b);
 }
 
+/* ---------------------------------------------------------------- model files */
+
+/* Load the superset text into a new builder (through a temporary file); the status. */
+static int load_text(mbs_builder *b, const char *text)
+{
+    char tmp[] = "/tmp/mbs_frame_force_XXXXXX";
+    const int fd = mkstemp(tmp);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    fputs(text, f);
+    fclose(f);
+    const int st = mbs_builder_load(b, tmp);
+    remove(tmp);
+    return st;
+}
+
+static const char FILE_HEAD[] =
+    "<robot name=\"r\">\n"
+    "  <gravity none=\"true\"/>\n"
+    "  <link name=\"world\"/>\n"
+    "  <link name=\"a\"><inertial><mass value=\"1.5\"/>"
+    "<inertia ixx=\"0.3\" ixy=\"0\" ixz=\"0\" iyy=\"0.25\" iyz=\"0\" izz=\"0.35\"/></inertial></link>\n"
+    "  <link name=\"b\"><inertial><mass value=\"0.8\"/>"
+    "<inertia ixx=\"0.3\" ixy=\"0\" ixz=\"0\" iyy=\"0.25\" iyz=\"0\" izz=\"0.35\"/></inertial></link>\n"
+    "  <joint name=\"fa\" type=\"free\"><parent link=\"world\"/><child link=\"a\"/></joint>\n"
+    "  <joint name=\"fb\" type=\"free\"><parent link=\"world\"/><child link=\"b\"/>"
+    "<origin xyz=\"1 0 0\"/></joint>\n";
+
+/* <frame_force> in a model file builds the element the C API builds (forward dynamics
+   bitwise equal at a moving state; the host input then changes both alike); a bad resolve
+   value or a missing link_b is refused naming the line. */
+static void test_model_file(void **state)
+{
+    (void)state;
+    char text[4096];
+    snprintf(text, sizeof text, "%s"
+             "  <frame_force name=\"push\" link_a=\"a\" link_b=\"b\" resolve=\"frame_a\" "
+             "force=\"1 2 -0.5\" torque=\"0.3 0 -0.2\">\n"
+             "    <origin_a xyz=\"0.4 0 0\" rpy=\"0 0.5 0\"/>\n"
+             "    <origin_b xyz=\"0 -0.3 0\" rpy=\"-0.4 0 0\"/>\n"
+             "  </frame_force>\n</robot>\n", FILE_HEAD);
+    mbs_builder *bf = mbs_builder_create();
+    int st = load_text(bf, text);
+    if (st != MBS_OK) print_error("load: %s\n", mbs_builder_error(bf));
+    assert_int_equal(st, MBS_OK);
+    mbs_model *mf = compile_ok(bf);
+    mbs_builder *bc = mbs_builder_create();
+    assert_int_equal(mbs_builder_set_no_gravity(bc), MBS_OK);
+    mbs_body_def bd = mbs_default_body_def();
+    bd.inertia[0] = 0.3, bd.inertia[4] = 0.25, bd.inertia[8] = 0.35;
+    bd.mass = 1.5;
+    assert_int_equal(mbs_add_body(bc, &bd), 1);
+    bd.mass = 0.8;
+    assert_int_equal(mbs_add_body(bc, &bd), 2);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_FREE);
+    j.child = 1;
+    assert_int_equal(mbs_add_joint(bc, &j), 0);
+    j.child = 2, j.frame_parent.pos[0] = 1.0;
+    assert_int_equal(mbs_add_joint(bc, &j), 1);
+    mbs_frame_force_def fd = mbs_default_frame_force_def();
+    fd.body_a = 1, fd.body_b = 2, fd.resolve = MBS_RESOLVE_FRAME_A;
+    fd.frame_a.pos[0] = 0.4;
+    axis_rotation(0.0, 1.0, 0.0, 0.5, fd.frame_a.rot);
+    fd.frame_b.pos[1] = -0.3;
+    axis_rotation(1.0, 0.0, 0.0, -0.4, fd.frame_b.rot);
+    fd.force[0] = 1.0, fd.force[1] = 2.0, fd.force[2] = -0.5;
+    fd.torque[0] = 0.3, fd.torque[2] = -0.2;
+    assert_int_equal(mbs_add_frame_force(bc, &fd), 0);
+    mbs_model *mc = compile_ok(bc);
+    mbs_data *d[2] = {mbs_data_create(mf), mbs_data_create(mc)};
+    const double f2[3] = {0.0, -1.0, 3.0};
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int k = 0; k < 2; ++k) {
+            test_rng r;
+            test_rng_seed(&r, 4);
+            test_random_state(&r, d[k], 1.0, 1.0, 0.0);
+            if (pass) assert_int_equal(mbs_set_frame_force(d[k], 0, f2, NULL), MBS_OK);
+            assert_int_equal(mbs_forward_dynamics(d[k]), MBS_OK);
+        }
+        test_assert_close(mbs_data_qacc(d[0]), mbs_data_qacc(d[1]), 12, 1e-14,
+                          "<frame_force> vs mbs_add_frame_force");
+    }
+    assert_string_equal(mbs_model_joint_name(mf, 0), "fa");
+    for (int k = 0; k < 2; ++k) mbs_data_destroy(d[k]);
+    mbs_model_destroy(mf);
+    mbs_model_destroy(mc);
+    mbs_builder_destroy(bc);
+    mbs_builder_destroy(bf);
+
+    mbs_builder *b = mbs_builder_create();
+    snprintf(text, sizeof text, "%s  <frame_force link_b=\"b\" resolve=\"body\"/>\n</robot>\n",
+             FILE_HEAD);
+    assert_int_equal(load_text(b, text), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_builder_error(b), "resolve=\"body\""));
+    snprintf(text, sizeof text, "%s  <frame_force link_a=\"a\"/>\n</robot>\n", FILE_HEAD);
+    assert_int_equal(load_text(b, text), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_builder_error(b), "link_b is missing"));
+    snprintf(text, sizeof text, "%s  <frame_force link_b=\"b\" force=\"1 2\"/>\n</robot>\n",
+             FILE_HEAD);
+    assert_int_equal(load_text(b, text), MBS_ERR_ARG);
+    assert_int_equal(mbs_compile(b, NULL), MBS_ERR_ARG); /* the builder stayed empty */
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    assert_int_equal(mbs_model_nbody(m), 1);
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -573,6 +684,7 @@ int main(void)
         cmocka_unit_test(test_line_law_equals_spring_damper),
         cmocka_unit_test(test_line_law_energy),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_model_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
