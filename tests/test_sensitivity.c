@@ -323,7 +323,7 @@ static void test_bad_input(void **state)
     /* the host moves the state, or a parameter, behind the run's back */
     mbs_data_v(d)[0] += 0.1;
     double q0[16];
-    memcpy(q0, mbs_data_q(d), sizeof q0);
+    memcpy(q0, mbs_data_q(d), (size_t)mbs_model_nq(m) * sizeof(double));
     assert_int_equal(mbs_sens_run(s, 0.4), MBS_ERR_STATE);
     assert_non_null(strstr(mbs_data_error(d), "mbs_sens_restart"));
     assert_memory_equal(q0, mbs_data_q(d), (size_t)mbs_model_nq(m) * sizeof(double));
