@@ -530,8 +530,8 @@ int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu)
    mbs_sens_create with MBS_ERR_STATE. */
 typedef struct mbs_sens mbs_sens;
 typedef struct mbs_sens_def {
-    mbs_stepper_kind kind;   /* MBS_STEP_CVODE_ADAMS or MBS_STEP_CVODE_BDF (Newton with a
-                                dense linear solver either way) */
+    mbs_stepper_kind kind;   /* MBS_STEP_CVODE_ADAMS (fixed-point iteration, as the
+                                stepper) or MBS_STEP_CVODE_BDF (Newton, dense linear solver) */
     double rtol, atol;       /* of the state; the sensitivities' follow from them (CVODES) */
     double max_step;         /* 0: no limit */
     long max_internal_steps; /* per mbs_sens_run call */

@@ -6,7 +6,9 @@
  * derivative): a changed entry is written into the model (mbs_param_apply, swing axes kept)
  * before the dynamics runs. The nominal values are put back before a run returns. The
  * sensitivities s_k = dy/dp_k start at zero; CVODES' staggered corrector includes them in
- * the error test (tolerances estimated from the state's, CVodeSensEEtolerances). */
+ * the error test (tolerances estimated from the state's, CVodeSensEEtolerances). Adams
+ * iterates the state and the sensitivities by fixed point (as the Adams stepper), BDF by
+ * Newton with CVODES' dense linear solver and difference-quotient Jacobian. */
 #include "solvers/sensitivity.h"
 #include "core/params.h"
 
@@ -20,6 +22,7 @@
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
 struct mbs_sens {
     mbs_model *m;
@@ -37,8 +40,9 @@ struct mbs_sens {
     void *mem;
     N_Vector y;
     N_Vector *yS;           /* [np] */
-    SUNMatrix A;
+    SUNMatrix A;            /* BDF: Newton with a dense linear solver */
     SUNLinearSolver LS;
+    SUNNonlinearSolver NLS, NLSS; /* Adams: fixed point for the state and the sensitivities */
     int rhs_status, rhs_fatal; /* the right-hand side's last failure in this run */
     char msg[MBS_ERROR_LEN];   /* CVODES' last error message */
 };
@@ -131,15 +135,19 @@ static int reinit_from_last(mbs_sens *s)
     return flag;
 }
 
-/* Options of the run (tolerances, limits, the sensitivity method). */
+/* Options of the run (tolerances, limits, the nonlinear solvers of the kind, the
+   sensitivity method). */
 static int sens_options(mbs_sens *s)
 {
     int flag = CVodeSetUserData(s->mem, s);
     if (flag == CV_SUCCESS) flag = CVodeSStolerances(s->mem, s->def.rtol, s->def.atol);
     if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(s->mem, s->def.max_internal_steps);
     if (flag == CV_SUCCESS) flag = CVodeSetMaxStep(s->mem, s->def.max_step);
-    if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(s->mem, s->LS, s->A);
+    if (flag == CV_SUCCESS)
+        flag = s->NLS ? CVodeSetNonlinearSolver(s->mem, s->NLS)
+                      : CVodeSetLinearSolver(s->mem, s->LS, s->A);
     if (flag == CV_SUCCESS) flag = CVodeSensInit1(s->mem, s->np, CV_STAGGERED, NULL, s->yS);
+    if (flag == CV_SUCCESS && s->NLSS) flag = CVodeSetNonlinearSolverSensStg(s->mem, s->NLSS);
     if (flag == CV_SUCCESS) flag = CVodeSetSensParams(s->mem, s->p, s->pbar, NULL);
     if (flag == CV_SUCCESS) flag = CVodeSensEEtolerances(s->mem);
     if (flag == CV_SUCCESS) flag = CVodeSetSensErrCon(s->mem, SUNTRUE);
@@ -155,11 +163,17 @@ static int sens_build(mbs_sens *s)
     s->y = N_VNew_Serial(n, s->ctx);
     if (!s->y) return CV_MEM_FAIL;
     s->yS = N_VCloneVectorArray(s->np, s->y);
-    s->A = SUNDenseMatrix(n, n, s->ctx);
-    if (!s->yS || !s->A) return CV_MEM_FAIL;
-    s->LS = SUNLinSol_Dense(s->y, s->A, s->ctx);
+    if (!s->yS) return CV_MEM_FAIL;
+    if (s->def.kind == MBS_STEP_CVODE_BDF) {
+        s->A = SUNDenseMatrix(n, n, s->ctx);
+        if (!s->A || !(s->LS = SUNLinSol_Dense(s->y, s->A, s->ctx))) return CV_MEM_FAIL;
+    } else {
+        s->NLS = SUNNonlinSol_FixedPoint(s->y, 0, s->ctx);
+        s->NLSS = SUNNonlinSol_FixedPointSens(s->np, s->y, 0, s->ctx);
+        if (!s->NLS || !s->NLSS) return CV_MEM_FAIL;
+    }
     s->mem = CVodeCreate(s->def.kind == MBS_STEP_CVODE_BDF ? CV_BDF : CV_ADAMS, s->ctx);
-    if (!s->LS || !s->mem) return CV_MEM_FAIL;
+    if (!s->mem) return CV_MEM_FAIL;
     take_start(s);
     memcpy(N_VGetArrayPointer(s->y), s->last_y, (size_t)n * sizeof(double));
     for (int k = 0; k < s->np; ++k) N_VConst(0.0, s->yS[k]);
@@ -192,6 +206,8 @@ void mbs_sens_destroy(mbs_sens *s)
 {
     if (!s) return;
     if (s->mem) CVodeFree(&s->mem);
+    if (s->NLS) SUNNonlinSolFree(s->NLS);
+    if (s->NLSS) SUNNonlinSolFree(s->NLSS);
     if (s->LS) SUNLinSolFree(s->LS);
     if (s->A) SUNMatDestroy(s->A);
     if (s->yS) N_VDestroyVectorArray(s->yS, s->np);
