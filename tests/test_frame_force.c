@@ -5,7 +5,7 @@
  * world forces, the built-in spring-damper (bitwise), energy with a conservative law, and
  * every bad input. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
-#include "common.h"
+#include "run_helpers.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,34 +14,6 @@
 #include <unistd.h>
 
 /* ---------------------------------------------------------------- helpers */
-
-static mbs_model *compile_ok(mbs_builder *b)
-{
-    mbs_model *m = NULL;
-    int rc = mbs_compile(b, &m);
-    if (rc != MBS_OK) print_error("compile: %s: %s\n", mbs_status_name(rc), mbs_builder_error(b));
-    assert_int_equal(rc, MBS_OK);
-    return m;
-}
-
-static mbs_stepper *stepper_ok(mbs_data *d, mbs_stepper_kind kind, double rtol, double atol)
-{
-    mbs_stepper_def sd = mbs_default_stepper_def(kind);
-    sd.rtol = rtol;
-    sd.atol = atol;
-    sd.max_internal_steps = 1000000;
-    mbs_stepper *s = mbs_stepper_create(d, &sd);
-    if (!s) print_error("stepper: %s\n", mbs_data_error(d));
-    assert_non_null(s);
-    return s;
-}
-
-static void step_ok(mbs_stepper *s, mbs_data *d, double dt)
-{
-    int rc = mbs_stepper_step(s, dt);
-    if (rc != MBS_OK) print_error("step: %s: %s\n", mbs_status_name(rc), mbs_data_error(d));
-    assert_int_equal(rc, MBS_OK);
-}
 
 /* A rigid body with a full inertia tensor (principal moments 0.2, 0.3, 0.4 about tilted axes). */
 static int add_rigid_body(mbs_builder *b, double mass, double cx)
@@ -123,7 +95,7 @@ static void test_resolved_in_frame_b(void **state)
         } else {
             assert_int_equal(mbs_add_force_callback(b, "by hand", by_hand, Rf), 0);
         }
-        m[k] = compile_ok(b);
+        m[k] = run_compile_ok(b);
         mbs_builder_destroy(b);
         d[k] = mbs_data_create(m[k]);
         double *v = mbs_data_v(d[k]);
@@ -132,11 +104,11 @@ static void test_resolved_in_frame_b(void **state)
         assert_int_equal(mbs_forward_dynamics(d[k]), MBS_OK);
     }
     test_assert_close(mbs_data_qacc(d[0]), mbs_data_qacc(d[1]), 6, 1e-14, "frame_b force vs by hand");
-    mbs_stepper *s0 = stepper_ok(d[0], MBS_STEP_RK4, 1e-6, 1e-8);
-    mbs_stepper *s1 = stepper_ok(d[1], MBS_STEP_RK4, 1e-6, 1e-8);
+    mbs_stepper *s0 = run_stepper_ok(d[0], MBS_STEP_RK4, 1e-6, 1e-8);
+    mbs_stepper *s1 = run_stepper_ok(d[1], MBS_STEP_RK4, 1e-6, 1e-8);
     for (int i = 0; i < 1000; ++i) {
-        step_ok(s0, d[0], 1e-3);
-        step_ok(s1, d[1], 1e-3);
+        run_step_ok(s0, d[0], 1e-3);
+        run_step_ok(s1, d[1], 1e-3);
     }
     test_assert_close(mbs_data_q(d[0]), mbs_data_q(d[1]), 7, 1e-12, "q: frame_b force vs by hand");
     test_assert_close(mbs_data_v(d[0]), mbs_data_v(d[1]), 6, 1e-12, "v: frame_b force vs by hand");
@@ -205,7 +177,7 @@ static void test_action_reaction(void **state)
             fd.torque[0] = 0.3, fd.torque[2] = -0.2;
             if (cb) fd.fn = varying;
             assert_int_equal(mbs_add_frame_force(b, &fd), 0);
-            mbs_model *m = compile_ok(b);
+            mbs_model *m = run_compile_ok(b);
             mbs_builder_destroy(b);
             mbs_data *d = mbs_data_create(m);
             double *q = mbs_data_q(d), *v = mbs_data_v(d);
@@ -214,10 +186,10 @@ static void test_action_reaction(void **state)
             double P0[3], L0[3], P[3], L[3];
             assert_int_equal(mbs_momentum(d, P0, L0), MBS_OK);
             assert_true(momentum_rate(d) < 1e-13);
-            mbs_stepper *s = stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-13, 1e-14);
+            mbs_stepper *s = run_stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-13, 1e-14);
             double worst = 0.0, moved = 0.0;
             for (int k = 0; k < 20; ++k) {
-                step_ok(s, d, 0.1);
+                run_step_ok(s, d, 0.1);
                 assert_int_equal(mbs_momentum(d, P, L), MBS_OK);
                 for (int i = 0; i < 3; ++i)
                     worst = fmax(worst, fmax(fabs(P[i] - P0[i]), fabs(L[i] - L0[i])));
@@ -260,17 +232,17 @@ static void test_world_force_closed_form(void **state)
             if (mode == 0) fd.fn = varying; /* f_x = sin 3t */
             else fd.force[0] = 2.0;
             assert_int_equal(mbs_add_frame_force(b, &fd), 0);
-            mbs_model *m = compile_ok(b);
+            mbs_model *m = run_compile_ok(b);
             mbs_builder_destroy(b);
             mbs_data *d = mbs_data_create(m);
-            mbs_stepper *s = stepper_ok(d, (mbs_stepper_kind)kind, 1e-11, 1e-13);
+            mbs_stepper *s = run_stepper_ok(d, (mbs_stepper_kind)kind, 1e-11, 1e-13);
             double worst = 0.0;
             for (int k = 1; k <= 20; ++k) {
                 if (mode == 1 && k == 11) {
                     const double f2[3] = {-1.0, 0.0, 0.0};
                     assert_int_equal(mbs_set_frame_force(d, 0, f2, NULL), MBS_OK);
                 }
-                step_ok(s, d, 0.05);
+                run_step_ok(s, d, 0.05);
                 const double t = mbs_data_time(d);
                 double x;
                 if (mode == 0) {
@@ -355,7 +327,7 @@ static mbs_model *hanging_body(int user_law, mbs_line_law law, mbs_line_potentia
     s2.point_b[0] = -0.1;
     s2.stiffness = 80.0, s2.rest_length = 0.8;
     assert_int_equal(mbs_add_spring_damper(b, &s2), 1);
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = run_compile_ok(b);
     mbs_builder_destroy(b);
     return m;
 }
@@ -381,10 +353,10 @@ static void test_line_law_equals_spring_damper(void **state)
         m[k] = hanging_body(k, linear_law, NULL, &p);
         d[k] = mbs_data_create(m[k]);
         hanging_start(d[k]);
-        s[k] = stepper_ok(d[k], MBS_STEP_RK4, 1e-6, 1e-8);
+        s[k] = run_stepper_ok(d[k], MBS_STEP_RK4, 1e-6, 1e-8);
     }
     for (int i = 0; i < 1000; ++i)
-        for (int k = 0; k < 2; ++k) step_ok(s[k], d[k], 1e-3);
+        for (int k = 0; k < 2; ++k) run_step_ok(s[k], d[k], 1e-3);
     assert_memory_equal(mbs_data_q(d[0]), mbs_data_q(d[1]), 7 * sizeof(double));
     assert_memory_equal(mbs_data_v(d[0]), mbs_data_v(d[1]), 6 * sizeof(double));
     for (int k = 0; k < 2; ++k) {
@@ -418,10 +390,10 @@ static void test_line_law_energy(void **state)
     assert_true(fabs((V - V0) - Vlaw) <= 1e-15 * (1.0 + fabs(V)));
     assert_true(T == T0);
     const double E0 = T + V;
-    mbs_stepper *s = stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-11, 1e-13);
+    mbs_stepper *s = run_stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-11, 1e-13);
     double worst = 0.0;
     for (int k = 0; k < 30; ++k) {
-        step_ok(s, d, 0.1);
+        run_step_ok(s, d, 0.1);
         assert_int_equal(mbs_energy(d, &T, &V), MBS_OK);
         worst = fmax(worst, fabs(T + V - E0) / fabs(E0));
     }
@@ -516,7 +488,7 @@ static void test_bad_input(void **state)
     nd.fn = nesting;
     nd.user = seen;
     assert_int_equal(mbs_add_frame_force(b, &nd), 2);
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = run_compile_ok(b);
     assert_int_equal(mbs_model_nforce(m), 3);
     mbs_data *d = mbs_data_create(m);
     /* the law's failures */
@@ -555,7 +527,7 @@ static void test_bad_input(void **state)
     fd.force[0] = 4.0;
     assert_int_equal(mbs_add_frame_force(b, &fd), 0);
     assert_int_equal(mbs_add_frame_force(b, &nd), 1);
-    m = compile_ok(b);
+    m = run_compile_ok(b);
     d = mbs_data_create(m);
     assert_int_equal(mbs_set_frame_force(d, 0, bad, NULL), MBS_ERR_ARG);
     assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
@@ -612,7 +584,7 @@ static void test_model_file(void **state)
     int st = load_text(bf, text);
     if (st != MBS_OK) print_error("load: %s\n", mbs_builder_error(bf));
     assert_int_equal(st, MBS_OK);
-    mbs_model *mf = compile_ok(bf);
+    mbs_model *mf = run_compile_ok(bf);
     mbs_builder *bc = mbs_builder_create();
     assert_int_equal(mbs_builder_set_no_gravity(bc), MBS_OK);
     mbs_body_def bd = mbs_default_body_def();
@@ -635,7 +607,7 @@ static void test_model_file(void **state)
     fd.force[0] = 1.0, fd.force[1] = 2.0, fd.force[2] = -0.5;
     fd.torque[0] = 0.3, fd.torque[2] = -0.2;
     assert_int_equal(mbs_add_frame_force(bc, &fd), 0);
-    mbs_model *mc = compile_ok(bc);
+    mbs_model *mc = run_compile_ok(bc);
     mbs_data *d[2] = {mbs_data_create(mf), mbs_data_create(mc)};
     const double f2[3] = {0.0, -1.0, 3.0};
     for (int pass = 0; pass < 2; ++pass) {

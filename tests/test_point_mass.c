@@ -6,7 +6,7 @@
  * points of the general spherical pendulum (from its energy and angular-momentum
  * integrals), and the dynamics algorithms against each other. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
-#include "common.h"
+#include "run_helpers.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,15 +17,6 @@
 #define PI 3.14159265358979323846
 
 /* ---------------------------------------------------------------- helpers */
-
-static mbs_model *compile_ok(mbs_builder *b)
-{
-    mbs_model *m = NULL;
-    int rc = mbs_compile(b, &m);
-    if (rc != MBS_OK) print_error("compile: %s: %s\n", mbs_status_name(rc), mbs_builder_error(b));
-    assert_int_equal(rc, MBS_OK);
-    return m;
-}
 
 /* A point mass: mass m, com c, zero inertia. */
 static int add_point_mass(mbs_builder *b, const char *name, double mass, double cx, double cy,
@@ -39,25 +30,6 @@ static int add_point_mass(mbs_builder *b, const char *name, double mass, double 
     int id = mbs_add_body(b, &bd);
     assert_true(id > 0);
     return id;
-}
-
-static mbs_stepper *stepper_ok(mbs_data *d, mbs_stepper_kind kind, double rtol, double atol)
-{
-    mbs_stepper_def sd = mbs_default_stepper_def(kind);
-    sd.rtol = rtol;
-    sd.atol = atol;
-    sd.max_internal_steps = 1000000;
-    mbs_stepper *s = mbs_stepper_create(d, &sd);
-    if (!s) print_error("stepper: %s\n", mbs_data_error(d));
-    assert_non_null(s);
-    return s;
-}
-
-static void step_ok(mbs_stepper *s, mbs_data *d, double dt)
-{
-    int rc = mbs_stepper_step(s, dt);
-    if (rc != MBS_OK) print_error("step: %s: %s\n", mbs_status_name(rc), mbs_data_error(d));
-    assert_int_equal(rc, MBS_OK);
 }
 
 static double norm3(const double x[3]) { return sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]); }
@@ -99,7 +71,7 @@ static void test_fig7_kepler(void **state)
     assert_int_equal(mbs_builder_set_point_gravity(b, c, mu), MBS_OK);
     add_point_mass(b, "planet1", mass[0], 0, 0, 0);
     add_point_mass(b, "planet2", mass[1], 0, 0, 0);
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = run_compile_ok(b);
     assert_int_equal(mbs_model_nq(m), 6);
     assert_int_equal(mbs_model_nv(m), 6);
     mbs_joint_def jd;
@@ -123,11 +95,11 @@ static void test_fig7_kepler(void **state)
     const double E0 = total_energy(d);
     double L0[3], P[3], L[3];
     assert_int_equal(mbs_momentum(d, P, L0), MBS_OK);
-    mbs_stepper *s = stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-12, 1e-14);
+    mbs_stepper *s = run_stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-12, 1e-14);
     double worst_pos = 0.0, worst_E = 0.0, worst_L = 0.0;
     const int n = 40;
     for (int k = 1; k <= n; ++k) {
-        step_ok(s, d, T[0] / n);
+        run_step_ok(s, d, T[0] / n);
         const double t = mbs_data_time(d);
         for (int i = 0; i < 2; ++i) {
             double xy[2];
@@ -170,7 +142,7 @@ static mbs_model *spherical_pendulum(mbs_rotation rotation)
     jd.rotation = rotation;
     jd.frame_child.pos[2] = PEND_L;
     assert_int_equal(mbs_add_joint(b, &jd), 0);
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = run_compile_ok(b);
     mbs_builder_destroy(b);
     return m;
 }
@@ -220,10 +192,10 @@ static void test_conical_pendulum(void **state)
         assert_int_equal(mbs_momentum(d, P, L), MBS_OK);
         const double Lz0 = L[2];
         assert_true(fabs(Lz0 - PEND_M * Om * pow(PEND_L * sin(th), 2)) < 1e-12);
-        mbs_stepper *s = stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-12, 1e-14);
+        mbs_stepper *s = run_stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-12, 1e-14);
         double worst_p = 0.0, worst_E = 0.0, worst_Lz = 0.0;
         for (int k = 1; k <= 60; ++k) {
-            step_ok(s, d, 0.05);
+            run_step_ok(s, d, 0.05);
             const double t = mbs_data_time(d), c = cos(Om * t), sn = sin(Om * t);
             const double ref[3] = {c * p0[0] - sn * p0[1], sn * p0[0] + c * p0[1], p0[2]};
             bob_position(d, p);
@@ -286,11 +258,11 @@ static void test_spherical_pendulum_turning(void **state)
     double P[3], L[3], p[3];
     assert_int_equal(mbs_momentum(d, P, L), MBS_OK);
     const double Lz0 = L[2];
-    mbs_stepper *s = stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-12, 1e-14);
+    mbs_stepper *s = run_stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-12, 1e-14);
     double th[3] = {th0, th0, th0}, worst_min = 0.0, worst_max = 0.0, worst_E = 0.0, worst_Lz = 0.0;
     int nmin = 0, nmax = 0;
     for (int k = 1; k <= 4000; ++k) {
-        step_ok(s, d, 1e-3);
+        run_step_ok(s, d, 1e-3);
         bob_position(d, p);
         th[0] = th[1], th[1] = th[2], th[2] = acos(-p[2] / PEND_L);
         if (k >= 2 && th[1] < th[0] && th[1] <= th[2]) {
@@ -346,7 +318,7 @@ static void test_chain_dynamics(void **state)
     sj.frame_parent.pos[0] = 1.0;
     sj.frame_child.pos[2] = 0.3;
     assert_int_equal(mbs_add_joint(b, &sj), 1);
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = run_compile_ok(b);
     const int nv = mbs_model_nv(m);
     assert_int_equal(nv, 6);
     assert_int_equal(mbs_model_joint_nv(m, 1), 2);
@@ -374,11 +346,11 @@ static void test_chain_dynamics(void **state)
     memcpy(q, qs, sizeof qs);
     memcpy(v, vs, sizeof vs);
     assert_int_equal(mbs_normalize_q(m, q), MBS_OK);
-    mbs_stepper *s = stepper_ok(d, MBS_STEP_RK4, 1e-6, 1e-8);
+    mbs_stepper *s = run_stepper_ok(d, MBS_STEP_RK4, 1e-6, 1e-8);
     const double E0 = total_energy(d);
     double worst = 0.0;
     for (int k = 0; k < 2000; ++k) {
-        step_ok(s, d, 1e-3);
+        run_step_ok(s, d, 1e-3);
         if (k % 50 == 0) worst = fmax(worst, fabs(total_energy(d) - E0) / fabs(E0));
     }
     print_message("arm + point masses, RK4 1 ms: energy drift %.2e over 2 s\n", worst);
@@ -407,7 +379,7 @@ static void test_free_body_momentum(void **state)
     sj.child = pm;
     sj.frame_parent.pos[0] = 0.5;
     assert_int_equal(mbs_add_joint(b, &sj), 0);
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = run_compile_ok(b);
     assert_int_equal(mbs_model_nv(m), 8);
     mbs_data *d = mbs_data_create(m);
     test_rng r;
@@ -415,10 +387,10 @@ static void test_free_body_momentum(void **state)
     test_random_state(&r, d, 1.0, 2.0, 0.0);
     double P0[3], L0[3], P[3], L[3];
     assert_int_equal(mbs_momentum(d, P0, L0), MBS_OK);
-    mbs_stepper *s = stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-11, 1e-13);
+    mbs_stepper *s = run_stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-11, 1e-13);
     double worst = 0.0;
     for (int k = 0; k < 30; ++k) {
-        step_ok(s, d, 0.1);
+        run_step_ok(s, d, 0.1);
         assert_int_equal(mbs_momentum(d, P, L), MBS_OK);
         for (int i = 0; i < 3; ++i)
             worst = fmax(worst, fmax(fabs(P[i] - P0[i]) / norm3(P0), fabs(L[i] - L0[i]) / norm3(L0)));
@@ -458,7 +430,7 @@ static void test_reduction_rules(void **state)
     sj.parent = p3;
     sj.child = p4;
     assert_int_equal(mbs_add_joint(b, &sj), 3);
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = run_compile_ok(b);
     mbs_joint_def jd;
     assert_int_equal(mbs_model_joint_def(m, 0, &jd), MBS_OK);
     assert_int_equal(jd.type, MBS_JOINT_TRANSLATIONAL);
@@ -495,7 +467,7 @@ static void test_translational_joint(void **state)
         tj.frame_parent.pos[2] = 1.0;
         assert_int_equal(mbs_add_joint(b, &tj), 0);
         if (!cut) assert_int_equal(mbs_add_joint_spring_damper(b, 0, 2, 50.0, 0.0, 0.1), 0);
-        mbs_model *m = compile_ok(b);
+        mbs_model *m = run_compile_ok(b);
         mbs_data *d = mbs_data_create(m);
         assert_int_equal(mbs_set_body_wrench(d, id, F, Tq, NULL), MBS_OK);
         assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
@@ -603,7 +575,7 @@ static void test_model_file(void **state)
     remove(tmp);
     if (st != MBS_OK) print_error("load: %s\n", mbs_builder_error(b));
     assert_int_equal(st, MBS_OK);
-    mbs_model *m = compile_ok(b);
+    mbs_model *m = run_compile_ok(b);
     mbs_builder_destroy(b);
     assert_int_equal(mbs_model_nq(m), 6);
     const double p0[2][3] = {{0, 0.6, 0}, {0.6, 0.6, 0}}, v0[2][3] = {{1, 0, 0}, {0.6, 0, 0}};
@@ -620,8 +592,8 @@ static void test_model_file(void **state)
         const double r = norm3(p0[i]), v = norm3(v0[i]), eps = 0.5 * v * v - 1.0 / r;
         const double a = -1.0 / (2.0 * eps), T = 2.0 * PI * sqrt(a * a * a);
         const double E0 = total_energy(d);
-        mbs_stepper *s = stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-12, 1e-14);
-        step_ok(s, d, T);
+        mbs_stepper *s = run_stepper_ok(d, MBS_STEP_CVODE_ADAMS, 1e-12, 1e-14);
+        run_step_ok(s, d, T);
         const double *q = mbs_data_q(d) + mbs_model_joint_qadr(m, j);
         double err = 0.0;
         for (int k = 0; k < 3; ++k) err = fmax(err, fabs(q[k] - p0[i][k]));

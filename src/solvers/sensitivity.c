@@ -96,10 +96,7 @@ static int sens_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
         s->rhs_fatal = !recoverable;
         return recoverable ? 1 : -1;
     }
-    for (int i = 0; i < m->ntree; ++i) {
-        const mbs_joint_model *j = &m->joints[m->tree[i]];
-        if (j->nq > 0) j->ops->qdot(j, d->q + j->qadr, d->v + j->vadr, yd + j->qadr);
-    }
+    mbs_qdot(m, d->q, d->v, yd);
     memcpy(yd + s->nq, d->qacc, (size_t)s->nv * sizeof(double));
     return 0;
 }
