@@ -22,7 +22,7 @@ if [ ! -f build-fuzz/build.ninja ]; then
     -Dc_args=-fsanitize=fuzzer-no-link -Dtests=false -Dbench=false -Dwerror=false >/dev/null
 fi
 ninja -C build-fuzz libmbs.a >/dev/null
-libs="$(pkg-config --libs libxml-2.0 openblas lapacke) -lsundials_cvode -lsundials_nvecserial -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lm -lpthread"
+libs="$(pkg-config --libs libxml-2.0 openblas lapacke) -lsundials_cvodes -lsundials_nvecserial -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lm -lpthread"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0

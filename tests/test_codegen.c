@@ -238,9 +238,64 @@ static void test_refusals(void **state)
     }
 }
 
+/* Translational joints (a point mass's automatic root, and one a user made under a link on a
+   revolute joint) in point gravity: generated dynamics and RK4 as the library's; a point
+   mass on a spherical joint (its swing joint) is refused naming the joint. */
+static void test_translational(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/mbs_codegen_XXXXXX", why[256];
+    assert_non_null(mkdtemp(dir));
+    mbs_builder *b = mbs_builder_create();
+    const double c[3] = {0.0, 0.0, -3.0};
+    assert_int_equal(mbs_builder_set_point_gravity(b, c, 5.0), MBS_OK);
+    mbs_body_def pm = mbs_default_body_def();
+    memset(pm.inertia, 0, sizeof pm.inertia);
+    assert_int_equal(mbs_add_body(b, &pm), 1);
+    mbs_body_def bd = mbs_default_body_def();
+    bd.com[0] = 0.2;
+    bd.inertia[0] = 0.02, bd.inertia[4] = 0.03, bd.inertia[8] = 0.04;
+    assert_int_equal(mbs_add_body(b, &bd), 2);
+    assert_int_equal(mbs_add_body(b, &bd), 3);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_TRANSLATIONAL);
+    j.child = 2, j.frame_parent.pos[1] = 1.0;
+    assert_int_equal(mbs_add_joint(b, &j), 0);
+    j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    j.parent = 2, j.child = 3, j.frame_parent.pos[0] = 0.4, j.axis[1] = 1.0, j.axis[2] = 0.0;
+    assert_int_equal(mbs_add_joint(b, &j), 1);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    assert_int_equal(mbs_model_nq(m), 7);
+    mbs_data *d = mbs_data_create(m);
+    gen_model g;
+    generate(m, dir, &g);
+    test_rng r;
+    test_rng_seed(&r, 77);
+    check_dynamics(m, d, &g, &r);
+    check_trajectory(m, d, &g, &r);
+    dlclose(g.so);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+    j = mbs_default_joint_def(MBS_JOINT_SPHERICAL);
+    pm.com[2] = -0.5;
+    assert_int_equal(mbs_add_body(b, &pm), 4);
+    j.parent = 3, j.child = 4, j.name = "ball";
+    assert_int_equal(mbs_add_joint(b, &j), 2);
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    assert_int_equal(cg_check_model(m, why, (int)sizeof why), -1);
+    assert_non_null(strstr(why, "\"ball\""));
+    assert_non_null(strstr(why, "not generated"));
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    run(cmd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_translational),
         cmocka_unit_test(test_random_trees),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_joint_force),

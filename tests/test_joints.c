@@ -26,19 +26,23 @@ typedef struct joint_case {
     mbs_rotation rotation;
     int quat;   /* offset of the quaternion in q, -1 if none */
     int cardan; /* offset of the Cardan angles in q, -1 if none */
+    int swing;  /* 1: the point-mass swing joint, whose difference only matches the direction
+                   axis3 of the mass (its spin about axis3 is a gauge) */
 } joint_case;
 
 static joint_case cases[] = {
-    {&mbs_joint_revolute_ops, MBS_JOINT_REVOLUTE, MBS_ROT_QUATERNION, -1, -1},
-    {&mbs_joint_prismatic_ops, MBS_JOINT_PRISMATIC, MBS_ROT_QUATERNION, -1, -1},
-    {&mbs_joint_cylindrical_ops, MBS_JOINT_CYLINDRICAL, MBS_ROT_QUATERNION, -1, -1},
-    {&mbs_joint_universal_ops, MBS_JOINT_UNIVERSAL, MBS_ROT_QUATERNION, -1, -1},
-    {&mbs_joint_spherical_quat_ops, MBS_JOINT_SPHERICAL, MBS_ROT_QUATERNION, 0, -1},
-    {&mbs_joint_spherical_cardan_ops, MBS_JOINT_SPHERICAL, MBS_ROT_CARDAN, -1, 0},
-    {&mbs_joint_planar_ops, MBS_JOINT_PLANAR, MBS_ROT_QUATERNION, -1, -1},
-    {&mbs_joint_free_quat_ops, MBS_JOINT_FREE, MBS_ROT_QUATERNION, 3, -1},
-    {&mbs_joint_free_cardan_ops, MBS_JOINT_FREE, MBS_ROT_CARDAN, -1, 3},
-    {&mbs_joint_fixed_ops, MBS_JOINT_FIXED, MBS_ROT_QUATERNION, -1, -1},
+    {&mbs_joint_revolute_ops, MBS_JOINT_REVOLUTE, MBS_ROT_QUATERNION, -1, -1, 0},
+    {&mbs_joint_prismatic_ops, MBS_JOINT_PRISMATIC, MBS_ROT_QUATERNION, -1, -1, 0},
+    {&mbs_joint_cylindrical_ops, MBS_JOINT_CYLINDRICAL, MBS_ROT_QUATERNION, -1, -1, 0},
+    {&mbs_joint_universal_ops, MBS_JOINT_UNIVERSAL, MBS_ROT_QUATERNION, -1, -1, 0},
+    {&mbs_joint_spherical_quat_ops, MBS_JOINT_SPHERICAL, MBS_ROT_QUATERNION, 0, -1, 0},
+    {&mbs_joint_spherical_cardan_ops, MBS_JOINT_SPHERICAL, MBS_ROT_CARDAN, -1, 0, 0},
+    {&mbs_joint_planar_ops, MBS_JOINT_PLANAR, MBS_ROT_QUATERNION, -1, -1, 0},
+    {&mbs_joint_free_quat_ops, MBS_JOINT_FREE, MBS_ROT_QUATERNION, 3, -1, 0},
+    {&mbs_joint_free_cardan_ops, MBS_JOINT_FREE, MBS_ROT_CARDAN, -1, 3, 0},
+    {&mbs_joint_fixed_ops, MBS_JOINT_FIXED, MBS_ROT_QUATERNION, -1, -1, 0},
+    {&mbs_joint_translational_ops, MBS_JOINT_TRANSLATIONAL, MBS_ROT_QUATERNION, -1, -1, 0},
+    {&mbs_joint_swing_ops, MBS_JOINT_SPHERICAL, MBS_ROT_QUATERNION, 0, -1, 1},
 };
 #define NCASE ((int)(sizeof cases / sizeof cases[0]))
 
@@ -170,16 +174,17 @@ static void test_ops_for(void **state)
 {
     (void)state;
     for (int c = 0; c < NCASE; ++c)
-        assert_ptr_equal(mbs_joint_ops_for(cases[c].type, cases[c].rotation), cases[c].ops);
+        if (!cases[c].swing) /* the swing joint only comes from compile (point masses) */
+            assert_ptr_equal(mbs_joint_ops_for(cases[c].type, cases[c].rotation), cases[c].ops);
     const mbs_joint_type plain[] = {MBS_JOINT_REVOLUTE, MBS_JOINT_PRISMATIC,
                                     MBS_JOINT_CYLINDRICAL, MBS_JOINT_UNIVERSAL,
-                                    MBS_JOINT_PLANAR, MBS_JOINT_FIXED};
-    for (int k = 0; k < 6; ++k)
+                                    MBS_JOINT_PLANAR, MBS_JOINT_FIXED, MBS_JOINT_TRANSLATIONAL};
+    for (int k = 0; k < 7; ++k)
         assert_ptr_equal(mbs_joint_ops_for(plain[k], MBS_ROT_CARDAN),
                          mbs_joint_ops_for(plain[k], MBS_ROT_QUATERNION));
     assert_null(mbs_joint_ops_for(MBS_JOINT_DISTANCE, MBS_ROT_QUATERNION));
     assert_null(mbs_joint_ops_for(MBS_JOINT_DISTANCE, MBS_ROT_CARDAN));
-    assert_null(mbs_joint_ops_for((mbs_joint_type)(MBS_JOINT_DISTANCE + 1), MBS_ROT_QUATERNION));
+    assert_null(mbs_joint_ops_for((mbs_joint_type)(MBS_JOINT_TRANSLATIONAL + 1), MBS_ROT_QUATERNION));
     assert_null(mbs_joint_ops_for((mbs_joint_type)-1, MBS_ROT_QUATERNION));
     assert_null(mbs_joint_ops_for(MBS_JOINT_REVOLUTE, (mbs_rotation)2));
 }
@@ -188,8 +193,8 @@ static void test_ops_for(void **state)
    naux > 0, motion_aux only where S depends on aux (free Cardan). */
 static void test_ops_tables(void **state)
 {
-    static const int nq[] = {1, 1, 2, 2, 4, 3, 3, 7, 6, 0};
-    static const int nv[] = {1, 1, 2, 2, 3, 3, 3, 6, 6, 0};
+    static const int nq[] = {1, 1, 2, 2, 4, 3, 3, 7, 6, 0, 3, 4};
+    static const int nv[] = {1, 1, 2, 2, 3, 3, 3, 6, 6, 0, 3, 2};
     (void)state;
     for (int c = 0; c < NCASE; ++c) {
         const mbs_joint_ops *o = cases[c].ops;
@@ -245,11 +250,19 @@ static void test_manifold(void **state)
         o->integrate(&j, q0, d, 1.0, qr);
         o->transform(&j, aux, q1, &X1);
         o->transform(&j, aux, qr, &Xr);
-        assert_pose_close(&Xr, &X1, 1e-10, "integrate(q0, difference(q0, q1), 1) pose");
-        worst_update(c, W_MANIFOLD, Xr.R, X1.R, 9);
-        if (c->quat >= 0 && v3_dot(qr + c->quat + 1, q1 + c->quat + 1) + qr[c->quat] * q1[c->quat] < 0)
-            for (int k = 0; k < 4; ++k) qr[c->quat + k] = -qr[c->quat + k];
-        test_assert_close(qr, q1, o->nq, 1e-10, "integrate(q0, difference(q0, q1), 1) q");
+        if (c->swing) { /* the mass direction R axis3 is reached; the spin is a gauge */
+            double u1[3], ur[3];
+            m3_mulv(u1, X1.R, j.axis3);
+            m3_mulv(ur, Xr.R, j.axis3);
+            test_assert_close(ur, u1, 3, 1e-10, "swing: integrate(q0, difference(q0, q1), 1)");
+            worst_update(c, W_MANIFOLD, ur, u1, 3);
+        } else {
+            assert_pose_close(&Xr, &X1, 1e-10, "integrate(q0, difference(q0, q1), 1) pose");
+            worst_update(c, W_MANIFOLD, Xr.R, X1.R, 9);
+            if (c->quat >= 0 && v3_dot(qr + c->quat + 1, q1 + c->quat + 1) + qr[c->quat] * q1[c->quat] < 0)
+                for (int k = 0; k < 4; ++k) qr[c->quat + k] = -qr[c->quat + k];
+            test_assert_close(qr, q1, o->nq, 1e-10, "integrate(q0, difference(q0, q1), 1) q");
+        }
         o->integrate(&j, q0, v, 0.1, qa);
         o->difference(&j, q0, qa, d);
         for (int k = 0; k < o->nv; ++k) dtv[k] = 0.1 * v[k];
@@ -808,6 +821,7 @@ int main(void)
         cmocka_unit_test(test_ops_tables),
         JOINT_TESTS(0), JOINT_TESTS(1), JOINT_TESTS(2), JOINT_TESTS(3), JOINT_TESTS(4),
         JOINT_TESTS(5), JOINT_TESTS(6), JOINT_TESTS(7), JOINT_TESTS(8), JOINT_TESTS(9),
+        JOINT_TESTS(10), JOINT_TESTS(11),
         cmocka_unit_test(test_cardan_vs_quat),
         cmocka_unit_test_prestate(test_rebase, &cases[5]),
         cmocka_unit_test_prestate(test_rebase, &cases[8]),

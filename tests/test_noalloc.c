@@ -587,6 +587,108 @@ static void test_events_no_alloc(void **state)
     mbs_model_destroy(m);
 }
 
+/* ---------------------------------------------------------------- issue 14 elements */
+
+/* A two-frame force value from a callback: allocation-free. */
+static int wind(mbs_data *d, double t, double force[3], double torque[3], void *user)
+{
+    (void)d, (void)user;
+    force[0] = sin(t), force[1] = 0.2, force[2] = 0.0;
+    torque[0] = torque[1] = 0.0, torque[2] = 0.1;
+    return 0;
+}
+/* A hardening user line law and its potential. */
+static int hard_law(double L, double rate, double t, double *tension, void *user)
+{
+    (void)t, (void)user;
+    *tension = 30.0 * (L - 0.5) + 100.0 * pow(L - 0.5, 3) + 0.2 * rate;
+    return 0;
+}
+static double hard_potential(double L, void *user)
+{
+    (void)user;
+    return 15.0 * (L - 0.5) * (L - 0.5) + 25.0 * pow(L - 0.5, 4);
+}
+
+/* Body 1 rigid on its free root; 2 an arm on a revolute from 1; 3 a point mass on a
+   spherical joint at the arm's end (a swing joint); 4 a point mass alone (a translational
+   root); a two-frame force 1 -> 2 (host input, frame_b), a world force with a callback on
+   4, a user line law 4 - 1 with its potential, a spring-damper from 3 to the world. */
+static mbs_model *issue14_model(void)
+{
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    bd.inertia[0] = 0.1, bd.inertia[4] = 0.2, bd.inertia[8] = 0.25;
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    bd.com[0] = 0.3;
+    assert_int_equal(mbs_add_body(b, &bd), 2);
+    mbs_body_def pm = mbs_default_body_def();
+    memset(pm.inertia, 0, sizeof pm.inertia);
+    pm.com[2] = -0.3;
+    assert_int_equal(mbs_add_body(b, &pm), 3);
+    pm.com[2] = 0.0;
+    assert_int_equal(mbs_add_body(b, &pm), 4);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    j.parent = 1, j.child = 2, j.frame_parent.pos[0] = 0.3;
+    assert_int_equal(mbs_add_joint(b, &j), 0);
+    j = mbs_default_joint_def(MBS_JOINT_SPHERICAL);
+    j.parent = 2, j.child = 3, j.frame_parent.pos[0] = 0.6;
+    assert_int_equal(mbs_add_joint(b, &j), 1);
+    mbs_frame_force_def fd = mbs_default_frame_force_def();
+    fd.body_a = 1, fd.body_b = 2, fd.frame_b.pos[0] = 0.5, fd.force[1] = 1.0;
+    assert_int_equal(mbs_add_frame_force(b, &fd), 0);
+    fd = mbs_default_frame_force_def();
+    fd.body_b = 4, fd.resolve = MBS_RESOLVE_WORLD, fd.fn = wind;
+    assert_int_equal(mbs_add_frame_force(b, &fd), 1);
+    mbs_line_force_def ld = mbs_default_line_force_def();
+    ld.body_a = 4, ld.body_b = 1, ld.law = hard_law, ld.potential = hard_potential;
+    ld.point_b[1] = 0.1;
+    assert_int_equal(mbs_add_line_force(b, &ld), 2);
+    mbs_spring_damper_def sd = mbs_default_spring_damper_def();
+    sd.body_a = 3, sd.stiffness = 20.0, sd.damping = 0.1, sd.rest_length = 0.4;
+    sd.point_b[2] = 1.0;
+    assert_int_equal(mbs_add_spring_damper(b, &sd), 3);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* Point masses (translational and swing joints), two-frame forces (host input, callback) and a
+   user line law: the table, the host input, parameter changes and stepping with every kind
+   (CVODE restarting after each input or parameter change) allocate nothing. */
+static void test_issue14_no_alloc(void **state)
+{
+    (void)state;
+    mbs_model *m = issue14_model();
+    mbs_data *d = mbs_data_create(m);
+    assert_non_null(d);
+    mbs_data_q(d)[7] = 0.5; /* the arm turned, and turning */
+    mbs_data_v(d)[6] = 1.0;
+    run_table(d);
+    const mbs_param pmass = {MBS_PARAM_MASS, 3, 0}, pk = {MBS_PARAM_STIFFNESS, 3, 0};
+    const double f[3] = {0.0, 2.0, 0.5};
+    for (int kind = MBS_STEP_EULER; kind <= MBS_STEP_CVODE_BDF; ++kind) {
+        mbs_stepper_def sd = mbs_default_stepper_def((mbs_stepper_kind)kind);
+        mbs_stepper *s = mbs_stepper_create(d, &sd);
+        assert_non_null(s);
+        count_begin();
+        int st = MBS_OK;
+        for (int k = 0; k < 20 && st == MBS_OK; ++k) {
+            if (k == 5) st = mbs_set_frame_force(d, 0, f, NULL);
+            if (k == 10 && st == MBS_OK) st = mbs_model_set_param(m, &pmass, 1.2);
+            if (k == 15 && st == MBS_OK) st = mbs_model_set_param(m, &pk, 25.0);
+            if (st == MBS_OK) st = mbs_stepper_step(s, 1e-3);
+        }
+        const long c = count_end();
+        if (st != MBS_OK) fail_msg("kind %d: %s", kind, mbs_data_error(d));
+        if (c != 0) fail_msg("kind %d: %ld allocations/frees in 20 steps", kind, c);
+        mbs_stepper_destroy(s);
+    }
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -599,6 +701,7 @@ int main(void)
         cmocka_unit_test(test_elements_no_alloc),
         cmocka_unit_test(test_analyses_no_alloc),
         cmocka_unit_test(test_events_no_alloc),
+        cmocka_unit_test(test_issue14_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,10 @@
  *                                        frame, angular velocity in child joint frame]
  *      free, Cardan            6 / 6     [position, Cardan angles] / [linear velocity, rates]
  *      fixed                   0 / 0
+ *      translational           3 / 3     position of the child frame in the parent joint
+ *                                        frame / its velocity there (no rotation)
+ *      spherical into a        4 / 2     unit quaternion / the two swing rates (see "point
+ *        point mass                      masses" below)
  *  - Status: every call that can fail returns MBS_OK (0) or a negative MBS_ERR_* value;
  *    calls that create an element return its id (>= 0) or a negative status. The message of
  *    the last failure is in mbs_builder_error / mbs_data_error. No call prints, exits or
@@ -105,7 +109,8 @@ typedef enum mbs_joint_type {
     MBS_JOINT_PLANAR,
     MBS_JOINT_FREE,
     MBS_JOINT_FIXED,
-    MBS_JOINT_DISTANCE /* rod with ball ends: constraint only, |p_child - p_parent| = length */
+    MBS_JOINT_DISTANCE, /* rod with ball ends: constraint only, |p_child - p_parent| = length */
+    MBS_JOINT_TRANSLATIONAL /* three translations, no rotation (the joint of a point mass) */
 } mbs_joint_type;
 typedef enum mbs_rotation { MBS_ROT_QUATERNION, MBS_ROT_CARDAN } mbs_rotation;
 /* Rotation coordinates of the free joints that compile adds for bodies not connected to the
@@ -625,6 +630,166 @@ int mbs_add_joint_stop(mbs_builder *b, const mbs_joint_stop_def *def);
    elastic: beyond the limit); negative status (MBS_ERR_ARG) for a bad id or a dof without
    a stop. */
 int mbs_joint_stop_state(const mbs_data *d, int joint, int dof);
+/* ---------------------------------------------------------------- forces between frames,
+   user line laws, parameters of a compiled model, sensitivities (issue 14) */
+
+/* Point masses (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library", Fig. 7;
+   MSL Parts.PointMass): a body with mass > 0 and zero inertia that no joint but its own tree
+   joint touches gets no rotational coordinates, since its rotation moves nothing. Compile
+   makes its free joint (the automatic root included, still named "free_<body>") a
+   translational joint (3 / 3), and its spherical joint (either rotation option) a swing joint:
+   q the unit quaternion (4), v the two rates w1, w2 of the angular velocity w = w1 axis +
+   w2 axis2 (child joint frame) perpendicular to the line from the joint centre to the mass;
+   mbs_model_joint_def reports those two axes as axis and axis2. The spin about that line is
+   dropped (the quaternion's spin about it is a gauge that moves no point of the mass;
+   mbs_difference_q gives the shortest swing between two mass positions). A point mass at the
+   joint centre is not moved by the joint, which then has no coordinates (0 / 0). A torque on
+   a point mass about a dropped direction is carried by its joint. */
+
+/* Force and torque between two frames (Otter, Elmqvist, Mattsson 2003, §8; MSL
+   Forces.ForceAndTorque, WorldForce, FrameForce): force f and torque t, resolved in the
+   chosen frame, act on body_b at the origin of frame_b; the opposite wrench (-f at the same
+   point, -t) acts on body_a. body_a = MBS_WORLD gives a force from the environment. */
+typedef enum mbs_resolve {
+    MBS_RESOLVE_WORLD,   /* world axes */
+    MBS_RESOLVE_FRAME_A, /* axes of frame_a (on body_a), moving with it */
+    MBS_RESOLVE_FRAME_B  /* axes of frame_b (on body_b), moving with it */
+} mbs_resolve;
+/* The value of a two-frame force at the current state and time t, resolved in the element's
+   frame: write force[3] and torque[3]. Runs during dynamics like a force callback (kinematic
+   queries allowed, nested evaluation refused); returns 0 ok, > 0 recoverable, < 0 fatal. */
+typedef int (*mbs_frame_force_fn)(mbs_data *d, double t, double force[3], double torque[3],
+                                  void *user);
+typedef struct mbs_frame_force_def {
+    const char *name;           /* copied; may be NULL */
+    int body_a, body_b;         /* distinct; body_a may be MBS_WORLD, body_b may not */
+    mbs_frame frame_a, frame_b; /* frames fixed on the bodies (body coordinates) */
+    mbs_resolve resolve;        /* frame of force and torque */
+    double force[3], torque[3]; /* constant value; the initial host input of every data */
+    mbs_frame_force_fn fn;      /* NULL: the host input (mbs_set_frame_force) is the value;
+                                   else the callback gives it */
+    void *user;
+} mbs_frame_force_def;
+/* no name, body_a MBS_WORLD, body_b -1 (must be set), identity frames, resolved in frame_b,
+   zero force and torque, no callback */
+mbs_frame_force_def mbs_default_frame_force_def(void);
+int mbs_add_frame_force(mbs_builder *b, const mbs_frame_force_def *def); /* element id */
+/* Host input of a two-frame force element without callback: its force and torque (resolved
+   as the element says; NULL = zero), held until changed, no allocation. MBS_ERR_ARG for
+   another kind of element, a bad id or non-finite values (the value is then unchanged). */
+int mbs_set_frame_force(mbs_data *d, int force, const double f[3], const double t[3]);
+
+/* Line force with a user law (Otter, Elmqvist, Mattsson 2003, §8.1; Docquier, Poncelet,
+   Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models", §4.2.1): the
+   library computes the distance L between the two points and its rate dL/dt and applies the
+   tension the law returns along the line, pulling the points together (as the spring-damper:
+   a law k (L - L0) + d dL/dt is that spring-damper). Below L = 1e-10 the direction fades to
+   zero as for the spring-damper. The law returns 0 ok, > 0 recoverable, < 0 fatal. */
+typedef int (*mbs_line_law)(double length, double rate, double t, double *tension, void *user);
+/* Optional potential V(L) of a conservative law (tension = dV/dL), counted by mbs_energy. */
+typedef double (*mbs_line_potential)(double length, void *user);
+typedef struct mbs_line_force_def {
+    const char *name;              /* copied; may be NULL */
+    int body_a, body_b;            /* MBS_WORLD allowed */
+    double point_a[3], point_b[3]; /* attachment points in body coordinates */
+    mbs_line_law law;              /* required */
+    mbs_line_potential potential;  /* NULL: not counted in the potential energy */
+    void *user;                    /* passed to law and potential */
+} mbs_line_force_def;
+/* no name, both bodies the world, points 0, no law (must be set), no potential */
+mbs_line_force_def mbs_default_line_force_def(void);
+int mbs_add_line_force(mbs_builder *b, const mbs_line_force_def *def); /* element id */
+
+/* Parameters of a compiled model, changed for a new run without compiling again (a sweep).
+   Each change is validated as the builder validates the same value (a body's mass, com and
+   inertia together; coefficients >= 0; ...) and a refused one leaves the model as it was,
+   with the message in mbs_model_error. Every derived quantity is updated (spatial inertias,
+   the planar path's inertias, the swing axes of a point mass), so the model is the one that
+   mbs_compile would have built with the new value, bit for bit. A body compile turned into
+   a point mass (no rotational coordinates) must stay a point mass, with its mass off the
+   centre of a spherical joint when it was; a body that compile would now turn into one is
+   refused too (MBS_ERR_ARG, "compile the model again").
+   Data objects read the model at every call, so data made from the model see the change at
+   their next call; a stepper restarts its integrator (CVODE's history) at its next step.
+   The model is shared, not locked: do not change a parameter while another thread runs a
+   call on a data object of the same model (between runs it is safe). */
+typedef enum mbs_param_kind {
+    MBS_PARAM_MASS,       /* body id: mass */
+    MBS_PARAM_COM,        /* body id: com[index], index 0..2 */
+    MBS_PARAM_INERTIA,    /* body id: inertia[index], index 0..8 row-major (about the com);
+                             the symmetric entry changes with it */
+    MBS_PARAM_STIFFNESS,  /* force element id: line or joint spring-damper stiffness */
+    MBS_PARAM_DAMPING,    /* force element id: line or joint spring-damper damping */
+    MBS_PARAM_REST,       /* force element id: rest length (line, >= 0) or rest position
+                             (joint spring-damper) */
+    MBS_PARAM_GRAVITY,    /* uniform gravity g[index], index 0..2 (a model with uniform
+                             gravity; id unused) */
+    MBS_PARAM_GRAVITY_MU  /* point gravity mu > 0 (a model with point gravity; id unused) */
+} mbs_param_kind;
+typedef struct mbs_param {
+    mbs_param_kind kind;
+    int id;    /* body or force element id */
+    int index; /* component, where the kind has several */
+} mbs_param;
+/* Message of the last failed parameter call on m; "" when there was none. */
+const char *mbs_model_error(const mbs_model *m);
+/* Current value of a parameter (MBS_ERR_ARG for a bad parameter, message in the model's). */
+int mbs_model_get_param(const mbs_model *m, const mbs_param *p, double *value);
+/* Set one parameter. */
+int mbs_model_set_param(mbs_model *m, const mbs_param *p, double value);
+/* Set mass, com and inertia of a body at once (def's name is ignored); the world (0) is
+   refused. */
+int mbs_model_set_body(mbs_model *m, int body, const mbs_body_def *def);
+/* Gravity of a compiled model: uniform g, or point gravity (center, mu > 0); either kind may
+   replace the other. */
+int mbs_model_set_gravity(mbs_model *m, const double g[3]);
+int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu);
+
+/* Parameter sensitivities (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful
+   symbolic generator of multibody models", §3.5.2, the direct method): d(trajectory)/d(p)
+   for chosen parameters, integrated with the motion by SUNDIALS CVODES' forward sensitivity
+   analysis (staggered corrector, sensitivities in the error test, CVODES' centred
+   difference quotients for the sensitivity right-hand side). A run integrates the data's
+   state like a CVODE stepper and the sensitivities dq/dp (nq, raw derivatives of q's
+   numbers, quaternion components included) and dv/dp (nv) alongside, starting from zero
+   at the state the run object was created (or restarted) at.
+   Tolerances: CVODES' difference quotients perturb the state by about the error tolerance,
+   so below rtol ~1e-8 the rounding of the dynamics (~1e-15) dominates them and the
+   sensitivities' error test fails (MBS_ERR_SOLVER, too many steps). At rtol 1e-8 (the
+   default) the sensitivities agree with central differences of two tight runs to ~3e-7 of
+   their size (tests/test_sensitivity.c).
+   Tree models only (a model with cut joints is MBS_ERR_STATE); Cardan joints are not
+   re-based during a run. While a run evaluates, the model's parameters take the perturbed
+   values CVODES asks for; the run puts the nominal values back before it returns, so do not
+   share the model with another thread during a run. A run may allocate (it is an offline
+   analysis, not a control-loop call). A build without SUNDIALS (-Dcvode=disabled) refuses
+   mbs_sens_create with MBS_ERR_STATE. */
+typedef struct mbs_sens mbs_sens;
+typedef struct mbs_sens_def {
+    mbs_stepper_kind kind;   /* MBS_STEP_CVODE_ADAMS (fixed-point iteration, as the
+                                stepper) or MBS_STEP_CVODE_BDF (Newton, dense linear solver) */
+    double rtol, atol;       /* of the state; the sensitivities' follow from them (CVODES) */
+    double max_step;         /* 0: no limit */
+    long max_internal_steps; /* per mbs_sens_run call */
+} mbs_sens_def;
+/* Adams, rtol 1e-8, atol 1e-10, no step limit, 100000 internal steps */
+mbs_sens_def mbs_default_sens_def(void);
+/* A sensitivity run of data d (of model m, which the run may perturb) for np >= 1 distinct
+   parameters (mbs_model_set_param's kinds); *out is written on success only, the message of
+   a failure is in mbs_data_error(d). The inertia of a point mass is not a parameter here. */
+int mbs_sens_create(mbs_model *m, mbs_data *d, const mbs_param *params, int np,
+                    const mbs_sens_def *def, mbs_sens **out);
+void mbs_sens_destroy(mbs_sens *s); /* NULL allowed */
+/* Integrate from the data's time to t_end > time: the data's t, q (normalised), v at t_end.
+   MBS_ERR_STATE when the data's state or a parameter was changed since the run object last
+   left it (mbs_sens_restart starts again from there); on failure the data's state is as it
+   was before the call. */
+int mbs_sens_run(mbs_sens *s, double t_end);
+/* dq (nq x 1) and dv (nv x 1), each nullable: the sensitivities to parameter k (0..np-1) at
+   the data's time. */
+int mbs_sens_get(const mbs_sens *s, int k, double *dq, double *dv);
+/* Start again at the data's current state and parameter values, sensitivities zero. */
+int mbs_sens_restart(mbs_sens *s);
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop

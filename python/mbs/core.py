@@ -11,7 +11,8 @@ from .errors import raise_status
 
 WORLD = 0
 JOINT_TYPES = {"revolute": 0, "prismatic": 1, "cylindrical": 2, "universal": 3,
-               "spherical": 4, "planar": 5, "free": 6, "fixed": 7, "distance": 8}
+               "spherical": 4, "planar": 5, "free": 6, "fixed": 7, "distance": 8,
+               "translational": 9}
 ROTATIONS = {"quaternion": 0, "cardan": 1}
 STEPPERS = {"euler": 0, "rk4": 1, "cvode_adams": 2, "cvode_bdf": 3}
 

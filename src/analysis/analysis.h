@@ -32,7 +32,10 @@ typedef struct mbs_analysis {
     int react_valid;
     double *react_f;        /* [6 nbody] RNEA backward-pass forces, body coordinates */
     mbs_pose *react_x;      /* [nbody] world poses of that state */
-    double *react_key;      /* [nq + 3 nv + ncon + naux + 1] q, v, qacc, tau, lambda, aux, t */
+    double *react_key;      /* [nq + 3 nv + ncon + nqrow + naux + 1] q, v, qacc, tau,
+                               lambda (cut and coordinate rows), aux, t */
+    unsigned long react_param_rev, react_input_rev; /* the model's parameter and the data's
+                               input revisions of that state (params.c, frame forces) */
     mbs_wrench_input *react_w; /* [nbody] host wrenches of that state */
 } mbs_analysis;
 

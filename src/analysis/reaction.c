@@ -6,8 +6,9 @@
  * backward pass with the accelerations of the last forward dynamics. A cut joint's is the
  * wrench of its multipliers lambda. Both reported at the child joint frame origin, world.
  * The backward pass gives every tree joint's force at once: it is kept (with the poses) and
- * reused by the next queries while q, v, qacc, tau, lambda, the time and the host wrenches
- * are bitwise unchanged, so the reactions of all N joints cost one pass, not N. */
+ * reused by the next queries while q, v, qacc, tau, lambda, the time, the host wrenches and
+ * the revisions of the model's parameters and the data's inputs (frame forces) are bitwise
+ * unchanged, so the reactions of all N joints cost one pass, not N. */
 #include "analysis/analysis.h"
 #include "solvers/constraints.h"
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "core/linalg.h"
+#include "events/events.h"
 #include "solvers/loops.h"
 
 /* Largest of two ints. */
@@ -24,7 +25,8 @@ static int analysis_lwork(int nv, int m)
 /* Doubles in the reaction cache's key: q, v, qacc, tau, lambda, aux, time. */
 static size_t reaction_key_len(const mbs_model *m)
 {
-    return (size_t)m->nq + 3 * (size_t)m->nv + (size_t)m->ncon + (size_t)m->naux + 1;
+    return (size_t)m->nq + 3 * (size_t)m->nv + (size_t)(m->ncon + mbs_nqrow(m)) +
+           (size_t)m->naux + 1;
 }
 
 /* The key of the data's state into key (reaction_key_len doubles). */
@@ -32,7 +34,7 @@ static void reaction_key(const mbs_data *d, double *key)
 {
     const mbs_model *m = d->model;
     const double *part[6] = {d->q, d->v, d->qacc, d->tau, d->lambda, d->aux};
-    const int len[6] = {m->nq, m->nv, m->nv, m->nv, m->ncon, m->naux};
+    const int len[6] = {m->nq, m->nv, m->nv, m->nv, m->ncon + mbs_nqrow(m), m->naux};
     for (int i = 0; i < 6; ++i) {
         if (len[i] > 0) memcpy(key, part[i], (size_t)len[i] * sizeof(double));
         key += len[i];
@@ -48,12 +50,13 @@ int mbs_analysis_reaction_hit(const mbs_data *d)
     const mbs_model *m = d->model;
     const double *key = a->react_key;
     const double *part[6] = {d->q, d->v, d->qacc, d->tau, d->lambda, d->aux};
-    const int len[6] = {m->nq, m->nv, m->nv, m->nv, m->ncon, m->naux};
+    const int len[6] = {m->nq, m->nv, m->nv, m->nv, m->ncon + mbs_nqrow(m), m->naux};
     for (int i = 0; i < 6; ++i) {
         if (len[i] > 0 && memcmp(key, part[i], (size_t)len[i] * sizeof(double)) != 0) return 0;
         key += len[i];
     }
-    return memcmp(key, &d->time, sizeof(double)) == 0 &&
+    return memcmp(key, &d->time, sizeof(double)) == 0 && a->react_param_rev == m->param_rev &&
+           a->react_input_rev == d->input_rev &&
            memcmp(a->react_w, d->wrench_in, (size_t)m->nbody * sizeof(mbs_wrench_input)) == 0;
 }
 
@@ -64,6 +67,7 @@ void mbs_analysis_reaction_store(mbs_data *d)
     const mbs_model *m = d->model;
     reaction_key(d, a->react_key);
     memcpy(a->react_w, d->wrench_in, (size_t)m->nbody * sizeof(mbs_wrench_input));
+    a->react_param_rev = m->param_rev, a->react_input_rev = d->input_rev;
     memcpy(a->react_x, d->x_world, (size_t)m->nbody * sizeof(mbs_pose));
     memcpy(a->react_f, d->f, 6 * (size_t)m->nbody * sizeof(double));
     a->react_valid = 1;

@@ -137,17 +137,24 @@ int mbs_builder_set_gravity(mbs_builder *b, const double g[3])
     return MBS_OK;
 }
 
+/* See builder.h: center present, finite and bounded, mu finite and > 0. */
+int mbs_point_gravity_check(char *err, const char *fn, const double center[3], double mu)
+{
+    if (!center) return mbs_errorf(err, MBS_ERR_ARG, "%s: center is NULL", fn);
+    if (!mbs_all_bounded(center, 3))
+        return mbs_errorf(err, MBS_ERR_ARG, "point gravity: center is not finite or beyond 1e100 in magnitude");
+    if (!(fabs(mu) <= MBS_MAX_VALUE) || !(mu > 0.0))
+        return mbs_errorf(err, MBS_ERR_ARG, "point gravity: mu must be finite and > 0 (got %g)",
+                          mu);
+    return MBS_OK;
+}
+
 /* Point gravity a = -mu r / |r|^3, r = x - center, mu > 0. */
 int mbs_builder_set_point_gravity(mbs_builder *b, const double center[3], double mu)
 {
     if (!b) return MBS_ERR_ARG;
-    if (!center)
-        return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_builder_set_point_gravity: center is NULL");
-    if (!mbs_all_bounded(center, 3))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "point gravity: center is not finite or beyond 1e100 in magnitude");
-    if (!(fabs(mu) <= MBS_MAX_VALUE) || !(mu > 0.0))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "point gravity: mu must be finite and > 0 (got %g)",
-                          mu);
+    const int st = mbs_point_gravity_check(b->error, "mbs_builder_set_point_gravity", center, mu);
+    if (st != MBS_OK) return st;
     b->gravity_kind = MBS_GRAVITY_POINT;
     v3_copy(b->gravity_center, center);
     b->gravity_mu = mu;
@@ -229,11 +236,10 @@ static void sym3_eigenvalues(const double A[9], double lam[3])
 }
 
 /* Validate mass and inertia of a body definition; sym receives the symmetrised inertia. */
-static int check_mass_inertia(mbs_builder *b, const mbs_body_def *d, const char *lbl,
-                              double sym[9])
+static int check_mass_inertia(char *err, const mbs_body_def *d, const char *lbl, double sym[9])
 {
     if (!(d->mass >= 0.0))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "body %s: mass is negative (%g)", lbl, d->mass);
+        return mbs_errorf(err, MBS_ERR_ARG, "body %s: mass is negative (%g)", lbl, d->mass);
     double scale = 0.0, asym = 0.0;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
@@ -242,28 +248,40 @@ static int check_mass_inertia(mbs_builder *b, const mbs_body_def *d, const char 
             sym[3 * i + j] = 0.5 * (d->inertia[3 * i + j] + d->inertia[3 * j + i]);
         }
     if (asym > SYM_TOL * scale)
-        return mbs_errorf(b->error, MBS_ERR_ARG, "body %s: inertia is not symmetric", lbl);
+        return mbs_errorf(err, MBS_ERR_ARG, "body %s: inertia is not symmetric", lbl);
     if (d->mass == 0.0 && scale > 0.0)
-        return mbs_errorf(b->error, MBS_ERR_ARG,
+        return mbs_errorf(err, MBS_ERR_ARG,
                           "body %s: mass is 0 but inertia is not zero (non-physical)", lbl);
     double lam[3], scaled[9]; /* eigenvalues of sym / scale: no overflow whatever the units */
     for (int i = 0; i < 9; ++i) scaled[i] = scale > 0.0 ? sym[i] / scale : 0.0;
     sym3_eigenvalues(scaled, lam);
     if (!mbs_all_finite(lam, 3))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "body %s: inertia cannot be checked", lbl);
+        return mbs_errorf(err, MBS_ERR_ARG, "body %s: inertia cannot be checked", lbl);
     for (int i = 0; i < 3; ++i) lam[i] *= scale;
     double tol = EIG_TOL * (fabs(lam[0]) + fabs(lam[1]) + fabs(lam[2]));
     for (int i = 0; i < 3; ++i)
         if (lam[i] < -tol)
-            return mbs_errorf(b->error, MBS_ERR_ARG,
+            return mbs_errorf(err, MBS_ERR_ARG,
                               "body %s: inertia not positive semi-definite (principal moment %g)",
                               lbl, lam[i]);
     for (int i = 0; i < 3; ++i)
         if (lam[i] > lam[(i + 1) % 3] + lam[(i + 2) % 3] + tol)
-            return mbs_errorf(b->error, MBS_ERR_ARG,
+            return mbs_errorf(err, MBS_ERR_ARG,
                               "body %s: principal moments (%g, %g, %g) violate the triangle "
                               "inequality", lbl, lam[0], lam[1], lam[2]);
     return MBS_OK;
+}
+
+/* See builder.h: the checks of mbs_add_body, messages into err (MBS_ERROR_LEN bytes). */
+int mbs_body_def_check(char *err, const mbs_body_def *def, const char *lbl, double sym[9])
+{
+    if (!(fabs(def->mass) <= MBS_MAX_VALUE))
+        return mbs_errorf(err, MBS_ERR_ARG, "body %s: mass is not finite or beyond 1e100 in magnitude", lbl);
+    if (!mbs_all_bounded(def->com, 3))
+        return mbs_errorf(err, MBS_ERR_ARG, "body %s: com is not finite or beyond 1e100 in magnitude", lbl);
+    if (!mbs_all_bounded(def->inertia, 9))
+        return mbs_errorf(err, MBS_ERR_ARG, "body %s: inertia is not finite or beyond 1e100 in magnitude", lbl);
+    return check_mass_inertia(err, def, lbl, sym);
 }
 
 /* Add a body; returns its id (>= 1) or a negative status. */
@@ -274,14 +292,8 @@ int mbs_add_body(mbs_builder *b, const mbs_body_def *def)
     int id = b->nbody + 1;
     char lbl[96];
     elem_label(def->name, id, lbl, sizeof lbl);
-    if (!(fabs(def->mass) <= MBS_MAX_VALUE))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "body %s: mass is not finite or beyond 1e100 in magnitude", lbl);
-    if (!mbs_all_bounded(def->com, 3))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "body %s: com is not finite or beyond 1e100 in magnitude", lbl);
-    if (!mbs_all_bounded(def->inertia, 9))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "body %s: inertia is not finite or beyond 1e100 in magnitude", lbl);
     double sym[9];
-    int st = check_mass_inertia(b, def, lbl, sym);
+    int st = mbs_body_def_check(b->error, def, lbl, sym);
     if (st != MBS_OK) return st;
     if (mbs_builder_grow((void **)&b->bodies, &b->body_cap, b->nbody + 1, sizeof *b->bodies) != 0)
         return mbs_errorf(b->error, MBS_ERR_NOMEM, "body %s: out of memory", lbl);
@@ -392,7 +404,7 @@ static int check_axes(mbs_builder *b, const mbs_joint_def *d, const char *lbl, m
 /* Validate type, rotation, bodies and the distance length of a joint definition. */
 static int check_joint_kind(mbs_builder *b, const mbs_joint_def *d, const char *lbl)
 {
-    if ((int)d->type < (int)MBS_JOINT_REVOLUTE || (int)d->type > (int)MBS_JOINT_DISTANCE)
+    if ((int)d->type < (int)MBS_JOINT_REVOLUTE || (int)d->type > (int)MBS_JOINT_TRANSLATIONAL)
         return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: unknown joint type %d", lbl,
                           (int)d->type);
     if (d->rotation != MBS_ROT_QUATERNION && d->rotation != MBS_ROT_CARDAN)

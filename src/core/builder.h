@@ -70,6 +70,12 @@ char *mbs_strdup_name(const char *name);
 int mbs_builder_push_force(mbs_builder *b, const mbs_force_model *f);
 /* Make room for need elements of size elem in *arr (capacity *cap); 0 or -1 if out of memory. */
 int mbs_builder_grow(void **arr, int *cap, int need, size_t elem);
+/* The checks of mbs_add_body on mass, com and inertia (finite, bounded, mass >= 0, inertia
+   symmetric, positive semi-definite, triangle inequality, zero when the mass is); MBS_OK and
+   the symmetrised inertia in sym, or MBS_ERR_ARG with the message (naming body lbl) in err. */
+int mbs_body_def_check(char *err, const mbs_body_def *def, const char *lbl, double sym[9]);
+/* The checks of mbs_builder_set_point_gravity (fn names the call in the NULL message). */
+int mbs_point_gravity_check(char *err, const char *fn, const double center[3], double mu);
 /* 0 if R (row-major 3x3) is orthonormal with det +1, 1 if not orthonormal, 2 if a reflection. */
 int mbs_rot_check(const double R[9]);
 

@@ -17,6 +17,8 @@
 #include "core/builder.h"
 #include "core/internal.h"
 #include "events/events.h"
+#include "core/params.h"
+#include "core/point_mass.h"
 #include "planar/planar.h"
 #include "couplings/compile_elements.h"
 
@@ -43,7 +45,7 @@ typedef struct topo {
 
 static const char *const type_names[] = {"revolute", "prismatic", "cylindrical", "universal",
                                          "spherical", "planar",    "free",        "fixed",
-                                         "distance"};
+                                         "distance", "translational"};
 
 /* The builder's error buffer: compile reports into it although the builder is const
    (the message is the only thing a compile changes in the builder). */
@@ -231,7 +233,7 @@ static int scalar_dofs(mbs_joint_type type)
 {
     return type == MBS_JOINT_REVOLUTE || type == MBS_JOINT_PRISMATIC ||
            type == MBS_JOINT_CYLINDRICAL || type == MBS_JOINT_UNIVERSAL ||
-           type == MBS_JOINT_PLANAR;
+           type == MBS_JOINT_PLANAR || type == MBS_JOINT_TRANSLATIONAL;
 }
 
 /* A joint element needs a tree joint and dof < nv; a joint spring-damper also scalar dofs
@@ -350,17 +352,7 @@ static int fill_bodies(const mbs_builder *b, mbs_model *m)
         mbs_body_model *bm = &m->bodies[i];
         bm->name = mbs_strdup_name(d->name);
         if (!bm->name) return MBS_ERR_NOMEM;
-        bm->mass = d->mass;
-        v3_copy(bm->com, d->com);
-        memcpy(bm->inertia, d->inertia, sizeof bm->inertia);
-        /* RBDA eq. 2.63: h = m c, Ibar = Ic + m (|c|^2 1 - c c^T) */
-        bm->rbi.m = d->mass;
-        v3_scale(bm->rbi.h, d->com, d->mass);
-        double cc = v3_dot(d->com, d->com);
-        for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 3; ++c)
-                bm->rbi.I[3 * r + c] = d->inertia[3 * r + c] +
-                                       d->mass * ((r == c ? cc : 0.0) - d->com[r] * d->com[c]);
+        mbs_body_set_inertia(bm, d->mass, d->com, d->inertia);
         bm->parent = bm->joint = -1;
     }
     return MBS_OK;
@@ -507,6 +499,7 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
     int st = (m->bodies && m->joints && m->forces && m->tree) ? MBS_OK : MBS_ERR_NOMEM;
     if (st == MBS_OK) st = fill_bodies(b, m);
     if (st == MBS_OK) st = fill_joints(b, t, m);
+    if (st == MBS_OK) mbs_reduce_point_masses(b, m); /* point masses lose their rotation */
     if (st == MBS_OK) st = layout(t, m);
     if (st == MBS_OK) st = fill_forces(b, m);
     if (st == MBS_OK) st = mbs_visuals_copy(b->visuals, b->nvisual, &m->visuals);

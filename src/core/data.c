@@ -1,6 +1,7 @@
 /* The per-thread data: every array the runtime needs is allocated here, once. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/internal.h"
 #include "core/linalg.h"
@@ -58,6 +59,8 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     if (mbs_couplings_create(d) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_analysis_create(d) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_events_data_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* modes, row targets */
+    d->force_in = alloc0(6 * (size_t)m->nforce, sizeof(double));
+    if (!d->force_in) return MBS_ERR_NOMEM;
     return mbs_loops_create(d); /* loop workspace (nothing for a tree without rows) */
 }
 
@@ -82,6 +85,8 @@ static void data_init_state(mbs_data *d)
     }
     for (int i = 0; i < m->nv; ++i) /* dof_parent[i] < i */
         d->dof_depth[i] = m->dof_parent[i] >= 0 ? d->dof_depth[m->dof_parent[i]] + 1 : 0;
+    for (int i = 0; i < m->nforce; ++i) /* two-frame forces start at their constant value */
+        memcpy(d->force_in + 6 * i, m->forces[i].value, sizeof m->forces[i].value);
 }
 
 /* Create the data of a compiled model (NULL for a NULL model or out of memory). */
@@ -134,6 +139,7 @@ void mbs_data_destroy(mbs_data *d)
     free(d->p_root);
     free(d->Fw);
     free(d->crba_done);
+    free(d->force_in);
     mbs_loops_destroy(d);
     mbs_couplings_destroy(d);
     mbs_analysis_destroy(d);

@@ -58,6 +58,9 @@ int mbs_aba(mbs_data *d);
 int mbs_mass_factor(const mbs_model *m, double *M);
 /* Solve M x = b in place (x holds b) with the factor of mbs_mass_factor (RBDA table 6.4). */
 void mbs_mass_solve(const mbs_model *m, const double *LDL, double *x);
+/* qdot (nq x 1) = G(q) v over the tree joints (src/core/qmanifold.c): the time derivative of
+   q that the ODE integrators (CVODE, CVODES) need. */
+void mbs_qdot(const mbs_model *m, const double *q, const double *v, double *qdot);
 /* Kinetic energy 1/2 sum v_i^T I_i v_i at the current kinematics. */
 double mbs_kinetic_energy(const mbs_data *d);
 /* MBS_OK, or MBS_ERR_NONFINITE naming the index and joint of the first non-finite value of

@@ -68,6 +68,11 @@ struct mbs_model {
        coordinate rows (numbered after the ncon cut-joint rows) and event functions; NULL
        when the model has none */
     struct mbs_events_model *ev;
+
+    /* parameters changed after compile (src/core/params.c) */
+    char error[MBS_ERROR_LEN];  /* message of the last failed parameter call */
+    unsigned long param_rev;    /* counts successful parameter changes: a stepper restarts
+                                   CVODE when it changed since its last step */
 };
 
 /* Host input wrench on one body, held until changed. */
@@ -138,6 +143,11 @@ struct mbs_data {
        NULL when the model has none. lambda above then holds ncon + nqrow multipliers: the
        cut-joint rows', then the coordinate rows' (driving, friction and contact forces). */
     struct mbs_events_data *ev;
+    /* host inputs of the two-frame forces (src/forces/frame_force.c) */
+    double *force_in;     /* [6 nforce] force, torque of each element (used by frame forces,
+                             initially their constant value) */
+    unsigned long input_rev; /* counts mbs_set_frame_force calls: the CVODE kinds restart
+                                when it changed since their last step */
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

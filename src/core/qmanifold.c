@@ -71,3 +71,12 @@ int mbs_neutral_q(const mbs_model *m, double *q)
     }
     return MBS_OK;
 }
+
+/* See internal.h: each tree joint's qdot op (e.g. 1/2 q (x) (0, w) for a quaternion). */
+void mbs_qdot(const mbs_model *m, const double *q, const double *v, double *qdot)
+{
+    for (int k = 0; k < m->ntree; ++k) {
+        const mbs_joint_model *j = &m->joints[m->tree[k]];
+        if (j->nq > 0) j->ops->qdot(j, q + j->qadr, v + j->vadr, qdot + j->qadr);
+    }
+}

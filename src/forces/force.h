@@ -5,6 +5,7 @@
 #define MBS_FORCES_FORCE_H
 
 #include "mbs/mbs.h"
+#include "core/spatial.h"
 
 typedef struct mbs_force_ops mbs_force_ops;
 struct mbs_crow;
@@ -32,6 +33,13 @@ typedef struct mbs_force_model {
     double coulomb, stiction, viscous;
     double lower, upper, restitution, rest_velocity;
     int law, slot;
+    /* two-frame force (frame_force.c) and user line law (line_law.c) */
+    mbs_pose frame_a, frame_b;     /* two-frame force: frames on body_a, body_b */
+    int resolve;                   /* mbs_resolve of the two-frame force */
+    double value[6];               /* two-frame force: constant force, torque (initial input) */
+    mbs_frame_force_fn frame_fn;   /* two-frame force callback, NULL: host input */
+    mbs_line_law line_law;         /* user line law */
+    mbs_line_potential line_potential; /* its potential, NULL if none */
 } mbs_force_model;
 
 struct mbs_force_ops {
@@ -70,5 +78,21 @@ extern const mbs_force_ops mbs_force_joint_force_ops; /* joint_force.c */
 extern const mbs_force_ops mbs_force_joint_friction_ops;
 extern const mbs_force_ops mbs_force_joint_brake_ops;
 extern const mbs_force_ops mbs_force_joint_stop_ops;
+extern const mbs_force_ops mbs_force_frame_force_ops; /* frame_force.c */
+extern const mbs_force_ops mbs_force_line_law_ops;    /* line_law.c */
+
+/* Line elements (line.c): world position and velocity of a body point (body coordinates),
+   and the line between an element's two points: its length L, rate dL/dt and unit direction
+   e = (p_b - p_a) / max(L, 1e-10) (fading to 0 when the points meet). */
+#define MBS_LINE_L_SMALL 1e-10 /* below this length a line has no direction */
+void mbs_point_state(const mbs_data *d, int body, const double point[3], double pos[3],
+                     double vel[3]);
+void mbs_point_position(const mbs_data *d, int body, const double point[3], double pos[3]);
+double mbs_line_state(const mbs_force_model *f, const mbs_data *d, double *rate, double e[3]);
+/* Length only (no velocities needed). */
+double mbs_line_length(const mbs_force_model *f, const mbs_data *d);
+/* Tension T pulling the element's two points together along e: +T e on body_a at point_a,
+   -T e on body_b at point_b. */
+void mbs_line_apply(const mbs_force_model *f, mbs_data *d, const double e[3], double tension);
 
 #endif

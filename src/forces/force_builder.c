@@ -3,13 +3,11 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "core/builder.h"
+#include "forces/force_builder.h"
 #include "core/internal.h"
 
-#define LABEL_LEN 96
-
 /* "\"name\"" of the element about to be added, or "#id" (its future id) when unnamed. */
-static const char *element_label(const mbs_builder *b, const char *name, char *buf, int len)
+const char *mbs_force_label(const mbs_builder *b, const char *name, char *buf, int len)
 {
     if (name && name[0]) snprintf(buf, (size_t)len, "\"%s\"", name);
     else snprintf(buf, (size_t)len, "#%d", b->nforce);
@@ -17,8 +15,8 @@ static const char *element_label(const mbs_builder *b, const char *name, char *b
 }
 
 /* Append f (its name still to be copied from name); returns the element id or a status. */
-static int push_element(mbs_builder *b, mbs_force_model *f, const char *name, const char *kind,
-                        const char *label)
+int mbs_force_push(mbs_builder *b, mbs_force_model *f, const char *name, const char *kind,
+                   const char *label)
 {
     f->name = mbs_strdup_name(name);
     if (!f->name)
@@ -40,24 +38,33 @@ mbs_spring_damper_def mbs_default_spring_damper_def(void)
     return def;
 }
 
-/* Validate the bodies and points of a line element. */
-static int check_line_geometry(mbs_builder *b, const mbs_spring_damper_def *def,
-                               const char *label)
+/* Validate the bodies and points of a line element of the given kind. */
+int mbs_line_points_check(mbs_builder *b, const char *kind, const char *label, int body_a,
+                          int body_b, const double point_a[3], const double point_b[3])
 {
-    if (def->body_a < 0 || def->body_a > b->nbody)
-        return mbs_errorf(b->error, MBS_ERR_ARG, "spring-damper %s: unknown body_a %d", label,
-                          def->body_a);
-    if (def->body_b < 0 || def->body_b > b->nbody)
-        return mbs_errorf(b->error, MBS_ERR_ARG, "spring-damper %s: unknown body_b %d", label,
-                          def->body_b);
-    if (!mbs_all_bounded(def->point_a, 3) || !mbs_all_bounded(def->point_b, 3))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "spring-damper %s: non-finite attachment point",
+    if (body_a < 0 || body_a > b->nbody)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: unknown body_a %d", kind, label, body_a);
+    if (body_b < 0 || body_b > b->nbody)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: unknown body_b %d", kind, label, body_b);
+    if (!mbs_all_bounded(point_a, 3) || !mbs_all_bounded(point_b, 3))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: non-finite attachment point", kind,
                           label);
-    if (def->body_a == def->body_b && def->point_a[0] == def->point_b[0] &&
-        def->point_a[1] == def->point_b[1] && def->point_a[2] == def->point_b[2])
-        return mbs_errorf(b->error, MBS_ERR_ARG,
-                          "spring-damper %s: both ends at the same point of body %d", label,
-                          def->body_a);
+    if (body_a == body_b && point_a[0] == point_b[0] && point_a[1] == point_b[1] &&
+        point_a[2] == point_b[2])
+        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: both ends at the same point of body %d",
+                          kind, label, body_a);
+    return MBS_OK;
+}
+
+/* See force_builder.h: finite, bounded and >= 0, else the message in err. */
+int mbs_coefficient_check(char *err, const char *kind, const char *label, const char *what,
+                          double value)
+{
+    if (!(fabs(value) <= MBS_MAX_VALUE))
+        return mbs_errorf(err, MBS_ERR_ARG, "%s %s: %s is not finite or beyond 1e100 in magnitude", kind, label, what);
+    if (value < 0.0)
+        return mbs_errorf(err, MBS_ERR_ARG, "%s %s: %s must be >= 0 (got %g)", kind, label,
+                          what, value);
     return MBS_OK;
 }
 
@@ -65,12 +72,7 @@ static int check_line_geometry(mbs_builder *b, const mbs_spring_damper_def *def,
 static int check_coefficient(mbs_builder *b, const char *kind, const char *label,
                              const char *what, double value)
 {
-    if (!(fabs(value) <= MBS_MAX_VALUE))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: %s is not finite or beyond 1e100 in magnitude", kind, label, what);
-    if (value < 0.0)
-        return mbs_errorf(b->error, MBS_ERR_ARG, "%s %s: %s must be >= 0 (got %g)", kind, label,
-                          what, value);
-    return MBS_OK;
+    return mbs_coefficient_check(b->error, kind, label, what, value);
 }
 
 /* Line spring-damper between two body points (spring_damper.c); returns its id. */
@@ -80,8 +82,9 @@ int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def)
     if (!b) return MBS_ERR_ARG;
     if (!def)
         return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_spring_damper: def is NULL");
-    element_label(b, def->name, label, LABEL_LEN);
-    int rc = check_line_geometry(b, def, label);
+    mbs_force_label(b, def->name, label, LABEL_LEN);
+    int rc = mbs_line_points_check(b, "spring-damper", label, def->body_a, def->body_b,
+                                   def->point_a, def->point_b);
     if (rc == MBS_OK) rc = check_coefficient(b, "spring-damper", label, "stiffness", def->stiffness);
     if (rc == MBS_OK) rc = check_coefficient(b, "spring-damper", label, "damping", def->damping);
     if (rc == MBS_OK)
@@ -104,7 +107,7 @@ int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def)
     f.mass = def->mass;
     f.fraction = def->mass_fraction;
     f.joint = f.dof = f.vindex = f.qindex = -1;
-    return push_element(b, &f, def->name, "spring-damper", label);
+    return mbs_force_push(b, &f, def->name, "spring-damper", label);
 }
 
 /* No name, both ends at the world origin, all coefficients, masses and distances 0. */
@@ -123,11 +126,9 @@ int mbs_add_line_force_two_masses(mbs_builder *b, const mbs_line_force_two_masse
     if (!b) return MBS_ERR_ARG;
     if (!def)
         return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_line_force_two_masses: def is NULL");
-    element_label(b, def->name, label, LABEL_LEN);
-    mbs_spring_damper_def geo = mbs_default_spring_damper_def();
-    geo.body_a = def->body_a, geo.body_b = def->body_b;
-    v3_copy(geo.point_a, def->point_a), v3_copy(geo.point_b, def->point_b);
-    int rc = check_line_geometry(b, &geo, label);
+    mbs_force_label(b, def->name, label, LABEL_LEN);
+    int rc = mbs_line_points_check(b, kind, label, def->body_a, def->body_b, def->point_a,
+                                   def->point_b);
     const char *what[] = {"stiffness", "damping", "rest_length", "mass_a", "distance_a",
                           "mass_b", "distance_b"};
     const double val[] = {def->stiffness, def->damping, def->rest_length, def->mass_a,
@@ -148,7 +149,7 @@ int mbs_add_line_force_two_masses(mbs_builder *b, const mbs_line_force_two_masse
     f.mass_b = def->mass_b, f.dist_b = def->distance_b;
     f.two = 1;
     f.joint = f.dof = f.vindex = f.qindex = -1;
-    return push_element(b, &f, def->name, kind, label);
+    return mbs_force_push(b, &f, def->name, kind, label);
 }
 
 /* Label "#id on joint \"name\"" of a joint element about to be added, after checking the
@@ -195,7 +196,10 @@ int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiff
     f.stiffness = stiffness;
     f.damping = damping;
     f.rest = rest_position;
-    return push_element(b, &f, NULL, "joint spring-damper", label);
+    f.joint = joint;
+    f.dof = dof;
+    f.vindex = f.qindex = -1; /* set by compile from the joint's qadr/vadr */
+    return mbs_force_push(b, &f, NULL, "joint spring-damper", label);
 }
 
 /* Constant generalized force on one dof of a joint (joint_force.c); compile checks that the
@@ -211,7 +215,7 @@ int mbs_add_joint_force(mbs_builder *b, int joint, int dof, double force)
     if (rc != MBS_OK) return rc;
     mbs_force_model f = joint_element(&mbs_force_joint_force_ops, joint, dof);
     f.force = force;
-    return push_element(b, &f, NULL, "joint force", label);
+    return mbs_force_push(b, &f, NULL, "joint force", label);
 }
 
 /* User force law (callback.c); name is copied and may be NULL. Returns its id. */
@@ -219,7 +223,7 @@ int mbs_add_force_callback(mbs_builder *b, const char *name, mbs_force_callback 
 {
     char label[LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
-    element_label(b, name, label, LABEL_LEN);
+    mbs_force_label(b, name, label, LABEL_LEN);
     if (!fn)
         return mbs_errorf(b->error, MBS_ERR_ARG, "force callback %s: function is NULL", label);
     mbs_force_model f = {0};
@@ -228,5 +232,5 @@ int mbs_add_force_callback(mbs_builder *b, const char *name, mbs_force_callback 
     f.joint = f.dof = f.vindex = f.qindex = -1;
     f.fn = fn;
     f.user = user;
-    return push_element(b, &f, name, "force callback", label);
+    return mbs_force_push(b, &f, name, "force callback", label);
 }

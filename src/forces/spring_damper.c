@@ -5,56 +5,17 @@
  *   tension        T = k (L - L0) + d dL/dt,   dL/dt = e . (v_b - v_a)
  *   forces         F_a = +T e on body a at p_a,  F_b = -T e on body b at p_b
  *   potential      V = 1/2 k (L - L0)^2,  so that F_b = -dV/dp_b for d = 0.
- * The unit direction is e = r / max(L, L_SMALL): when the points (nearly) coincide there
- * is no direction, and below L_SMALL the vector e shrinks linearly to 0 so the force goes
- * continuously to zero instead of becoming NaN (Modelica LineForceBase uses s_small = 1e-10
- * the same way). The spring therefore cannot push coincident points apart. */
+ * The line's geometry (and its direction when the points meet) is line.c's. The spring
+ * therefore cannot push coincident points apart. */
 #include "core/internal.h"
 #include "couplings/couplings.h"
-
-#define L_SMALL 1e-10
-
-/* World position and velocity of a point fixed on a body (body coordinates). */
-static void point_state(const mbs_data *d, int body, const double point[3], double pos[3],
-                        double vel[3])
-{
-    if (body == MBS_WORLD) {
-        v3_copy(pos, point);
-        v3_set(vel, 0.0, 0.0, 0.0);
-        return;
-    }
-    const mbs_pose *X = &d->x_world[body];
-    const double *vb = d->vel + 6 * body; /* [w; v_origin], body coordinates */
-    double wxp[3], vp[3];
-    pose_apply(pos, X, point);
-    v3_cross(wxp, vb, point);
-    v3_add(vp, vb + 3, wxp);
-    m3_mulv(vel, X->R, vp);
-}
-
-/* World position of a point fixed on a body (body coordinates). */
-static void point_position(const mbs_data *d, int body, const double point[3], double pos[3])
-{
-    if (body == MBS_WORLD) v3_copy(pos, point);
-    else pose_apply(pos, &d->x_world[body], point);
-}
 
 /* Add the tension of the element to f_ext of both bodies. */
 static int spring_damper_apply(const mbs_force_model *f, mbs_data *d)
 {
-    double pa[3], pb[3], va[3], vb[3], r[3], vr[3], e[3], fa[3], fb[3];
-    static const double zero[3] = {0.0, 0.0, 0.0};
-    point_state(d, f->body_a, f->point_a, pa, va);
-    point_state(d, f->body_b, f->point_b, pb, vb);
-    v3_sub(r, pb, pa);
-    v3_sub(vr, vb, va);
-    double L = v3_norm(r);
-    v3_scale(e, r, 1.0 / fmax(L, L_SMALL));
-    double tension = f->stiffness * (L - f->rest) + f->damping * v3_dot(e, vr);
-    v3_scale(fa, e, tension);
-    v3_scale(fb, e, -tension);
-    if (f->body_a != MBS_WORLD) mbs_forces_add_world_wrench(d, f->body_a, fa, zero, f->point_a);
-    if (f->body_b != MBS_WORLD) mbs_forces_add_world_wrench(d, f->body_b, fb, zero, f->point_b);
+    double e[3], rate;
+    const double L = mbs_line_state(f, d, &rate, e);
+    mbs_line_apply(f, d, e, f->stiffness * (L - f->rest) + f->damping * rate);
     return MBS_OK;
 }
 
@@ -74,7 +35,7 @@ typedef struct line_point {
 /* State of point (body coordinates) of body. */
 static void line_point_state(const mbs_data *d, int body, const double point[3], line_point *s)
 {
-    point_state(d, body, point, s->p, s->v);
+    mbs_point_state(d, body, point, s->p, s->v);
     v3_set(s->c, 0.0, 0.0, 0.0);
     if (body == MBS_WORLD) return;
     const double *vb = d->vel + 6 * body;
@@ -105,7 +66,7 @@ static int mass_map(const line_point *A, const line_point *B, int mode, double x
         return MBS_OK;
     }
     const double L = v3_norm(r);
-    if (!(L > L_SMALL)) return MBS_ERR_SINGULAR;
+    if (!(L > MBS_LINE_L_SMALL)) return MBS_ERR_SINGULAR;
     double e[3], ed[3];
     v3_scale(e, r, 1.0 / L);
     const double Ld = v3_dot(e, u), s = x / L;
@@ -203,8 +164,8 @@ static double mass_potential(const mbs_force_model *f, const mbs_data *d, int mo
     const mbs_model *m = d->model;
     if (mass == 0.0 || m->gravity_kind == MBS_GRAVITY_NONE) return 0.0;
     double pa[3], pb[3], r[3], pm[3];
-    point_position(d, from_b ? f->body_b : f->body_a, from_b ? f->point_b : f->point_a, pa);
-    point_position(d, from_b ? f->body_a : f->body_b, from_b ? f->point_a : f->point_b, pb);
+    mbs_point_position(d, from_b ? f->body_b : f->body_a, from_b ? f->point_b : f->point_a, pa);
+    mbs_point_position(d, from_b ? f->body_a : f->body_b, from_b ? f->point_a : f->point_b, pb);
     v3_sub(r, pb, pa);
     const double L = v3_norm(r), s = mode == 0 ? x : (L > 0.0 ? x / L : 0.0);
     for (int i = 0; i < 3; ++i) pm[i] = pa[i] + s * r[i];
@@ -217,11 +178,7 @@ static double mass_potential(const mbs_force_model *f, const mbs_data *d, int mo
 /* V = 1/2 k (L - L0)^2 at the current poses. */
 static double spring_potential(const mbs_force_model *f, const mbs_data *d)
 {
-    double pa[3], pb[3], r[3];
-    point_position(d, f->body_a, f->point_a, pa);
-    point_position(d, f->body_b, f->point_b, pb);
-    v3_sub(r, pb, pa);
-    double stretch = v3_norm(r) - f->rest;
+    const double stretch = mbs_line_length(f, d) - f->rest;
     return 0.5 * f->stiffness * stretch * stretch;
 }
 

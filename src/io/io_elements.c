@@ -1,6 +1,6 @@
 /* mbs's superset of URDF, top-level elements besides links and joints: <gravity>,
  * <spring_damper>, <joint_spring_damper>, <joint_force>, <joint_friction>, <joint_brake>,
- * <joint_stop>, <initial>; mbs-sim's <simulation>, <track> and
+ * <joint_stop>, <frame_force>, <initial>; mbs-sim's <simulation>, <track> and
  * <plot> are skipped (mbs-sim reads them). ROS's own extensions (<material>, <transmission>,
  * <gazebo>, <ros2_control>) are skipped; anything else is an error (a typo in a model
  * should not vanish). One handler per element, looked up in a table. */
@@ -269,6 +269,40 @@ static int read_joint_stop(io_ctx *c, const xmlNode *n)
     return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
 }
 
+/* resolve="world" | "frame_a" | "frame_b" (default frame_b) of a frame force. */
+static int read_resolve(io_ctx *c, const xmlNode *n, mbs_resolve *r)
+{
+    static const char *const names[] = {"world", "frame_a", "frame_b"};
+    char buf[16];
+    if (!io_attr(n, "resolve", buf, (int)sizeof buf)) return MBS_OK;
+    for (int k = 0; k < 3; ++k)
+        if (!strcmp(buf, names[k])) {
+            *r = (mbs_resolve)k;
+            return MBS_OK;
+        }
+    return io_fail(c, n, MBS_ERR_ARG, "resolve=\"%s\": expected world, frame_a or frame_b", buf);
+}
+
+/* <frame_force name link_a link_b resolve force torque> with <origin_a xyz rpy/> and
+   <origin_b xyz rpy/>: a constant force and torque between two frames (link_a absent: the
+   world); the host may change the value later (mbs_set_frame_force). */
+static int read_frame_force(io_ctx *c, const xmlNode *n)
+{
+    mbs_frame_force_def fd = mbs_default_frame_force_def();
+    char name[128], buf[8];
+    if (io_attr(n, "name", name, (int)sizeof name)) fd.name = name;
+    int st = io_attr(n, "link_a", buf, (int)sizeof buf) ? body_of(c, n, "link_a", &fd.body_a) : MBS_OK;
+    if (st == MBS_OK) st = body_of(c, n, "link_b", &fd.body_b);
+    if (st == MBS_OK) st = read_resolve(c, n, &fd.resolve);
+    if (st == MBS_OK) st = io_origin(c, n, "origin_a", &fd.frame_a);
+    if (st == MBS_OK) st = io_origin(c, n, "origin_b", &fd.frame_b);
+    if (st == MBS_OK && io_numbers(c, n, "force", fd.force, 3) < 0) st = MBS_ERR_ARG;
+    if (st == MBS_OK && io_numbers(c, n, "torque", fd.torque, 3) < 0) st = MBS_ERR_ARG;
+    if (st != MBS_OK) return st;
+    const int id = mbs_add_frame_force(c->b, &fd);
+    return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
+}
+
 static int skip(io_ctx *c, const xmlNode *n)
 {
     (void)c, (void)n;
@@ -284,7 +318,7 @@ static const struct {
     {"line_force_two_masses", read_two_masses},    {"rotor", read_rotor},
     {"joint_force", read_joint_force},
     {"joint_friction", read_joint_friction}, {"joint_brake", read_joint_brake},
-    {"joint_stop", read_joint_stop},
+    {"joint_stop", read_joint_stop},      {"frame_force", read_frame_force},
     {"material", skip}, {"transmission", skip}, {"gazebo", skip}, {"ros2_control", skip},
     {"simulation", skip}, {"track", skip}, {"plot", skip},
 };
@@ -295,6 +329,6 @@ int io_read_element(io_ctx *c, const xmlNode *n)
         if (io_is(n, handlers[k].tag)) return handlers[k].read(c, n);
     return io_fail(c, n, MBS_ERR_ARG, "unknown element (URDF: link, joint, material; mbs: gravity, "
                    "spring_damper, joint_spring_damper, line_force_two_masses, rotor, joint_force, "
-                   "joint_friction, joint_brake, joint_stop, initial; mbs-sim: simulation, track, "
-                   "plot)");
+                   "joint_friction, joint_brake, joint_stop, frame_force, initial; mbs-sim: "
+                   "simulation, track, plot)");
 }

@@ -1,5 +1,5 @@
 /* URDF joints (revolute, continuous, prismatic, fixed, floating, planar) and mbs's superset
- * (spherical, universal, cylindrical, free, distance; cut="true" closes a loop,
+ * (spherical, universal, cylindrical, free, distance, translational; cut="true" closes a loop,
  * state_priority, rotation="cardan", <axis2>, <length>, <child_origin>); <dynamics damping>
  * becomes a joint damper; the root link is welded to the world. */
 #include "io/io.h"
@@ -17,7 +17,7 @@ static const struct {
     {"floating", MBS_JOINT_FREE}, {"planar", MBS_JOINT_PLANAR},
     {"spherical", MBS_JOINT_SPHERICAL}, {"universal", MBS_JOINT_UNIVERSAL},
     {"cylindrical", MBS_JOINT_CYLINDRICAL}, {"free", MBS_JOINT_FREE},
-    {"distance", MBS_JOINT_DISTANCE},
+    {"distance", MBS_JOINT_DISTANCE}, {"translational", MBS_JOINT_TRANSLATIONAL},
 };
 
 /* The joint type named by the type attribute; 0 or -1 (unknown, reported). */
@@ -31,7 +31,8 @@ static int joint_type(io_ctx *c, const xmlNode *n, mbs_joint_type *type)
             return 0;
         }
     io_fail(c, n, MBS_ERR_ARG, "unknown joint type \"%s\" (URDF: revolute, continuous, prismatic, "
-            "fixed, floating, planar; mbs: spherical, universal, cylindrical, free, distance)", t);
+            "fixed, floating, planar; mbs: spherical, universal, cylindrical, free, distance, "
+            "translational)", t);
     return -1;
 }
 

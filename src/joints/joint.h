@@ -59,6 +59,8 @@ typedef struct mbs_joint_model {
        those housed by the parent or the world of J ratio^2; all 0 without rotors */
     double rotor_I[9], rotor_U[3], rotor_D;
     int rotor_parent;        /* 1 when rotor_I / rotor_U are nonzero (parent not the world) */
+    int point_mass;          /* 1: reduced at compile for its point-mass child (src/core/
+                                point_mass.c): translational, swing or fixed ops */
 } mbs_joint_model;
 
 struct mbs_joint_ops {
@@ -148,6 +150,9 @@ extern const mbs_joint_ops mbs_joint_free_quat_ops;
 extern const mbs_joint_ops mbs_joint_free_cardan_ops;
 extern const mbs_joint_ops mbs_joint_fixed_ops;
 extern const mbs_joint_ops mbs_joint_distance_ops;
+extern const mbs_joint_ops mbs_joint_translational_ops;
+/* The spherical joint into a point mass, reduced to its two swing rates (swing.c). */
+extern const mbs_joint_ops mbs_joint_swing_ops;
 
 
 /* The Euclidean chart (src/joints/euclidean.c) of the joints whose q and v are the same

@@ -12,6 +12,7 @@ static const mbs_joint_ops *const joint_ops_table[][2] = {
     [MBS_JOINT_FREE] = {&mbs_joint_free_quat_ops, &mbs_joint_free_cardan_ops},
     [MBS_JOINT_FIXED] = {&mbs_joint_fixed_ops, &mbs_joint_fixed_ops},
     [MBS_JOINT_DISTANCE] = {NULL, NULL},
+    [MBS_JOINT_TRANSLATIONAL] = {&mbs_joint_translational_ops, &mbs_joint_translational_ops},
 };
 
 /* Table entry, NULL for distance and for out-of-range type or rotation values. */

@@ -61,6 +61,10 @@ typedef struct mbs_planar_data {
    path serves); MBS_OK or MBS_ERR_NOMEM. */
 int mbs_planar_detect(const mbs_model *m, mbs_planar **out);
 void mbs_planar_free(mbs_planar *p);
+/* Recompute the planar inertia (m, h, I) of body b from the model's body and pb->R0 (after a
+   parameter change; the same arithmetic as at compile). */
+void mbs_planar_body_inertia(const mbs_model *m, const mbs_planar *p, int b,
+                             mbs_planar_body *pb);
 int mbs_planar_data_alloc(const mbs_model *m, mbs_planar_data **out);
 void mbs_planar_data_free(mbs_planar_data *pd);
 /* 1 when this evaluation can take the planar path (a planar model, no host wrench with an

@@ -99,24 +99,32 @@ static int describe_joint(const mbs_model *m, const mbs_pose *xw, const mbs_plan
     return jm->ops == &mbs_joint_fixed_ops;
 }
 
-/* A body's planar inertia about its origin and its constant out-of-plane coordinate. */
-static void describe_body(const mbs_model *m, const mbs_pose *xw, const mbs_planar *p, int b,
-                          mbs_planar_body *pb)
+/* A body's planar inertia about its origin (m, h, I_n) from its inertia and R0. */
+void mbs_planar_body_inertia(const mbs_model *m, const mbs_planar *p, int b,
+                             mbs_planar_body *pb)
 {
     const mbs_body_model *body = &m->bodies[b];
     double cw[3], Iw[9], T[9], Rt[9], In[3];
-    m3_mulv(cw, xw[b].R, body->com);
+    m3_mulv(cw, pb->R0, body->com);
     double c2[2];
     project(p, cw, c2);
-    m3_mul(T, xw[b].R, body->inertia); /* R I_c R^T */
-    m3_transpose(Rt, xw[b].R);
+    m3_mul(T, pb->R0, body->inertia); /* R I_c R^T */
+    m3_transpose(Rt, pb->R0);
     m3_mul(Iw, T, Rt);
     m3_mulv(In, Iw, p->n);
     pb->m = body->mass;
     pb->h[0] = body->mass * c2[0], pb->h[1] = body->mass * c2[1];
     pb->I = v3_dot(p->n, In) + body->mass * (c2[0] * c2[0] + c2[1] * c2[1]);
+}
+
+/* A body's constant out-of-plane coordinate, its rotation at the neutral q and its planar
+   inertia. */
+static void describe_body(const mbs_model *m, const mbs_pose *xw, const mbs_planar *p, int b,
+                          mbs_planar_body *pb)
+{
     pb->n0 = v3_dot(p->n, xw[b].p);
     for (int i = 0; i < 9; ++i) pb->R0[i] = xw[b].R[i];
+    mbs_planar_body_inertia(m, p, b, pb);
 }
 
 int mbs_planar_detect(const mbs_model *m, mbs_planar **out)

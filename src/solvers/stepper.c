@@ -127,6 +127,8 @@ mbs_stepper *mbs_stepper_create(mbs_data *d, const mbs_stepper_def *def)
     s->nq = d->model->nq;
     s->nv = d->model->nv;
     s->naux = d->model->naux;
+    s->input_rev = d->input_rev;
+    s->param_rev = d->model->param_rev;
     if (alloc_common(s) != MBS_OK) {
         MBS_DATA_FAIL(d, MBS_ERR_NOMEM, "mbs_stepper_create: out of memory");
         mbs_stepper_destroy(s);
@@ -347,6 +349,11 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
     long n = 1;
     int st = check_step(s, dt, &n), event = 0;
     if (st != MBS_OK) return st;
+    if (s->input_rev != s->d->input_rev || s->param_rev != s->d->model->param_rev) {
+        s->kind->sync(s, 1); /* a frame-force input or a parameter changed: restart */
+        s->input_rev = s->d->input_rev;
+        s->param_rev = s->d->model->param_rev;
+    }
     backup(s);
     const long ev0 = mbs_loops_events(s->d);
     event = rebase_cardan(s); /* a host may have set a Cardan middle angle near 90 degrees */

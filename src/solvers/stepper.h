@@ -43,6 +43,9 @@ struct mbs_stepper {
     /* state events (stepper_events.c; src/events/events.h): NULL when the model has no
        event functions */
     struct mbs_stepper_events *ev;
+    /* the data's input_rev and the model's param_rev at the last step: a change (a
+       two-frame force input, a parameter) restarts a multistep kind */
+    unsigned long input_rev, param_rev;
 };
 
 struct mbs_stepper_vtable {

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cvode/cvode.h>
+#include <cvodes/cvodes.h> /* CVODES: the CVODE API, linked once with the sensitivities */
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>

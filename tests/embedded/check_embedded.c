@@ -136,6 +136,16 @@ int main(int argc, char **argv)
     else
         check(s != NULL, "CVODE stepper in the full build");
     mbs_stepper_destroy(s);
+    const mbs_param p = {MBS_PARAM_MASS, 1, 0};
+    mbs_sens_def sdef = mbs_default_sens_def();
+    mbs_sens *sens = NULL;
+    st = mbs_sens_create(m, d, &p, 1, &sdef, &sens);
+    if (embedded)
+        check(st == MBS_ERR_STATE && !sens && strstr(mbs_data_error(d), "no SUNDIALS") != NULL,
+              "sensitivity run refused, naming SUNDIALS");
+    else
+        check(st == MBS_OK && sens != NULL, "sensitivity run in the full build");
+    mbs_sens_destroy(sens);
     if (embedded) chain(1);
     /* analyses: the actuated inverse dynamics of a tree needs no LAPACK (printed as "tau",
        compared with the full build); equilibrium and position solving do */

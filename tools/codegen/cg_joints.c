@@ -180,6 +180,22 @@ static void fre_motion(cg_out *o, const mbs_joint_model *j, const cg_val *q, con
     cg_cross(o, cJ + 3, u, v + 3);
 }
 
+/* ---- translational: p = q, S = [0; I] */
+static void tra_transform(cg_out *o, const mbs_joint_model *j, const cg_val *q, cg_pose *X)
+{
+    (void)o, (void)j;
+    cg_pose_identity(X);
+    for (int i = 0; i < 3; ++i) X->p[i] = q[i];
+}
+static void tra_motion(cg_out *o, const mbs_joint_model *j, const cg_val *q, const cg_val *v,
+                       cg_val *S, cg_val *cJ)
+{
+    (void)o, (void)j, (void)q, (void)v;
+    for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < 6; ++i) S[6 * k + i] = cg_const(i == 3 + k ? 1.0 : 0.0);
+    if (cJ) set_zero(cJ, 6);
+}
+
 /* ---- fixed */
 static void fix_transform(cg_out *o, const mbs_joint_model *j, const cg_val *q, cg_pose *X)
 {
@@ -202,6 +218,7 @@ static const cg_joint_emitter emitters[] = {
     {&mbs_joint_spherical_quat_ops, sph_transform, sph_motion, 1, 0},
     {&mbs_joint_free_quat_ops, fre_transform, fre_motion, 1, 3},
     {&mbs_joint_fixed_ops, fix_transform, fix_motion, 0, 0},
+    {&mbs_joint_translational_ops, tra_transform, tra_motion, 0, 0},
 };
 
 const cg_joint_emitter *cg_joint_emitter_for(const mbs_joint_model *j)

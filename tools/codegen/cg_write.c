@@ -18,9 +18,12 @@ int cg_check_model(const mbs_model *m, char *why, int len)
     }
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        if (!cg_joint_emitter_for(jm))
+        if (!cg_joint_emitter_for(jm) && jm->ops->rebase)
             return snprintf(why, (size_t)len, "joint %s: %s with Cardan angles is not generated "
                             "(its reference frame is re-based at run time); use quaternions",
+                            mbs_joint_label(m, m->tree[t], buf, (int)sizeof buf), jm->ops->name), -1;
+        if (!cg_joint_emitter_for(jm))
+            return snprintf(why, (size_t)len, "joint %s: its coordinates (%s) are not generated",
                             mbs_joint_label(m, m->tree[t], buf, (int)sizeof buf), jm->ops->name), -1;
     }
     if (m->nrotor > 0)

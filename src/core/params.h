@@ -1,0 +1,20 @@
+/* Parameters of a compiled model (params.c): shared with compile (the spatial inertia of a
+ * body) and with the sensitivity runs (src/solvers/sensitivity.c). */
+#ifndef MBS_CORE_PARAMS_H
+#define MBS_CORE_PARAMS_H
+
+#include "core/model.h"
+
+/* A body's mass, com and inertia and its spatial inertia about the body origin
+   (RBDA eq. 2.63): the one computation compile and the parameter calls share. */
+void mbs_body_set_inertia(mbs_body_model *bm, double mass, const double com[3],
+                          const double inertia[9]);
+/* Kind, id and index of p valid for m (the element has that parameter, the model that
+   gravity field); MBS_OK or MBS_ERR_ARG with the message in err. */
+int mbs_param_check(const mbs_model *m, const mbs_param *p, char *err);
+/* Write value into parameter p (checked by mbs_param_check) with everything derived from
+   it, without validating the value and without counting a revision; keep_axes: leave the
+   swing axes of a point mass as they are (its v keeps its meaning). */
+void mbs_param_apply(mbs_model *m, const mbs_param *p, double value, int keep_axes);
+
+#endif

@@ -1,0 +1,17 @@
+/* Point masses at compile (point_mass.c): the joints of bodies with mass and no inertia
+ * lose the rotational coordinates that would move nothing. */
+#ifndef MBS_CORE_POINT_MASS_H
+#define MBS_CORE_POINT_MASS_H
+
+#include "core/builder.h"
+
+/* 1 when mass > 0 and every inertia entry is 0. */
+int mbs_body_is_point_mass(double mass, const double inertia[9]);
+/* The reduced ops of tree joint jm into the point mass bm (translational for a free joint,
+   swing or fixed for a spherical one, writing the swing axes into jm), NULL to keep it. */
+const mbs_joint_ops *mbs_point_mass_ops(mbs_joint_model *jm, const mbs_body_model *bm);
+/* At compile, after the joints are filled and before q and v are laid out: reduce the tree
+   joint of every point mass that no other joint touches. */
+void mbs_reduce_point_masses(const mbs_builder *b, mbs_model *m);
+
+#endif

@@ -1,0 +1,16 @@
+/* Helpers of the test suites of issue 14 (point masses, two-frame forces, parameters,
+ * sensitivities): compile, create a stepper and step, failing the test with the library's
+ * message. */
+#ifndef MBS_TESTS_RUN_HELPERS_H
+#define MBS_TESTS_RUN_HELPERS_H
+
+#include "common.h"
+
+/* The compiled model of b (the test fails with the builder's message otherwise). */
+mbs_model *run_compile_ok(mbs_builder *b);
+/* A stepper of kind with rtol, atol and 1e6 internal steps per call. */
+mbs_stepper *run_stepper_ok(mbs_data *d, mbs_stepper_kind kind, double rtol, double atol);
+/* One mbs_stepper_step of dt that must succeed. */
+void run_step_ok(mbs_stepper *s, mbs_data *d, double dt);
+
+#endif
