@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "analysis/derivs.h"
 #include "core/internal.h"
 #include "core/linalg.h"
 #include "planar/planar.h"
@@ -51,6 +52,7 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
         !d->Sw || !d->root_body || !d->dof_depth || !d->p_root || !d->Fw || !d->crba_done || !d->M || !d->work)
         return MBS_ERR_NOMEM;
     if (mbs_planar_data_alloc(m, &d->planar) != MBS_OK) return MBS_ERR_NOMEM;
+    if (mbs_derivs_create(d) != MBS_OK) return MBS_ERR_NOMEM;
     return mbs_loops_create(d); /* loop workspace (nothing for a tree) */
 }
 
@@ -127,6 +129,7 @@ void mbs_data_destroy(mbs_data *d)
     free(d->Fw);
     free(d->crba_done);
     mbs_loops_destroy(d);
+    mbs_derivs_destroy(d);
     free(d);
 }
 

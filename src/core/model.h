@@ -103,6 +103,10 @@ struct mbs_data {
     struct mbs_loops *loops;
     /* planar path scratch (src/planar/), NULL when the model is not planar */
     struct mbs_planar_data *planar;
+
+    /* derivatives of the dynamics, linearisation and modes (src/analysis/derivs.h): their
+       workspace, sized at creation */
+    struct mbs_derivs *derivs;
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

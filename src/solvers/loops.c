@@ -609,6 +609,18 @@ int mbs_loops_is_closed(const mbs_data *d)
 long mbs_loops_events(const mbs_data *d) { return d->loops ? d->loops->nevents : 0; }
 
 /* See loops.h. */
+int mbs_loops_independent(mbs_data *d, const int **ind)
+{
+    mbs_loops *L = d->loops;
+    if (!L->selected) {
+        const int st = select_all(d, L);
+        if (st != MBS_OK) return st;
+    }
+    *ind = L->ind;
+    return L->nv - L->rank;
+}
+
+/* See loops.h. */
 int mbs_loops_info(mbs_data *d, int *rank, unsigned char *active)
 {
     mbs_loops *L = d->loops;

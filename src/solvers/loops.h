@@ -77,5 +77,8 @@ int mbs_loops_info(mbs_data *d, int *rank, unsigned char *active);
 long mbs_loops_events(const mbs_data *d);
 /* 1 when q and v are exactly those the last successful closure produced. */
 int mbs_loops_is_closed(const mbs_data *d);
+/* The independent dofs of the current partition (ascending; a selection is made at q when
+   there is none): *ind points into the workspace; returns their number or a status. */
+int mbs_loops_independent(mbs_data *d, const int **ind);
 
 #endif
