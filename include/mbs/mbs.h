@@ -438,7 +438,8 @@ int mbs_linearize_coordinates(mbs_data *d, unsigned char *independent, int *n);
 /* Eigenvalues eig_re + i eig_im of mbs_linearize's A (LAPACK dgeev, workspace taken at
    mbs_data_create). On entry *n is the capacity of eig_re and eig_im (2 nv always
    suffices), MBS_ERR_ARG when smaller than nx; on return the number nx of eigenvalues,
-   sorted by magnitude |lambda| (then by imaginary part, the positive one of a pair first).
+   sorted by magnitude |lambda| (then by real part), a complex pair adjacent with its
+   positive imaginary part first.
    A mode lambda = -zeta w_n +- i w_n sqrt(1 - zeta^2) has the natural frequency w_n =
    |lambda| rad/s and the damping ratio zeta = -Re(lambda) / |lambda|. A build without
    LAPACK (-Dlapack=disabled) returns MBS_ERR_STATE. */

@@ -4,24 +4,33 @@
 #include "core/linalg.h"
 #include "solvers/loops.h"
 
-/* 1 when eigenvalue a sorts before b: smaller |lambda|, then larger imaginary part, then
-   smaller real part. */
+/* 1 when eigenvalue a sorts before b: smaller |lambda|, then smaller real part, then
+   smaller imaginary part. */
 static int eig_before(double ar, double ai, double br, double bi)
 {
     const double ma = hypot(ar, ai), mb = hypot(br, bi);
     if (ma != mb) return ma < mb;
-    if (ai != bi) return ai > bi;
-    return ar < br;
+    if (ar != br) return ar < br;
+    return ai < bi;
 }
 
-/* Insertion sort of the n eigenvalues (wr, wi) by eig_before (stable, deterministic). */
-static void eig_sort(double *wr, double *wi, int n)
+/* Sort the n eigenvalues (wr, wi) in LAPACK's order (a complex pair adjacent, the positive
+   imaginary part first) by eig_before of its members with wi >= 0, keeping each pair
+   together: the units (a real root, or a pair as its upper member) into ur, ui, an insertion
+   sort of them (stable, deterministic), then written back. */
+static void eig_sort(double *wr, double *wi, int n, double *ur, double *ui)
 {
-    for (int i = 1; i < n; ++i) {
-        const double r = wr[i], im = wi[i];
+    int nu = 0;
+    for (int i = 0; i < n; i += wi[i] > 0.0 ? 2 : 1) ur[nu] = wr[i], ui[nu++] = wi[i];
+    for (int i = 1; i < nu; ++i) {
+        const double r = ur[i], im = ui[i];
         int j = i - 1;
-        for (; j >= 0 && eig_before(r, im, wr[j], wi[j]); --j) wr[j + 1] = wr[j], wi[j + 1] = wi[j];
-        wr[j + 1] = r, wi[j + 1] = im;
+        for (; j >= 0 && eig_before(r, im, ur[j], ui[j]); --j) ur[j + 1] = ur[j], ui[j + 1] = ui[j];
+        ur[j + 1] = r, ui[j + 1] = im;
+    }
+    for (int u = 0, i = 0; u < nu; ++u) {
+        wr[i] = ur[u], wi[i++] = ui[u];
+        if (ui[u] > 0.0) wr[i] = ur[u], wi[i++] = -ui[u];
     }
 }
 
@@ -67,7 +76,7 @@ int mbs_modes(mbs_data *d, double *eig_re, double *eig_im, int *n)
     if (info != 0)
         return MBS_DATA_FAIL(d, info > 0 ? MBS_ERR_CONVERGENCE : MBS_ERR_ARG, "modes: dgeev "
                              "returned %d (the QR iteration did not converge)", info);
-    eig_sort(w->wr, w->wi, nx);
+    eig_sort(w->wr, w->wi, nx, w->A, w->A + nx); /* A is free scratch now */
     for (int i = 0; i < nx; ++i) eig_re[i] = w->wr[i], eig_im[i] = w->wi[i];
     *n = nx;
     return MBS_OK;

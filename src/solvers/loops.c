@@ -226,7 +226,7 @@ static int partition(mbs_data *d, mbs_loops *L)
                                  row_label(d, L, L->arow[r - 1], buf, (int)sizeof buf));
         }
     }
-    for (int k = 0; k < nv; ++k) L->dep[k] = L->jpvt[k] - 1;
+    for (int k = 0; k < nv; ++k) L->dep[k] = r > 0 ? L->jpvt[k] - 1 : k; /* rank 0: all free */
     sort_ints(L->dep, r);
     sort_ints(L->dep + r, nv - r);
     for (int k = 0; k < nv - r; ++k) L->ind[k] = L->dep[r + k];
