@@ -33,6 +33,8 @@
 
 typedef struct mbs_derivs {
     int nv, nq, nbody;
+    int *run;        /* [nv] first dof of the run of dof i: dof_parent[j] = j - 1 for every j
+                        in (run[i], i] (a chain's dofs are one run) */
     double *dof;     /* [24 nv] S, dV, dA, E of each dof */
     double *o;       /* [3 nbody] body origin relative to its root body's origin, world axes */
     double *vel;     /* [6 nbody] body velocity (world axes, root origin) */
@@ -104,8 +106,12 @@ static inline void mbs_twist_at(double o[3], const double X[6], const double p[3
 
 /* MBS_OK for a tree, MBS_ERR_STATE naming call for a model with cut joints. */
 int mbs_derivs_trees_only(mbs_data *d, const char *call);
-/* At the current kinematics: zero dq, dv (nullable, stride ld) and M (ldm), the recursive passes,
-   the force elements, and the outputs checked finite (MBS_ERR_NONFINITE naming call). */
+/* MBS_OK when the n x n block at A (row stride ld; NULL allowed) is finite, else
+   MBS_ERR_NONFINITE naming call and what. */
+int mbs_derivs_block_finite(mbs_data *d, const double *A, int n, int ld, const char *call,
+                            const char *what);
+/* At the current kinematics: zero dq, dv (nullable, stride ld) and M (ldm), the
+   recursive passes and the force elements (the caller checks the outputs). */
 int mbs_derivs_eval(mbs_data *d, const double *qacc, double *dq, double *dv, int ld, double *M,
                     int ldm, const char *call);
 /* Of a tree's inverse dynamics at qacc: dtau/dq, dtau/dv (nullable) into nv x nv

@@ -35,7 +35,11 @@ int mbs_derivs_create(mbs_data *d)
     w->Ic = alloc0(nb, sizeof(mbs_rbi));
     w->list = alloc0(nv, sizeof(int));
     w->mark = alloc0(nv, 1);
-    return ok && w->Ic && w->list && w->mark ? MBS_OK : MBS_ERR_NOMEM;
+    w->run = alloc0(nv, sizeof(int));
+    if (!ok || !w->Ic || !w->list || !w->mark || !w->run) return MBS_ERR_NOMEM;
+    for (int i = 0; i < m->nv; ++i)
+        w->run[i] = i > 0 && m->dof_parent[i] == i - 1 ? w->run[i - 1] : i;
+    return MBS_OK;
 }
 
 /* See derivs.h (NULL allowed). */
@@ -46,7 +50,7 @@ void mbs_derivs_destroy(mbs_data *d)
     void *p[] = {w->dof, w->o, w->vel, w->acc, w->B11, w->P, w->F, w->K, w->ja, w->jb,
                  w->rr, w->cc, w->q0, w->v0, w->tp, w->tm, w->fb, w->A, w->wr, w->wi,
                  w->eig_work, w->qs, w->vs, w->qacc_s, w->lam_s, w->up, w->um, w->dqt,
-                 w->T, w->taus, w->offp, w->offm, w->Ic, w->list, w->mark};
+                 w->T, w->taus, w->offp, w->offm, w->Ic, w->list, w->mark, w->run};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(w);
     d->derivs = NULL;

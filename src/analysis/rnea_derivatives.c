@@ -160,17 +160,23 @@ static void point_gravity(const mbs_data *d, int b, const mbs_pose *X, double fe
 }
 
 /* The forces of body b that stay fixed in the world while it moves (host wrench, point
-   gravity) into fe, and their stiffness into K; returns 1 if there are any. */
-static int world_fixed_forces(const mbs_data *d, int b, const mbs_pose *X, double fe[6],
-                              double K[36])
+   gravity) into fe, and their stiffness into K (both zeroed first). */
+static void world_fixed_forces(const mbs_data *d, int b, const mbs_pose *X, double fe[6],
+                               double K[36])
 {
-    const int host = d->wrench_in[b].set;
-    const int pg = d->model->gravity_kind == MBS_GRAVITY_POINT && d->model->bodies[b].mass != 0.0;
-    for (int e = 0; e < 6; ++e) fe[e] = 0.0;
     for (int e = 0; e < 36; ++e) K[e] = 0.0;
-    if (host) host_wrench(d, b, X, fe, K);
-    if (pg) point_gravity(d, b, X, fe, K);
-    return host || pg;
+    if (d->wrench_in[b].set) host_wrench(d, b, X, fe, K);
+    if (d->model->gravity_kind == MBS_GRAVITY_POINT && d->model->bodies[b].mass != 0.0)
+        point_gravity(d, b, X, fe, K);
+}
+
+/* 1 when some body has a force fixed in the world (a host wrench, point gravity). */
+static int any_world_fixed_forces(const mbs_data *d)
+{
+    if (d->model->gravity_kind == MBS_GRAVITY_POINT) return 1;
+    for (int b = 1; b < d->model->nbody; ++b)
+        if (d->wrench_in[b].set) return 1;
+    return 0;
 }
 
 /* B11 = [w]x J - J [w]x - (h u^T + u h^T) + 2 (u . h) I - [n]x of an inertia (J about the
@@ -199,11 +205,11 @@ static void body_forward(const mbs_data *d, mbs_derivs *w, int b, const mbs_pose
     mbs_rbi *I = &w->Ic[b];
     rbi_transform_to_parent(I, X, &d->model->bodies[b].rbi);
     const double *v = w->vel + 6 * b, *a = w->acc + 6 * b;
-    double h[6], Ia[6], vxh[6], fe[6];
+    double h[6], Ia[6], vxh[6], fe[6] = {0, 0, 0, 0, 0, 0};
     rbi_mulv(h, I, v);
     rbi_mulv(Ia, I, a);
     mv_cross_f(vxh, v, h);
-    w->has_K |= world_fixed_forces(d, b, X, fe, w->K + 36 * b);
+    if (w->has_K) world_fixed_forces(d, b, X, fe, w->K + 36 * b);
     double *F = w->F + 6 * b;
     for (int e = 0; e < 6; ++e) F[e] = Ia[e] + vxh[e] - fe[e];
     v3_copy(w->P + 3 * b, h + 3);
@@ -216,7 +222,7 @@ static void derivs_forward(const mbs_data *d, mbs_derivs *w, const double *qacc)
     const mbs_model *m = d->model;
     double a0[6];
     world_acceleration(m, a0);
-    w->has_K = 0;
+    w->has_K = any_world_fixed_forces(d);
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = m->bodies[b].parent;
@@ -302,10 +308,51 @@ static void same_joint_entries(const mbs_derivs *w, const mbs_joint_model *jm,
     }
 }
 
+/* Two lanes of a 6- or 2-vector from memory; the sum of the lanes. */
+static inline mbs_d2 d2_load(const double *x) { return d2_set(x[0], x[1]); }
+static inline double d2_sum(mbs_d2 a) { return d2_lo(a) + d2_hi(a); }
+/* a . b of 6-vectors, b given as three lane pairs. */
+static inline mbs_d2 d2_dot6(const double *a, const mbs_d2 b[3])
+{
+    return d2_add(d2_add(d2_mul(d2_load(a), b[0]), d2_mul(d2_load(a + 2), b[1])),
+                  d2_mul(d2_load(a + 4), b[2]));
+}
+
+/* ancestor_entries with every output and no K (the common case), two lanes at a time. */
+static void ancestor_entries_all(const mbs_model *m, const mbs_derivs *w, int ik,
+                                 const dof_vecs *v, const deriv_out *o)
+{
+    const size_t ld = (size_t)o->ld, ldm = (size_t)o->ldm, k = (size_t)ik;
+    mbs_d2 Y[3], PF[3], Q[3];
+    for (int e = 0; e < 3; ++e) {
+        Y[e] = d2_load(v->Y + 2 * e);
+        PF[e] = d2_set(v->P[2 * e] + v->SF[2 * e], v->P[2 * e + 1] + v->SF[2 * e + 1]);
+        Q[e] = d2_load(v->Q + 2 * e);
+    }
+    const mbs_d2 Z01 = d2_load(v->Z);
+    const double Z2 = v->Z[2];
+    double *restrict dq = o->dq, *restrict dv = o->dv, *restrict M = o->M;
+    for (int l = m->dof_parent[m->joints[m->dof_joint[ik]].vadr]; l >= 0; l = m->dof_parent[l]) {
+        const double *D = w->dof + MBS_DV_STRIDE * l, *S = D, *dV = D + MBS_DV_DV;
+        const size_t L = (size_t)l;
+        const mbs_d2 a = d2_add(d2_mul(d2_load(dV), Z01), d2_dot6(D + MBS_DV_DA, Y));
+        const mbs_d2 c = d2_add(d2_mul(d2_load(S), Z01), d2_dot6(D + MBS_DV_E, Y));
+        dq[k * ld + L] += d2_sum(a) + dV[2] * Z2;
+        dq[L * ld + k] += d2_sum(d2_dot6(S, PF));
+        dv[k * ld + L] += d2_sum(c) + S[2] * Z2;
+        dv[L * ld + k] += d2_sum(d2_dot6(S, Q));
+        M[k * ldm + L] = M[L * ldm + k] = d2_sum(d2_dot6(S, Y));
+    }
+}
+
 /* Entries of the pairs of a dof ik of the joint (vectors v) with every ancestor dof l. */
 static void ancestor_entries(const mbs_model *m, const mbs_derivs *w, int ik,
                              const dof_vecs *v, const deriv_out *o)
 {
+    if (o->dq && o->dv && o->M && !w->has_K) {
+        ancestor_entries_all(m, w, ik, v, o);
+        return;
+    }
     const size_t ld = (size_t)o->ld, ldm = (size_t)o->ldm, k = (size_t)ik;
     double PF[6];
     for (int e = 0; e < 6; ++e) PF[e] = v->P[e] + v->SF[e];
@@ -381,16 +428,26 @@ static void zero_block(double *A, int n, int ld)
         for (int j = 0; j < n; ++j) A[(size_t)i * (size_t)ld + (size_t)j] = 0.0;
 }
 
-/* MBS_OK when the n x n block at A (stride ld; NULL allowed) is finite, else
-   MBS_ERR_NONFINITE naming the matrix. */
-static int block_finite(mbs_data *d, const double *A, int n, int ld, const char *call,
-                        const char *what)
+/* See derivs.h: 0 x is 0 for a finite x and NaN otherwise, summed in two lanes per row. */
+int mbs_derivs_block_finite(mbs_data *d, const double *A, int n, int ld, const char *call,
+                            const char *what)
 {
     if (!A) return MBS_OK;
-    for (int i = 0; i < n; ++i)
-        if (!mbs_all_finite(A + (size_t)i * (size_t)ld, n))
+    const mbs_d2 zero = d2_splat(0.0);
+    for (int i = 0; i < n; ++i) {
+        const double *restrict r = A + (size_t)i * (size_t)ld;
+        mbs_d2 z0 = zero, z1 = zero;
+        int j = 0;
+        for (; j + 4 <= n; j += 4) {
+            z0 = d2_add(z0, d2_mul(zero, d2_set(r[j], r[j + 1])));
+            z1 = d2_add(z1, d2_mul(zero, d2_set(r[j + 2], r[j + 3])));
+        }
+        for (; j < n; ++j) z0 = d2_add(z0, d2_mul(zero, d2_splat(r[j])));
+        z0 = d2_add(z0, z1);
+        if (d2_lo(z0) + d2_hi(z0) != 0.0)
             return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: %s is not finite (row %d)", call,
                                  what, i);
+    }
     return MBS_OK;
 }
 
@@ -411,11 +468,7 @@ int mbs_derivs_eval(mbs_data *d, const double *qacc, double *dq, double *dv, int
     zero_block(dv, nv, ld);
     zero_block(M, nv, ldm);
     mbs_derivs_rnea(d, qacc, dq, dv, ld, M, ldm);
-    int st = mbs_derivs_elements(d, dq, dv, ld);
-    if (st == MBS_OK) st = block_finite(d, dq, nv, ld, call, "dtau/dq");
-    if (st == MBS_OK) st = block_finite(d, dv, nv, ld, call, "dtau/dv");
-    if (st == MBS_OK) st = block_finite(d, M, nv, ldm, call, "dtau/dqacc");
-    return st;
+    return mbs_derivs_elements(d, dq, dv, ld);
 }
 
 /* See derivs.h. */
@@ -430,7 +483,11 @@ int mbs_derivs_tree(mbs_data *d, const double *qacc, double *dq, double *dv, int
         if (!isfinite(qacc[i]))
             return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: qacc[%d] is not finite", call, i);
     mbs_kinematics(d);
-    return mbs_derivs_eval(d, qacc, dq, dv, ld, M, ldm, call);
+    st = mbs_derivs_eval(d, qacc, dq, dv, ld, M, ldm, call);
+    if (st == MBS_OK) st = mbs_derivs_block_finite(d, dq, nv, ld, call, "dtau/dq");
+    if (st == MBS_OK) st = mbs_derivs_block_finite(d, dv, nv, ld, call, "dtau/dv");
+    if (st == MBS_OK) st = mbs_derivs_block_finite(d, M, nv, ldm, call, "dtau/dqacc");
+    return st;
 }
 
 int mbs_inverse_dynamics_derivatives(mbs_data *d, const double *qacc, double *dtau_dq,
