@@ -396,6 +396,55 @@ static void test_fourbar_frequency(void **state)
     lm_mech_free(&mech);
 }
 
+/* The four-bar in motion, its loop cut at B, at A or at the rocker's ground pivot O4 (three
+   trees, three partitions, the crank angle independent in each): the same A (2 x 2, in the
+   crank angle and rate) to 1e-8 and the same column of B for the crank torque; qacc left
+   as forward dynamics leaves it. */
+static void test_fourbar_cuts_agree(void **state)
+{
+    (void)state;
+    static const int cuts[3] = {LM_CUT_B, LM_CUT_A, LM_CUT_O4};
+    double Ac[3][4], Bc[3];
+    for (int c = 0; c < 3; ++c) {
+        lm_fourbar p = lm_default_fourbar();
+        p.cut = cuts[c];
+        p.damping = 0.3;
+        lm_mech mech;
+        assert_int_equal(lm_build_fourbar(&p, &mech), MBS_OK);
+        mbs_data *d = mbs_data_create(mech.model);
+        double th[3] = {0.7, 0, 0}, w[3] = {2.5, 0, 0}, al[3];
+        assert_int_equal(lm_fourbar_position(&p, th[0], 1, &th[1], &th[2]), 0);
+        lm_fourbar_rates(&p, th, w[0], 0.0, w, al);
+        lm_fourbar_set(&p, &mech, d, th, w);
+        assert_int_equal(mbs_assemble(d), MBS_OK);
+        unsigned char indep[NMAX];
+        int nd = 0, nx = 0, u = 0;
+        const int nv = mbs_model_nv(mech.model);
+        static double Bm[2 * NMAX];
+        assert_int_equal(mbs_linearize(d, A, Bm, &nx), MBS_OK);
+        assert_int_equal(mbs_linearize_coordinates(d, indep, &nd), MBS_OK);
+        while (!indep[u]) ++u;
+        assert_int_equal(u, mbs_model_joint_vadr(mech.model, mech.joint[0])); /* the crank */
+        double qacc[NMAX];
+        memcpy(qacc, mbs_data_qacc(d), sizeof(double) * (size_t)nv);
+        assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+        assert_memory_equal(qacc, mbs_data_qacc(d), sizeof(double) * (size_t)nv);
+        memcpy(Ac[c], A, sizeof Ac[c]);
+        Bc[c] = Bm[nv + u];
+        mbs_data_destroy(d);
+        lm_mech_free(&mech);
+    }
+    for (int c = 1; c < 3; ++c) {
+        for (int i = 0; i < 4; ++i)
+            if (fabs(Ac[c][i] - Ac[0][i]) > 1e-8 * (1.0 + fabs(Ac[0][i])))
+                fail_msg("cut %d: A[%d] %.12g vs %.12g", c, i, Ac[c][i], Ac[0][i]);
+        assert_true(fabs(Bc[c] - Bc[0]) < 1e-9 * fabs(Bc[0]));
+        print_message("four-bar cut %d vs cut B: A rel diff %.2e %.2e, B %.2e\n", c,
+                      fabs(Ac[c][2] - Ac[0][2]) / fabs(Ac[0][2]),
+                      fabs(Ac[c][3] - Ac[0][3]) / fabs(Ac[0][3]), fabs(Bc[c] - Bc[0]) / fabs(Bc[0]));
+    }
+}
+
 /* Bad input: NULL data and arguments, a capacity below the number of eigenvalues, a
    non-finite state; the data's state unchanged. */
 static void test_bad_input(void **state)
@@ -441,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_mass_spring_chain),
         cmocka_unit_test(test_floating_base),
         cmocka_unit_test(test_fourbar_frequency),
+        cmocka_unit_test(test_fourbar_cuts_agree),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

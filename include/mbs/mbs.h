@@ -427,9 +427,9 @@ int mbs_forward_dynamics_derivatives(mbs_data *d, double *dqacc_dq, double *dqac
    Closed loops: x = (du, du') of the independent coordinates u of the current partition
    (v indices flagged 0 by mbs_linearize_coordinates), the dependent ones following by
    closure; A and B from central differences of the loops' forward dynamics with the loops
-   closed at every evaluation (steps 1e-5 in u, 1e-5 max(1, |u'|) in u'; B is exact, the
-   dynamics being linear in tau); the state is first closed as mbs_assemble would (q and v
-   are then restored). qacc is left as mbs_forward_dynamics leaves it. */
+   closed at every evaluation (steps 1e-5 in u, 1e-5 max(1, |u'|) in u'; B exact to
+   rounding, the dynamics being linear in tau); the state is first closed as mbs_assemble
+   would (q and v are then restored). qacc is left as mbs_forward_dynamics leaves it. */
 int mbs_linearize(mbs_data *d, double *A, double *B, int *nx);
 /* independent (nv x 1): 1 for the coordinates of x of mbs_linearize (all for a tree; the
    independent coordinates of the current partition with loops), in ascending order; *n

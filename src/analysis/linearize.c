@@ -5,7 +5,8 @@
  * the independent coordinates u of the current partition (Docquier, Poncelet, Fisette 2013,
  * §2.2.1, eq. 16) is differentiated by central differences of the loops' forward dynamics,
  * closing the loops holding u at every evaluation (Newton, bounded), about the state closed
- * as mbs_assemble would; q, v, tau, qacc and lambda are restored afterwards. */
+ * as mbs_assemble would; q, v and tau are restored afterwards, qacc and lambda are those of
+ * the forward dynamics at them. */
 #include "analysis/derivs.h"
 #include "solvers/loops.h"
 
@@ -106,26 +107,24 @@ static int loop_column(mbs_data *d, const loop_lin *L, double *A, int c, int rat
     return MBS_OK;
 }
 
-/* B from central differences in each tau_j (exact to rounding: qacc is linear in tau). */
+/* B from differences in each tau_j against the state's own accelerations: qacc is linear
+   in tau, so a one-sided difference is exact to rounding. */
 static int loop_input_columns(mbs_data *d, const loop_lin *L, double *B)
 {
     const int nv = d->model->nv, nd = L->nd;
     mbs_derivs *w = d->derivs;
     for (int i = 0; i < nd * nv; ++i) B[i] = 0.0;
-    for (int j = 0; j < nv; ++j) {
+    int st = mbs_forward_dynamics(d);
+    for (int r = 0; st == MBS_OK && r < nd; ++r) w->um[r] = d->qacc[L->ind[r]];
+    for (int j = 0; j < nv && st == MBS_OK; ++j) {
         const double t0 = w->taus[j], h = 1.0 + fabs(t0);
-        int st = MBS_OK;
-        for (int s = 0; s < 2 && st == MBS_OK; ++s) {
-            d->tau[j] = s == 0 ? t0 + h : t0 - h;
-            st = mbs_forward_dynamics(d);
-            for (int r = 0; st == MBS_OK && r < nd; ++r) (s == 0 ? w->up : w->um)[r] = d->qacc[L->ind[r]];
-        }
+        d->tau[j] = t0 + h;
+        st = mbs_forward_dynamics(d);
         d->tau[j] = t0;
-        if (st != MBS_OK) return st;
-        for (int r = 0; r < nd; ++r)
-            B[(size_t)(nd + r) * (size_t)nv + (size_t)j] = (w->up[r] - w->um[r]) / (2.0 * h);
+        for (int r = 0; st == MBS_OK && r < nd; ++r)
+            B[(size_t)(nd + r) * (size_t)nv + (size_t)j] = (d->qacc[L->ind[r]] - w->um[r]) / h;
     }
-    return MBS_OK;
+    return st;
 }
 
 /* Save (restore = 0) or restore the caller's q, v, tau, qacc and lambda. */
@@ -169,6 +168,8 @@ static int loops_linearize(mbs_data *d, double *A, double *B, int *nx)
     loop_state(d, 1);
     if (st == MBS_OK && !mbs_all_finite(A, L.n * L.n))
         st = MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "linearize: A is not finite");
+    if (st == MBS_OK) st = mbs_forward_dynamics(d); /* qacc, lambda of the caller's state */
+    if (st != MBS_OK) loop_state(d, 1);
     if (st == MBS_OK) *nx = L.n;
     return st;
 }
