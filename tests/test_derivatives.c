@@ -390,6 +390,46 @@ static void test_bad_input(void **state)
     mbs_model_destroy(m);
 }
 
+/* A callback that calls every new entry point on its own data: each must be refused. */
+static int nesting_callback(mbs_data *d, void *user)
+{
+    int *st = user;
+    double qacc[1] = {0.0}, x[4], y[4];
+    int n = 2, nx = 0;
+    unsigned char f[1];
+    st[0] = mbs_inverse_dynamics_derivatives(d, qacc, x, NULL, NULL);
+    st[1] = mbs_forward_dynamics_derivatives(d, x, NULL, NULL);
+    st[2] = mbs_linearize(d, x, NULL, &nx);
+    st[3] = mbs_linearize_coordinates(d, f, &n);
+    st[4] = mbs_modes(d, x, y, &n);
+    st[5] = strstr(mbs_data_error(d), "nester") != NULL;
+    return 0;
+}
+
+/* Called from inside a force callback, the derivatives, linearize and modes answer
+   MBS_ERR_STATE naming the callback; the outer evaluation goes on. */
+static void test_nested_refused(void **state)
+{
+    (void)state;
+    int st[6] = {0, 0, 0, 0, 0, 0};
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    mbs_add_body(b, &bd);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jd.parent = MBS_WORLD, jd.child = 1;
+    mbs_add_joint(b, &jd);
+    mbs_add_force_callback(b, "nester", nesting_callback, st);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    mbs_data *d = mbs_data_create(m);
+    assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+    for (int i = 0; i < 5; ++i) assert_int_equal(st[i], MBS_ERR_STATE);
+    assert_int_equal(st[5], 1);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_floating_roots),
         cmocka_unit_test(test_wrenches_and_callbacks),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_nested_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
