@@ -140,7 +140,7 @@ void sim_linear_print_modes(FILE *f, const mech *m, const sim_linear *s, int at_
         const double re = s->re[i], im = s->im[i], mag = hypot(re, im);
         if (im < 0.0) continue; /* the conjugate of the row before */
         char zeta[32] = "-";
-        if (mag > 1e-9) snprintf(zeta, sizeof zeta, "%.4g", -re / mag);
+        if (mag > 1e-9) snprintf(zeta, sizeof zeta, "%.4g", -re / mag + 0.0); /* no -0 */
         fprintf(f, "%5d %14.6g %14.6g %12.6g %12.6g %10s\n", ++row, re, im, mag / (2.0 * MECH_PI),
                 im / (2.0 * MECH_PI), zeta);
     }

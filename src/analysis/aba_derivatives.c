@@ -56,6 +56,9 @@ static inline void row_axpy(double *X, size_t ld, int j, int i, double a, int c0
 {
     double *restrict xj = X + ld * (size_t)j;
     const double *restrict xi = X + ld * (size_t)i;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
+#endif
     for (int c = c0; c < c1; ++c) xj[c] -= a * xi[c];
 }
 
