@@ -414,6 +414,10 @@ static void test_bad_input(void **state)
     assert_int_equal(mbs_inverse_dynamics_derivatives(d, qacc, A1, A2, NULL), MBS_ERR_CALLBACK);
     assert_non_null(strstr(mbs_data_error(d), "fails"));
     assert_true(mbs_data_q(d)[0] == 0.3 && mbs_data_v(d)[0] == -0.2);
+    calls = 0; /* the forward derivatives: ABA passes (call 1), the differences fail */
+    assert_int_equal(mbs_forward_dynamics_derivatives(d, A1, NULL, NULL), MBS_ERR_CALLBACK);
+    assert_true(mbs_data_q(d)[0] == 0.3 && mbs_data_v(d)[0] == -0.2);
+    assert_true(mbs_data_qacc(d)[0] == 0.0); /* qacc as it was (never computed) */
     mbs_data_destroy(d);
     mbs_model_destroy(m);
 }

@@ -118,33 +118,22 @@ MBS_WIDE_LOOPS static void inverse_rows(const mbs_model *m, const int *run, cons
         for (int j = 0; j < i; ++j) Minv[s * (size_t)i + (size_t)j] = Minv[s * (size_t)j + (size_t)i];
 }
 
-/* qacc = ABA at the prepared kinematics and forces, kept as it was on failure. */
+/* qacc = ABA at the prepared kinematics and forces, checked finite. */
 static int forward_qacc(mbs_data *d, const char *call)
 {
-    const int nv = d->model->nv;
-    double *saved = d->derivs->up;
-    for (int i = 0; i < nv; ++i) saved[i] = d->qacc[i];
-    int st = mbs_aba(d);
-    if (st == MBS_OK && !mbs_all_finite(d->qacc, nv))
-        st = MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: qacc is not finite", call);
-    if (st != MBS_OK)
-        for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
+    const int st = mbs_aba(d);
+    if (st == MBS_OK && !mbs_all_finite(d->qacc, d->model->nv))
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: qacc is not finite", call);
     return st;
 }
 
-/* See derivs.h. */
-int mbs_derivs_forward(mbs_data *d, double *dq, double *dv, int ld, double *Minv, int ldm,
-                       const char *call)
+/* The derivatives after forward_qacc: the passes at d->qacc, the factor, the solves. */
+static int derivs_at_qacc(mbs_data *d, double *dq, double *dv, int ld, double *Minv, int ldm,
+                          const char *call)
 {
     const mbs_model *m = d->model;
     const int nv = m->nv;
-    int st = mbs_derivs_trees_only(d, call);
-    if (st == MBS_OK) st = mbs_check_state(d, 1, 1);
-    if (st != MBS_OK) return st;
-    mbs_kinematics(d);
-    st = mbs_forces_accumulate(d);
-    if (st == MBS_OK) st = forward_qacc(d, call);
-    if (st == MBS_OK) st = mbs_derivs_eval(d, d->qacc, dq, dv, ld, d->M, nv, call);
+    int st = mbs_derivs_eval(d, d->qacc, dq, dv, ld, d->M, nv, call);
     if (st != MBS_OK) return st;
     const int *run = d->derivs->run;
     if (factor_runs(m, run, d->M) != MBS_OK)
@@ -159,6 +148,25 @@ int mbs_derivs_forward(mbs_data *d, double *dq, double *dv, int ld, double *Minv
     st = mbs_derivs_block_finite(d, dq, nv, ld, call, "dqacc/dq");
     if (st == MBS_OK) st = mbs_derivs_block_finite(d, dv, nv, ld, call, "dqacc/dv");
     if (st == MBS_OK) st = mbs_derivs_block_finite(d, Minv, nv, ldm, call, "dqacc/dtau");
+    return st;
+}
+
+/* See derivs.h: qacc is as it was when the call fails. */
+int mbs_derivs_forward(mbs_data *d, double *dq, double *dv, int ld, double *Minv, int ldm,
+                       const char *call)
+{
+    const int nv = d->model->nv;
+    int st = mbs_derivs_trees_only(d, call);
+    if (st == MBS_OK) st = mbs_check_state(d, 1, 1);
+    if (st != MBS_OK) return st;
+    double *saved = d->derivs->up;
+    for (int i = 0; i < nv; ++i) saved[i] = d->qacc[i];
+    mbs_kinematics(d);
+    st = mbs_forces_accumulate(d);
+    if (st == MBS_OK) st = forward_qacc(d, call);
+    if (st == MBS_OK) st = derivs_at_qacc(d, dq, dv, ld, Minv, ldm, call);
+    if (st != MBS_OK)
+        for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
     return st;
 }
 
