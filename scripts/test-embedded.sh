@@ -27,11 +27,11 @@ cc -std=c99 -O2 -Wall -Wextra -Werror -Iinclude "$src" build/libmbs.a \
   -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lm -o "$out/full"
 "$out/embedded" embedded > "$out/embedded.txt"
 "$out/full" > "$out/full.txt"
-grep -E '^(qacc|M|q|tau) ' "$out/embedded.txt" > "$out/e.num"
-grep -E '^(qacc|M|q|tau) ' "$out/full.txt" > "$out/f.num"
+grep -E '^(qacc|M|q|tau|D) ' "$out/embedded.txt" > "$out/e.num"
+grep -E '^(qacc|M|q|tau|D) ' "$out/full.txt" > "$out/f.num"
 if ! cmp -s "$out/e.num" "$out/f.num"; then
   echo "embedded and full builds differ:"; diff "$out/e.num" "$out/f.num" | head; exit 1
 fi
-echo "embedded build: libm only; dynamics, mass matrix, 1000 RK4 steps and the actuated inverse dynamics bitwise equal to the full build ($(wc -l < "$out/e.num") values)"
+echo "embedded build: libm only; dynamics, mass matrix, 1000 RK4 steps, derivatives, A and the actuated inverse dynamics bitwise equal to the full build ($(wc -l < "$out/e.num") values)"
 grep -E '^loop:' "$out/embedded.txt"
 tail -n 1 "$out/embedded.txt"

@@ -138,6 +138,23 @@ static int call_wrench(mbs_data *d)
     const double F[3] = {1, 2, 3}, T[3] = {0.1, 0.2, 0.3}, P[3] = {0.1, 0, 0};
     return mbs_set_body_wrench(d, 1, F, T, P);
 }
+/* Derivatives (trees), linearisation and modes (trees and loops); outputs up to nv = 180. */
+static double derivbuf[6 * 180 * 180];
+static int call_derivatives(mbs_data *d)
+{
+    const int nv = mbs_model_nv(d->model);
+    double *a = derivbuf, *b = a + (size_t)nv * (size_t)nv, *c = b + (size_t)nv * (size_t)nv;
+    int st = MBS_OK, nx = 0, n = 2 * nv;
+    if (mbs_model_ncon(d->model) == 0) {
+        st = mbs_inverse_dynamics_derivatives(d, mbs_data_qacc(d), a, b, c);
+        if (st == MBS_OK) st = mbs_forward_dynamics_derivatives(d, a, b, c);
+        if (st == MBS_ERR_STATE) st = MBS_OK; /* elements outside the analytic derivatives
+                                                 (couplings, nodes, coordinate rows) */
+    }
+    if (st == MBS_OK) st = mbs_linearize(d, derivbuf, derivbuf + 4 * (size_t)nv * (size_t)nv, &nx);
+    if (st == MBS_OK) st = mbs_modes(d, outbuf, outbuf + n, &n);
+    return st;
+}
 static int call_assemble(mbs_data *d)
 {
     int rank;
@@ -157,6 +174,7 @@ static const struct {
     {"kinematics", call_kinematics},    {"body_pose/velocity", call_pose_velocity},
     {"assemble", call_assemble},
     {"inverse_dynamics_actuated", call_actuated},
+    {"inverse/forward_dynamics_derivatives, linearize, modes", call_derivatives},
 };
 
 /* Every call of the table succeeds on d without allocating or freeing. */
@@ -260,9 +278,15 @@ static void test_errors_no_alloc(void **state)
     count_begin();
     const int st = mbs_forward_dynamics(d);
     const int st2 = mbs_set_body_wrench(d, -1, NULL, NULL, NULL);
+    const int st3 = mbs_forward_dynamics_derivatives(d, outbuf, NULL, NULL);
+    int n = 1;
+    mbs_data_v(d)[0] = 0.0;
+    const int st4 = mbs_modes(d, outbuf, outbuf + 8, &n);
     assert_int_equal(count_end(), 0);
     assert_int_equal(st, MBS_ERR_NONFINITE);
     assert_int_equal(st2, MBS_ERR_ARG);
+    assert_int_equal(st3, MBS_ERR_NONFINITE);
+    assert_int_equal(st4, MBS_ERR_ARG);
     mbs_data_destroy(d);
     mbs_model_destroy(m);
 }

@@ -1001,6 +1001,127 @@ static void test_cli_plot_decimation(void **state)
     assert_non_null(strstr(info.text, "|energy|"));
 }
 
+/* ---------------------------------------------------------------- modes, linearize */
+
+/* Every mechanism linearises about its initial state (and at rest): nx = 2 dof, finite A
+   with the identity in its top right block, finite eigenvalues in conjugate pairs; the door
+   on two coaxial hinges has the one mode sqrt(k / J) of its torsion spring (gravity along
+   the hinges), J = m (w^2 + t^2) / 12 + m (w / 2)^2 about the hinge axis. */
+static void test_linear_every_mechanism(void **state)
+{
+    (void)state;
+    int count = 0;
+    char msg[SIM_MSG];
+    mech **all = sim_models_all(&count, msg, sizeof msg);
+    if (!all) fail_msg("%s", msg);
+    for (int i = 0; i < count; ++i)
+        for (int rest = 0; rest < 2; ++rest) {
+            sim_linear s;
+            char err[SIM_MSG];
+            const int st = sim_linear_run(all[i], rest, 1, &s, err, sizeof err);
+            if (st != MBS_OK) fail_msg("%s: %s", all[i]->name, err);
+            int rank = 0;
+            assert_int_equal(mbs_constraint_info(s.d, &rank, NULL), MBS_OK);
+            const int nd = mbs_model_nv(s.model) - rank;
+            assert_int_equal(s.nx, 2 * nd);
+            for (int r = 0; r < s.nx; ++r)
+                for (int c = 0; c < s.nx; ++c) {
+                    const double a = s.A[r * s.nx + c];
+                    assert_true(isfinite(a));
+                    if (r < nd && c >= nd) assert_true(a == (c - nd == r ? 1.0 : 0.0));
+                }
+            for (int k = 0; k < s.nx; ++k) {
+                assert_true(isfinite(s.re[k]) && isfinite(s.im[k]));
+                if (s.im[k] > 0.0) assert_true(s.im[k + 1] == -s.im[k] && s.re[k + 1] == s.re[k]);
+            }
+            sim_linear_free(&s);
+        }
+    sim_models_free(all, count);
+    sim_linear s;
+    char err[SIM_MSG];
+    mech *door = sim_model_find("door_hinges", err, sizeof err);
+    assert_non_null(door);
+    assert_int_equal(sim_linear_run(door, 0, 1, &s, err, sizeof err), MBS_OK);
+    sim_model_free(door);
+    const double m = 20.0, w = 0.8, t = 0.04, J = m * (w * w + t * t) / 12.0 + m * 0.25 * w * w;
+    const double omega = sqrt(20.0 / J);
+    print_message("door_hinges: %.12g rad/s, sqrt(k / J) = %.12g\n", s.im[0], omega);
+    assert_int_equal(s.nx, 2);
+    assert_true(fabs(s.im[0] - omega) < 1e-6 * omega && fabs(s.re[0]) < 1e-6 * omega);
+    sim_linear_free(&s);
+}
+
+/* `mbs-sim modes door_hinges`: the table with the frequency in Hz; `mbs-sim linearize`: the
+   CSV of A (a header of state names, the rows equal to the library's A to the last digit)
+   and of B; a model file; bad command lines (status 2, one line) and an unwritable file
+   (status 1). */
+static void test_cli_modes_linearize(void **state)
+{
+    (void)state;
+    need_cli();
+    char *out, *err;
+    const char *modes[] = {"modes", "door_hinges", NULL};
+    assert_int_equal(run_cli(modes, &out, &err), SIM_EXIT_OK);
+    assert_non_null(strstr(out, "f_n [Hz]"));
+    assert_non_null(strstr(out, "0.344473")); /* sqrt(k / J) / 2 pi */
+    assert_non_null(strstr(out, "1 degree of freedom: hinge1"));
+    free(out), free(err);
+    const char *lin[] = {"linearize", "double_pendulum", "--out", scratch(2, "A.csv"), "--out-b",
+                         scratch(3, "B.csv"), NULL};
+    assert_int_equal(run_cli(lin, &out, &err), SIM_EXIT_OK);
+    assert_non_null(strstr(out, "A (4 x 4) and B written to"));
+    free(out), free(err);
+    char *csv = slurp(scratch(2, "A.csv"));
+    assert_true(!strncmp(csv, "dq.revolute1,dq.revolute2,dv.revolute1,dv.revolute2\n", 52));
+    assert_int_equal(count_lines(csv), 5);
+    sim_linear s;
+    char msg[SIM_MSG];
+    mech *dp = sim_model_find("double_pendulum", msg, sizeof msg);
+    assert_non_null(dp);
+    assert_int_equal(sim_linear_run(dp, 0, 0, &s, msg, sizeof msg), MBS_OK);
+    sim_model_free(dp);
+    char *p = strchr(csv, '\n') + 1;
+    for (int i = 0; i < 16; ++i) {
+        char *end;
+        const double x = strtod(p, &end);
+        assert_true(end != p && x == s.A[i]);
+        p = end + 1;
+    }
+    sim_linear_free(&s);
+    free(csv);
+    csv = slurp(scratch(3, "B.csv"));
+    assert_true(!strncmp(csv, "tau0,tau1\n", 10));
+    assert_int_equal(count_lines(csv), 5);
+    free(csv);
+    if (getenv("MBS_TEST_DATA")) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/fourbar_superset.xml", getenv("MBS_TEST_DATA"));
+        const char *file[] = {"modes", path, "--rest", NULL};
+        assert_int_equal(run_cli(file, &out, &err), SIM_EXIT_OK);
+        assert_non_null(strstr(out, "initial position at rest (1 degree of freedom"));
+        free(out), free(err);
+    }
+    static const struct {
+        const char *args[5];
+        int status;
+        const char *msg;
+    } bad[] = {
+        {{"modes", NULL}, 2, "mbs-sim: modes: missing model name (see 'mbs-sim list')\n"},
+        {{"modes", "nope", NULL}, 2, "mbs-sim: unknown model 'nope' (in "},
+        {{"modes", "pendulum", "--bogus", NULL}, 2, "mbs-sim: modes: unknown option '--bogus'"},
+        {{"linearize", "pendulum", NULL}, 2, "mbs-sim: linearize: --out A.csv is required\n"},
+        {{"linearize", "pendulum", "--out", NULL}, 2, "mbs-sim: linearize: --out: missing file name\n"},
+        {{"linearize", "pendulum", "--out", "/nonexistent/A.csv"}, 1,
+         "mbs-sim: pendulum: cannot write /nonexistent/A.csv\n"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        assert_int_equal(run_cli(bad[i].args, &out, &err), bad[i].status);
+        if (strncmp(err, bad[i].msg, strlen(bad[i].msg)) != 0) fail_msg("got: %s", err);
+        assert_int_equal(count_lines(err), 1);
+        free(out), free(err);
+    }
+}
+
 /* The scratch folder of the CLI tests. */
 static int setup(void **state)
 {
@@ -1014,7 +1135,7 @@ static int teardown(void **state)
 {
     (void)state;
     static const char *const files[] = {"stdout.txt", "stderr.txt", "w.svg", "p.csv",
-                                        "p.svg",      "f.csv",      "f.svg"};
+                                        "p.svg",      "f.csv",      "f.svg", "A.csv", "B.csv"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) remove(scratch(0, files[i]));
     return rmdir(g_dir);
 }
@@ -1139,6 +1260,8 @@ int main(void)
         cmocka_unit_test(test_cli_plot_decimation),
         cmocka_unit_test(test_equilibrium_every_mechanism),
         cmocka_unit_test(test_cli_equilibrium),
+        cmocka_unit_test(test_linear_every_mechanism),
+        cmocka_unit_test(test_cli_modes_linearize),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

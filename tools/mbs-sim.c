@@ -28,6 +28,12 @@ static void usage(FILE *f)
           "       mbs-sim run FILE.urdf|FILE.xml [options]   any model file (docs/model-files.md)\n"
           "       mbs-sim equilibrium NAME|FILE   static equilibrium from the initial state: the\n"
           "                                coordinates before and after, the residual\n"
+          "       mbs-sim modes NAME|FILE [--rest]\n"
+          "                                the modes about the initial state (--rest: with\n"
+          "                                v = 0): frequencies [Hz], damping ratios\n"
+          "       mbs-sim linearize NAME|FILE --out A.csv [--out-b B.csv] [--rest]\n"
+          "                                the state-space A (and B) about the initial state:\n"
+          "                                a header of state names, then the rows\n"
           "options of run (defaults: the file's <simulation> element):\n"
           "  --t-end T          simulated time [s]\n"
           "  --stepper S        euler | rk4 | adams | bdf\n"
@@ -256,6 +262,11 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "equilibrium")) return cmd_equilibrium(argc - 2, argv + 2);
+    if (!strcmp(cmd, "modes") || !strcmp(cmd, "linearize")) {
+        char msg[SIM_MSG];
+        const int code = sim_linear_command(cmd[0] == 'l', argc - 2, argv + 2, msg, sizeof msg);
+        return code == SIM_EXIT_OK ? code : fail(code, msg);
+    }
     if (!strcmp(cmd, "list")) {
         if (argc > 2) return fail(SIM_EXIT_USAGE, "list: takes no arguments");
         return cmd_list();

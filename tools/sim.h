@@ -191,4 +191,27 @@ void sim_progress_end(sim_progress *p);
 /* Monotonic wall clock [s]. */
 double sim_now(void);
 
+/* ---- mbs-sim modes / linearize (sim_linear.c) */
+typedef struct sim_linear {
+    mbs_model *model;
+    mbs_data *d;
+    int nx;               /* state size of A */
+    double *A, *B;        /* (nx x nx), (nx x nv) */
+    double *re, *im;      /* (nx) eigenvalues, sorted as mbs_modes sorts them */
+} sim_linear;
+/* Linearise mechanism m about its initial state (at_rest: with v = 0), and with want_modes
+   its eigenvalues too; MBS_OK or a status with "<what failed>: <STATUS>: <message>" in err.
+   Free s with sim_linear_free in every case. */
+int sim_linear_run(const mech *m, int at_rest, int want_modes, sim_linear *s, char *err,
+                   size_t n);
+void sim_linear_free(sim_linear *s);
+/* The modes table of a finished run. */
+void sim_linear_print_modes(FILE *f, const mech *m, const sim_linear *s, int at_rest);
+/* A (and B when b_path) as CSV files: a header of the state names, then the rows. */
+int sim_linear_write(const sim_linear *s, const char *a_path, const char *b_path, char *err,
+                     size_t n);
+/* `mbs-sim modes ...` (linearize 0) or `mbs-sim linearize ...` (1) on the arguments after the
+   command word: prints its output and returns the exit status (err: the message). */
+int sim_linear_command(int linearize, int argc, char **argv, char *err, size_t n);
+
 #endif

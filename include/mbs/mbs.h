@@ -790,6 +790,61 @@ int mbs_sens_run(mbs_sens *s, double t_end);
 int mbs_sens_get(const mbs_sens *s, int k, double *dq, double *dv);
 /* Start again at the data's current state and parameter values, sensitivities zero. */
 int mbs_sens_restart(mbs_sens *s);
+/* ---------------------------------------------------------------- derivatives, linearisation, modes */
+/* Analytical derivatives of the dynamics of a tree (a model without cut joints), by
+   recursive passes over the joints like the algorithms they differentiate (the recursive
+   differentiation of Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic
+   generator of multibody models", §3.5.2, in the spatial form of Carpentier and Mansard
+   2018, "Analytical Derivatives of Rigid Body Dynamics Algorithms"), not by finite
+   differences. Every output is an nv x nv row-major matrix, nullable (at least one given):
+   row i, column j is the derivative of component i with respect to coordinate j.
+   q-derivatives are in tangent coordinates: column j is the rate of change when q moves as
+   mbs_integrate_q(q, dq, 1) moves it with dq = h e_j, so quaternion and Cardan joints have
+   nv of them.
+   Differentiated: inertial forces, uniform and point gravity, host wrenches
+   (mbs_set_body_wrench: world force and torque at a body point), line spring-dampers and
+   joint spring-dampers, analytically. Force callbacks are differentiated by central
+   differences of the callback's own forces alone (step 6e-6 in each tangent coordinate and
+   6e-6 max(1, |v_j|) in each rate: about 1e-9 relative for a smooth force law; 4 nv more
+   kinematics and callback runs per call). Not differentiated: time (a callback's t).
+   A model with cut joints is MBS_ERR_STATE (mbs_linearize differentiates the loops'
+   reduced dynamics). Allocation-free; a failing callback is its MBS_ERR_CALLBACK with q and
+   v as they were. */
+/* Inverse dynamics tau = M qacc + c - f at the current (t, q, v) and the given qacc (nv x 1):
+   dtau/dq, dtau/dv and dtau/dqacc = M. */
+int mbs_inverse_dynamics_derivatives(mbs_data *d, const double *qacc, double *dtau_dq,
+                                     double *dtau_dv, double *dtau_dqacc);
+/* Forward dynamics at the current (t, q, v, tau) (qacc left as mbs_forward_dynamics leaves
+   it): dqacc/dq = -M^-1 dtau/dq, dqacc/dv = -M^-1 dtau/dv at that qacc, dqacc/dtau = M^-1. */
+int mbs_forward_dynamics_derivatives(mbs_data *d, double *dqacc_dq, double *dqacc_dv,
+                                     double *dqacc_dtau);
+/* State-space model about the current (t, q, v, tau): dx/dt = A x + B dtau. A is nx x nx
+   (row stride nx), B nx x nv (row stride nv, nullable); *nx = 2 nv for a tree, 2 ndof with
+   closed loops; the caller sizes A for 2nv x 2nv and B for 2nv x nv.
+   Tree: x = (dq, dv), dq the tangent offset from the reference motion q*(t) through the
+   current state (q = mbs_integrate_q(q*, dq, 1)), dv = v - v*; A = [T I; dqacc/dq
+   dqacc/dv] with the analytic derivatives above, B = [0; M^-1]. T is zero except for
+   quaternion joints in motion (-[w]x, their tangent frame turns with them).
+   Closed loops: x = (du, du') of the independent coordinates u of the current partition
+   (v indices flagged 0 by mbs_linearize_coordinates), the dependent ones following by
+   closure; A and B from central differences of the loops' forward dynamics with the loops
+   closed at every evaluation (steps 1e-5 in u, 1e-5 max(1, |u'|) in u'; B exact to
+   rounding, the dynamics being linear in tau); the state is first closed as mbs_assemble
+   would (q and v are then restored). qacc is left as mbs_forward_dynamics leaves it. */
+int mbs_linearize(mbs_data *d, double *A, double *B, int *nx);
+/* independent (nv x 1): 1 for the coordinates of x of mbs_linearize (all for a tree; the
+   independent coordinates of the current partition with loops), in ascending order; *n
+   receives their number (nx / 2). */
+int mbs_linearize_coordinates(mbs_data *d, unsigned char *independent, int *n);
+/* Eigenvalues eig_re + i eig_im of mbs_linearize's A (LAPACK dgeev, workspace taken at
+   mbs_data_create). On entry *n is the capacity of eig_re and eig_im (2 nv always
+   suffices), MBS_ERR_ARG when smaller than nx; on return the number nx of eigenvalues,
+   sorted by magnitude |lambda| (then by real part), a complex pair adjacent with its
+   positive imaginary part first.
+   A mode lambda = -zeta w_n +- i w_n sqrt(1 - zeta^2) has the natural frequency w_n =
+   |lambda| rad/s and the damping ratio zeta = -Re(lambda) / |lambda|. A build without
+   LAPACK (-Dlapack=disabled) returns MBS_ERR_STATE. */
+int mbs_modes(mbs_data *d, double *eig_re, double *eig_im, int *n);
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop

@@ -202,6 +202,48 @@ class Data:
                 arr[i].point[k], arr[i].pos[k] = float(p), float(x)
         self._call(lib.mbs_solve_positions(self._d, arr, len(targets), self._mask(fixed)))
         return self.q.copy()
+    def inverse_dynamics_derivatives(self, qacc):
+        """(dtau_dq, dtau_dv, M), each (nv, nv), of a tree's inverse dynamics at qacc;
+        q-derivatives in tangent coordinates (a step dq moves q as integrate_q does)."""
+        n = self.nv
+        dq, dv, M = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+        self._call(lib.mbs_inverse_dynamics_derivatives(
+            self._d, _ptr(_vec(qacc, n, "qacc")), _ptr(dq), _ptr(dv), _ptr(M)))
+        return dq, dv, M
+
+    def forward_dynamics_derivatives(self):
+        """(dqacc_dq, dqacc_dv, Minv), each (nv, nv), of a tree's forward dynamics at the
+        current state (qacc is updated as forward_dynamics does)."""
+        n = self.nv
+        dq, dv, Minv = np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n))
+        self._call(lib.mbs_forward_dynamics_derivatives(self._d, _ptr(dq), _ptr(dv), _ptr(Minv)))
+        return dq, dv, Minv
+
+    def linearize(self):
+        """(A (nx, nx), B (nx, nv)) of dx/dt = A x + B dtau about the current state: x =
+        (dq, dv) in tangent coordinates for a tree, (du, du') of the independent coordinates
+        with closed loops (linearize_coordinates() tells which)."""
+        n = self.nv
+        A, B = np.zeros(4 * n * n), np.zeros(2 * n * n)
+        nx = ctypes.c_int()
+        self._call(lib.mbs_linearize(self._d, _ptr(A), _ptr(B), ctypes.byref(nx)))
+        k = nx.value
+        return A[:k * k].reshape(k, k).copy(), B[:k * n].reshape(k, n).copy()
+
+    def linearize_coordinates(self):
+        """The v indices (ascending) that make up x of linearize()."""
+        flags = (ctypes.c_ubyte * max(self.nv, 1))()
+        count = ctypes.c_int()
+        self._call(lib.mbs_linearize_coordinates(self._d, flags, ctypes.byref(count)))
+        return np.flatnonzero(np.array(flags[:self.nv], dtype=bool))
+
+    def modes(self):
+        """The eigenvalues of linearize()'s A as a complex array, sorted by magnitude (a
+        pair adjacent, positive imaginary part first)."""
+        re, im = np.zeros(2 * self.nv), np.zeros(2 * self.nv)
+        n = ctypes.c_int(2 * self.nv)
+        self._call(lib.mbs_modes(self._d, _ptr(re), _ptr(im), ctypes.byref(n)))
+        return re[:n.value] + 1j * im[:n.value]
 
     def _wrench(self, fn, body, force, torque, point):
         return self._call(fn(self._d, int(body), _ptr(_vec(force, 3, "force")),

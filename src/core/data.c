@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/derivs.h"
 #include "core/internal.h"
 #include "core/linalg.h"
 #include "analysis/analysis.h"
@@ -61,6 +62,7 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     if (mbs_events_data_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* modes, row targets */
     d->force_in = alloc0(6 * (size_t)m->nforce, sizeof(double));
     if (!d->force_in) return MBS_ERR_NOMEM;
+    if (mbs_derivs_create(d) != MBS_OK) return MBS_ERR_NOMEM;
     return mbs_loops_create(d); /* loop workspace (nothing for a tree without rows) */
 }
 
@@ -144,6 +146,7 @@ void mbs_data_destroy(mbs_data *d)
     mbs_couplings_destroy(d);
     mbs_analysis_destroy(d);
     mbs_events_data_destroy(d);
+    mbs_derivs_destroy(d);
     free(d);
 }
 

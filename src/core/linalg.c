@@ -28,6 +28,8 @@ static void blas_single_thread(void)
 
 void mbs_linalg_init(void) { pthread_once(&blas_once, blas_single_thread); }
 
+int mbs_linalg_available(void) { return 1; }
+
 /* dpotrf, lower triangle. */
 int mbs_linalg_cholesky(int n, double *A, int lda)
 {

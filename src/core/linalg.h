@@ -11,6 +11,9 @@
    (src/core/linalg_none.c); such a build refuses closed loops at compile. */
 #define MBS_LINALG_UNAVAILABLE (-1000)
 
+/* 1 when the build has LAPACK (src/core/linalg.c), 0 without (linalg_none.c). */
+int mbs_linalg_available(void);
+
 /* Make OpenBLAS single-threaded (bitwise repeatable results) once per process, unless the
    environment has MBS_KEEP_BLAS_THREADS=1; idempotent, cheap. */
 void mbs_linalg_init(void);

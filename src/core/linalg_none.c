@@ -7,6 +7,8 @@
 
 void mbs_linalg_init(void) {}
 
+int mbs_linalg_available(void) { return 0; }
+
 int mbs_linalg_cholesky(int n, double *A, int lda)
 {
     (void)n, (void)A, (void)lda;

@@ -148,6 +148,9 @@ struct mbs_data {
                              initially their constant value) */
     unsigned long input_rev; /* counts mbs_set_frame_force calls: the CVODE kinds restart
                                 when it changed since their last step */
+    /* derivatives of the dynamics, linearisation and modes (src/analysis/derivs.h): their
+       workspace, sized at creation */
+    struct mbs_derivs *derivs;
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

@@ -195,6 +195,14 @@ void mbs_quat_deriv(double qdot[4], const double q[4], const double w[3])
     qdot[0] = w0;
 }
 
+/* See rotation.h: T = -[w]x (row stride ld). */
+void mbs_quat_chart_rate(const double w[3], double *T, int ld)
+{
+    T[0] = 0.0, T[1] = w[2], T[2] = -w[1];
+    T[ld] = -w[2], T[ld + 1] = 0.0, T[ld + 2] = w[0];
+    T[2 * ld] = w[1], T[2 * ld + 1] = -w[0], T[2 * ld + 2] = 0.0;
+}
+
 /* Rotation vector of R through its quaternion. */
 void mbs_mat_log(double r[3], const double R[9])
 {

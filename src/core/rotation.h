@@ -51,6 +51,10 @@ void mbs_quat_integrate(double o[4], const double q[4], const double w[3], doubl
 void mbs_quat_difference(double r[3], const double q0[4], const double q1[4]);
 /* qdot = 1/2 q (x) (0, w), w the angular velocity in the rotated (child) frame. */
 void mbs_quat_deriv(double qdot[4], const double q[4], const double w[3]);
+/* The rate of the tangent offset dr of q = q* (x) exp(dr) when q* turns with body rates w:
+   d(dr)/dt = dw - w x dr to first order; writes -[w]x into the 3 x 3 block at T with row
+   stride ld. */
+void mbs_quat_chart_rate(const double w[3], double *T, int ld);
 
 /* ---- rotation matrices */
 /* Rotation vector of R (shortest path, |r| <= pi). */

@@ -52,6 +52,12 @@ struct mbs_force_ops {
     /* Inertial-coupling rows of its point masses (f->ncrow of them, src/couplings/) at the
        current kinematics; NULL when the kind has none. Returns MBS_OK or a status. */
     int (*rows)(const mbs_force_model *f, mbs_data *d, int with_vel, struct mbs_crow *rows);
+    /* Add the element's part of dtau/dq (tangent q) and dtau/dv, tau = M qacc + c - J^T f_ext
+       - gen_force, into nv x nv row-major matrices of row stride ld (either NULL), after the
+       forward pass of the derivatives (src/analysis/derivs.h has the world-frame columns).
+       NULL: the element is differentiated by central differences of its own forces. */
+    void (*derivatives)(const mbs_force_model *f, mbs_data *d, double *dtau_dq,
+                        double *dtau_dv, int ld);
 };
 
 /* Zero f_ext and gen_force, then add gravity, host wrenches and every element. Needs

@@ -96,6 +96,15 @@ static void freeq_normalize(const mbs_joint_model *j, double *q)
     mbs_quat_normalize(q + 3);
 }
 
+/* The position's offset has no rate term (p + dt vlin); the rotation's as for the ball:
+   T = [0 0; 0 -[w]x]. */
+static void freeq_chart_rate(const mbs_joint_model *j, const double *v, double *T)
+{
+    (void)j;
+    memset(T, 0, 36 * sizeof(double));
+    mbs_quat_chart_rate(v + 3, T + 21, 6);
+}
+
 /* Cut rows: none (a free joint constrains nothing). */
 static int free_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
 {
@@ -119,6 +128,8 @@ const mbs_joint_ops mbs_joint_free_quat_ops = {
     .aux_init = NULL,
     .rebase = NULL,
     .cut_rows = free_cut_rows,
+    .level = {0, 0, 0, 1, 1, 1}, /* translation along parent axes, then the ball */
+    .chart_rate = freeq_chart_rate,
 };
 
 /* ---------------------------------------------------------------- Cardan */
@@ -206,4 +217,5 @@ const mbs_joint_ops mbs_joint_free_cardan_ops = {
     .rebase = freec_rebase,
     .motion_aux = freec_motion_aux,
     .cut_rows = free_cut_rows,
+    .level = {0, 0, 0, 1, 2, 3}, /* translation, then Rx(a1), Ry(a2), Rz(a3) */
 };

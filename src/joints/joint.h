@@ -99,6 +99,17 @@ struct mbs_joint_ops {
        (e, d_p in Fp; d_c in Fc; see mbs_cut_row); returns their number (<=
        MBS_CUT_MAX_ROWS). Called once per cut joint at compile. */
     int (*cut_rows)(const mbs_joint_model *j, mbs_cut_row *rows);
+    /* ---- derivatives and linearisation (src/analysis/)
+       The joint as a chain of elementary motions: dof l moves the world motion-subspace
+       column S_k of dof k of the same joint as dS_k/dq_l = S_l x S_k (q_l a tangent
+       coordinate) when level[l] <= level[k], and not at all when level[l] > level[k]; dofs
+       of one level form one rigid motion (the three of a quaternion ball). Nondecreasing
+       along the dofs; all 0 (the default) for a joint whose S is constant in Fc. */
+    unsigned char level[6];
+    /* d/dt of the tangent offset dq = difference(q*(t), q(t)) of a motion near the reference
+       motion q*(t) with velocity v: d(dq)/dt = dv + T dq to first order; writes T (nv x nv,
+       row-major). NULL when T = 0 (every chart whose integrate is q + dt v). */
+    void (*chart_rate)(const mbs_joint_model *j, const double *v, double *T);
 };
 
 /* S and c_J of joint j (see motion above); aux = the data's aux + j->auxadr, or NULL when

@@ -59,4 +59,5 @@ const mbs_joint_ops mbs_joint_planar_ops = {
     .aux_init = NULL,
     .rebase = NULL,
     .cut_rows = planar_cut_rows,
+    .level = {0, 0, 1}, /* x, y along parent axes, then the turn about the moved origin */
 };

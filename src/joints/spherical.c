@@ -75,6 +75,14 @@ static void sphq_normalize(const mbs_joint_model *j, double *q)
     mbs_quat_normalize(q);
 }
 
+/* Tangent offset dq of q = q* (x) exp(dq) with body rates v: d(dq)/dt = dv - v x dq to
+   first order, T = -[v]x. */
+static void sphq_chart_rate(const mbs_joint_model *j, const double *v, double *T)
+{
+    (void)j;
+    mbs_quat_chart_rate(v, T, 3);
+}
+
 /* Cut rows: the cut force in Fp (3 POINT rows); a ball joint transmits no torque. */
 static int spherical_cut_rows(const mbs_joint_model *j, mbs_cut_row *rows)
 {
@@ -97,6 +105,7 @@ const mbs_joint_ops mbs_joint_spherical_quat_ops = {
     .aux_init = NULL,
     .rebase = NULL,
     .cut_rows = spherical_cut_rows,
+    .chart_rate = sphq_chart_rate,
 };
 
 /* ---------------------------------------------------------------- Cardan */
@@ -167,4 +176,5 @@ const mbs_joint_ops mbs_joint_spherical_cardan_ops = {
     .aux_init = sphc_aux_init,
     .rebase = sphc_rebase,
     .cut_rows = spherical_cut_rows,
+    .level = {0, 1, 2}, /* Rx(a1), then Ry(a2), then Rz(a3) about the moved axes */
 };

@@ -57,4 +57,5 @@ const mbs_joint_ops mbs_joint_universal_ops = {
     .aux_init = NULL,
     .rebase = NULL,
     .cut_rows = universal_cut_rows,
+    .level = {0, 1}, /* axis on the parent, then axis2 on the child */
 };

@@ -775,6 +775,18 @@ void mbs_loops_targets_changed(mbs_data *d)
 long mbs_loops_events(const mbs_data *d) { return d->loops ? d->loops->nevents : 0; }
 
 /* See loops.h. */
+int mbs_loops_independent(mbs_data *d, const int **ind)
+{
+    mbs_loops *L = d->loops;
+    if (!L->selected) {
+        const int st = select_all(d, L);
+        if (st != MBS_OK) return st;
+    }
+    *ind = L->ind;
+    return L->nv - L->rank;
+}
+
+/* See loops.h. */
 int mbs_loops_info(mbs_data *d, int *rank, unsigned char *active)
 {
     mbs_loops *L = d->loops;
@@ -1120,13 +1132,6 @@ int mbs_loops_partition_holding(mbs_data *d, const unsigned char *hold)
     L->cond_retry = 0.0;
     L->cond_smooth = MBS_LOOP_SMOOTH_COND;
     return MBS_OK;
-}
-
-/* See loops.h. */
-int mbs_loops_independent(const mbs_data *d, const int **ind)
-{
-    *ind = d->loops->ind;
-    return d->loops->nv - d->loops->rank;
 }
 
 /* See loops.h: J_v^T x = g_v, r = g - J_a^T x (zero on the dependent dofs). */

@@ -94,6 +94,9 @@ int mbs_loops_impulse(mbs_data *d);
 long mbs_loops_events(const mbs_data *d);
 /* 1 when q and v are exactly those the last successful closure produced. */
 int mbs_loops_is_closed(const mbs_data *d);
+/* The independent dofs of the current partition (ascending; a selection is made at q when
+   there is none): *ind points into the workspace; returns their number or a status. */
+int mbs_loops_independent(mbs_data *d, const int **ind);
 
 
 /* ---- for the analyses (src/analysis/): equilibrium, position solving, actuated inverse
@@ -103,8 +106,6 @@ int mbs_loops_is_closed(const mbs_data *d);
    pivoted QR (an event). MBS_ERR_SINGULAR naming the cut joint when the other columns cannot
    make J_v regular (the held coordinates leave that loop no freedom to close). */
 int mbs_loops_partition_holding(mbs_data *d, const unsigned char *hold);
-/* The independent dofs of the current partition (ascending) into *ind; returns their count. */
-int mbs_loops_independent(const mbs_data *d, const int **ind);
 /* r (nv) = B^T g, B = dq/du of the current partition (seed 001 eq. 12: r_u = g_u + B_vu^T g_v),
    on the independent dofs; 0 on the dependent ones. Kinematics at the data's q. */
 int mbs_loops_reduce(mbs_data *d, const double *g, double *r);

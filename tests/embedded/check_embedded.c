@@ -1,7 +1,8 @@
 /* The embedded build (-Dlapack=disabled -Dcvode=disabled) against the full one: this program
  * is linked with each libmbs.a by scripts/test-embedded.sh, which compares their outputs
  * (tree dynamics and RK4 must agree bit for bit: they use no LAPACK) and, with argument
- * "embedded", checks that what was left out reports MBS_ERR_STATE with a message.
+ * "embedded", checks that what was left out (CVODE, loops, modes) reports MBS_ERR_STATE with a
+ * message.
  * Prints hexadecimal floats, then "N passed, N failed". */
 #include <math.h>
 #include <stdio.h>
@@ -117,6 +118,18 @@ int main(int argc, char **argv)
     for (int i = 0; i < nv; ++i) printf("qacc %a\n", mbs_data_qacc(d)[i]);
     check(mbs_mass_matrix(d, M) == MBS_OK, "mass matrix");
     for (int i = 0; i < nv * nv; ++i) printf("M %a\n", M[i]);
+    double Dq[64], Dv[64], Mi[64], A[256], B[128], re[16], im[16];
+    int nx = 0, ne = 16;
+    check(mbs_forward_dynamics_derivatives(d, Dq, Dv, Mi) == MBS_OK, "derivatives");
+    check(mbs_linearize(d, A, B, &nx) == MBS_OK && nx == 2 * nv, "linearize");
+    for (int i = 0; i < nv * nv; ++i) printf("D %a %a %a\n", Dq[i], Dv[i], Mi[i]);
+    for (int i = 0; i < nx * nx; ++i) printf("D %a\n", A[i]);
+    const int sm = mbs_modes(d, re, im, &ne);
+    if (embedded)
+        check(sm == MBS_ERR_STATE && strstr(mbs_data_error(d), "no LAPACK") != NULL,
+              "modes refused, naming LAPACK");
+    else
+        check(sm == MBS_OK && ne == 2 * nv, "modes in the full build");
     for (int i = 0; i < nv; ++i) mbs_data_tau(d)[i] = 0.0;
     mbs_energy(d, &T0, &V0);
     mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);

@@ -1,0 +1,129 @@
+/* Derivatives of the dynamics of trees, linearisation and modes (src/analysis/): the
+ * workspace, sized at mbs_data_create, and the passes shared by their files.
+ *
+ * Every quantity of the derivative passes is expressed in world axes about the origin of the
+ * root body of its subtree at the current configuration (a fixed frame, as the CRBA's), so
+ * a system far from the world origin loses no digits. q-derivatives are in tangent
+ * coordinates: a perturbation dq moves q as mbs_integrate_q(q, dq, 1) does, so the child of
+ * dof l moves by the world twist S_l (the motion-subspace column). Every joint is a chain of
+ * elementary motions (joint.h, level), which gives the rule the passes rest on (Carpentier
+ * and Mansard 2018, "Analytical Derivatives of Rigid Body Dynamics Algorithms", §III):
+ *     dS_k/dq_l = S_l x S_k   when l precedes k (an ancestor joint's dof, or a dof of the
+ *                             same joint with level[l] <= level[k]), else 0.
+ * Per dof the forward pass keeps (world) S, dV = u x S, dA = alpha x S + u x dV and
+ * E = dV + Sdot, u and alpha the velocity and acceleration of the frame just before the
+ * dof's level (the parent body's for the first level), Sdot = w x S with w the velocity after
+ * it. Then dv_i/dq_l = S_l x v_i + dV_l, da_i/dq_l = S_l x a_i + dV_l x v_i + dA_l and
+ * da_i/dv_l = S_l x v_i + E_l for every body i moved by dof l. */
+#ifndef MBS_ANALYSIS_DERIVS_H
+#define MBS_ANALYSIS_DERIVS_H
+
+#include "core/internal.h"
+
+/* Per dof: [S | dV | dA | E], 24 doubles, world axes about the subtree's root origin. */
+#define MBS_DV_S 0
+#define MBS_DV_DV 6
+#define MBS_DV_DA 12
+#define MBS_DV_E 18
+#define MBS_DV_STRIDE 24
+
+/* Central-difference step of the force elements without an analytic derivative (force
+   callbacks), in each tangent coordinate and, times max(1, |v_l|), each rate. */
+#define MBS_DERIV_FD_STEP 6e-6
+
+typedef struct mbs_derivs {
+    int nv, nq, nbody;
+    int *run;        /* [nv] first dof of the run of dof i: dof_parent[j] = j - 1 for every j
+                        in (run[i], i] (a chain's dofs are one run) */
+    double *dof;     /* [24 nv] S, dV, dA, E of each dof */
+    double *o;       /* [3 nbody] body origin relative to its root body's origin, world axes */
+    double *vel;     /* [6 nbody] body velocity (world axes, root origin) */
+    double *acc;     /* [6 nbody] body acceleration, gravity as a = -g at the world */
+    mbs_rbi *Ic;     /* [nbody] composite inertia (the body's alone after the forward pass) */
+    double *B11;     /* [9 nbody] composite of the upper-left block of B(v) (see the .c) */
+    double *P;       /* [3 nbody] composite linear momentum */
+    double *F;       /* [6 nbody] composite force I a + v x* I v - f_ext */
+    double *K;       /* [36 nbody] composite stiffness of forces fixed in the world */
+    int has_K;       /* 1 when some body has a host wrench or point gravity */
+    /* force elements (analytic): gathered dofs of the two bodies' paths */
+    int *list;            /* [nv] */
+    int *ident;           /* [nv] 0, 1, ..., nv - 1: every dof independent (numerical
+                             linearisation of a tree, linearize.c) */
+    unsigned char *mark;  /* [nv] 1: on a's path, 2: on b's path, 3: both */
+    double *ja, *jb, *rr, *cc; /* [3 nv] point Jacobian columns, dr_dot/dq, dF/dq */
+    /* force elements by central differences */
+    double *q0, *v0;      /* [nq], [nv] the state being differentiated */
+    double *tp, *tm;      /* [nv] the elements' generalized forces at +h and -h */
+    double *fb;           /* [6 nbody] backward-pass scratch */
+    /* linearisation and modes */
+    int nx_max;           /* 2 nv */
+    double *A;            /* [nx_max^2] */
+    double *wr, *wi;      /* [nx_max] */
+    double *eig_work;     /* [lwork] dgeev workspace */
+    int lwork;
+    double *qs, *vs, *taus, *qacc_s, *lam_s; /* [nq], [nv], [nv], [nv], [ncon] the caller's
+                                                state (loops) */
+    double *up, *um, *dqt; /* [nv] perturbed accelerations, a tangent step (loops) */
+    double *offp, *offm;  /* [nv] closed tangent offsets at +h and -h (loops) */
+    double *T;            /* [36] a joint's chart rate */
+} mbs_derivs;
+
+/* Allocate / free d->derivs (MBS_OK or MBS_ERR_NOMEM). */
+int mbs_derivs_create(mbs_data *d);
+void mbs_derivs_destroy(mbs_data *d);
+
+/* 1 when dof l precedes dof k on one path (l's joint an ancestor of k's, or the same joint
+   with level[l] <= level[k]); both must lie on one root-to-body path. */
+static inline int mbs_dof_precedes(const mbs_model *m, int l, int k)
+{
+    const int jl = m->dof_joint[l], jk = m->dof_joint[k];
+    if (jl != jk) return l < k;
+    const mbs_joint_model *jm = &m->joints[jl];
+    return jm->ops->level[l - jm->vadr] <= jm->ops->level[k - jm->vadr];
+}
+
+/* The recursive passes at the current kinematics (mbs_kinematics done) and acceleration
+   qacc: add dtau/dq, dtau/dv of the inertial forces, gravity and host wrenches, and write
+   M = dtau/dqacc, into nv x nv row-major matrices of row stride ld (M: ldm) (each
+   nullable; the caller zeroes them first). Force elements are left to mbs_derivs_elements. */
+void mbs_derivs_rnea(mbs_data *d, const double *qacc, double *dq, double *dv, int ld,
+                     double *M, int ldm);
+/* Add the force elements' parts (after mbs_derivs_rnea): analytic ones through their ops,
+   the others (force callbacks) by central differences of their forces alone; q and v are
+   restored bitwise. MBS_OK or the status of a failing element. */
+int mbs_derivs_elements(mbs_data *d, double *dq, double *dv, int ld);
+
+/* Add the dofs on the path of body to the world to d->derivs->list (after the n already
+   there, each once), setting bit in their mark; returns the new count. */
+int mbs_derivs_gather(const mbs_data *d, int body, unsigned char bit, int n);
+/* World point p (relative to the root origin of body's subtree) of a body point given in
+   body coordinates; the world gives the point itself. */
+void mbs_derivs_point(const mbs_data *d, int body, const double point[3], double p[3]);
+/* Velocity at p of the twist X: X_lin + X_ang x p. */
+static inline void mbs_twist_at(double o[3], const double X[6], const double p[3])
+{
+    v3_cross(o, X, p);
+    v3_add(o, o, X + 3);
+}
+
+/* MBS_OK for a tree, MBS_ERR_STATE naming call for a model with cut joints. */
+int mbs_derivs_trees_only(mbs_data *d, const char *call);
+/* MBS_OK when the n x n block at A (row stride ld; NULL allowed) is finite, else
+   MBS_ERR_NONFINITE naming call and what. */
+int mbs_derivs_block_finite(mbs_data *d, const double *A, int n, int ld, const char *call,
+                            const char *what);
+/* At the current kinematics: zero dq, dv (nullable, stride ld) and M (ldm), the
+   recursive passes and the force elements (the caller checks the outputs). */
+int mbs_derivs_eval(mbs_data *d, const double *qacc, double *dq, double *dv, int ld, double *M,
+                    int ldm, const char *call);
+/* Of a tree's inverse dynamics at qacc: dtau/dq, dtau/dv (nullable) into nv x nv
+   row-major matrices of row stride ld, and M (nullable, stride ldm) at the current state;
+   validated, kinematics prepared. */
+int mbs_derivs_tree(mbs_data *d, const double *qacc, double *dq, double *dv, int ld,
+                    double *M, int ldm, const char *call);
+/* Forward dynamics and dqacc/dq, dqacc/dv (either nullable; stride ld) and M^-1 (nullable,
+   stride ldm) of a tree at the current state; qacc left in d->qacc. */
+int mbs_derivs_forward(mbs_data *d, double *dq, double *dv, int ld, double *Minv, int ldm,
+                       const char *call);
+
+#endif

@@ -1,0 +1,516 @@
+/* Analytical derivatives of the recursive Newton-Euler inverse dynamics of a tree:
+ * dtau/dq (tangent coordinates), dtau/dv and dtau/dqacc = M, by one forward and one backward
+ * pass over the joints, the recursive differentiation of ROBOTRAN (Docquier, Poncelet,
+ * Fisette 2013, §3.5.2) in the spatial form of Carpentier and Mansard 2018 ("Analytical
+ * Derivatives of Rigid Body Dynamics Algorithms", §III), extended to joints whose motion
+ * subspace moves with their own coordinates through the joint levels (derivs.h).
+ *
+ * With f_i = I_i a_i + v_i x* I_i v_i - fe_i (world axes) and F_b the sum of f over the
+ * subtree of body b, tau_k = S_k . F_b(k). For dof l moving body i:
+ *     df_i/dq_l = S_l x* f_i + I_i dA_l + B_i dV_l + K_i S_l,
+ *     df_i/dv_l = B_i S_l + I_i E_l,
+ * B_i x = v_i x* I_i x - I_i (v_i x x) + x x* (I_i v_i), and K_i S_l = S_l x* fe_i - dfe_i/dq_l
+ * for the forces fixed in the world (host wrenches, point gravity; uniform gravity enters as
+ * the world's acceleration -g). The S_l x* f term cancels against dS_k/dq_l . F when l
+ * precedes k, which leaves for the pair (k, l) with b the deeper of their bodies:
+ *     dtau_k/dq_l = S_k . (Ic_b dA_l + Bc_b dV_l + Kc_b S_l) [+ S_k . (S_l x* F_b) when k
+ *                   precedes l strictly],
+ *     dtau_k/dv_l = S_k . (Bc_b S_l + Ic_b E_l),   M_kl = S_k . Ic_b S_l,
+ * composites (c) summed over the subtree. B's right half is zero and its lower-left block is
+ * -2 [P]x with P the linear momentum, so a body keeps the 3 x 3 block B11 and P. */
+#include "analysis/derivs.h"
+#include "events/events.h"
+/* -O3 (GCC) vectorizes the 6-vector loops of both passes. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+
+/* ------------------------------------------------------------------ forward pass */
+
+/* The world's acceleration: -g for a uniform field (the gravity of every body at once), 0
+   otherwise (point gravity is a force of each body). */
+static void world_acceleration(const mbs_model *m, double a0[6])
+{
+    for (int e = 0; e < 6; ++e) a0[e] = 0.0;
+    if (m->gravity_kind == MBS_GRAVITY_UNIFORM) v3_scale(a0 + 3, m->gravity, -1.0);
+}
+
+/* Pose of body b in its subtree's frame: world rotation, origin o_b relative to the root
+   body's origin, summed from the root down (parents first). */
+static void subtree_pose(const mbs_data *d, mbs_derivs *w, int b, int p, mbs_pose *X)
+{
+    double *o = w->o + 3 * b;
+    if (p == 0) {
+        o[0] = o[1] = o[2] = 0.0;
+    } else {
+        m3_mulv(o, d->x_world[p].R, d->x_up[b].p);
+        v3_add(o, o, w->o + 3 * p);
+    }
+    for (int e = 0; e < 9; ++e) X->R[e] = d->x_world[b].R[e];
+    v3_copy(X->p, o);
+}
+
+/* The dofs [k, e) of one level: with u, al the velocity and acceleration of the frame
+   before it, Sdot = w x S (w the velocity after it), dV = u x S, dA = al x S + u x dV,
+   E = dV + Sdot; then u = w and al += S qdd + Sdot qd. */
+static void level_forward(const mbs_data *d, double *dof, int k, int e, const double *qacc,
+                          double u[6], double al[6])
+{
+    double wv[6], dal[6] = {0, 0, 0, 0, 0, 0}, t[6];
+    for (int c = 0; c < 6; ++c) wv[c] = u[c];
+    for (int i = k; i < e; ++i)
+        for (int c = 0; c < 6; ++c) wv[c] += dof[MBS_DV_STRIDE * i + c] * d->v[i];
+    for (int i = k; i < e; ++i) {
+        double *D = dof + MBS_DV_STRIDE * i, Sd[6];
+        mv_cross_m(Sd, wv, D);
+        mv_cross_m(D + MBS_DV_DV, u, D);
+        mv_cross_m(D + MBS_DV_DA, al, D);
+        mv_cross_m(t, u, D + MBS_DV_DV);
+        for (int c = 0; c < 6; ++c) {
+            D[MBS_DV_DA + c] += t[c];
+            D[MBS_DV_E + c] = D[MBS_DV_DV + c] + Sd[c];
+            dal[c] += D[c] * qacc[i] + Sd[c] * d->v[i];
+        }
+    }
+    for (int c = 0; c < 6; ++c) u[c] = wv[c], al[c] += dal[c];
+}
+
+/* S of the joint's dofs in world axes, then level by level (joint.h) their dV, dA, E, and
+   the child's velocity u and acceleration al (given the parent's). */
+static void joint_forward(const mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm,
+                          const mbs_pose *X, const double *qacc, double u[6], double al[6])
+{
+    const int n = jm->nv, v0 = jm->vadr;
+    const unsigned char *level = jm->ops->level;
+    for (int k = 0; k < n; ++k)
+        xm_apply_inv(w->dof + MBS_DV_STRIDE * (v0 + k), X, d->S + 6 * (v0 + k));
+    for (int k = 0; k < n;) {
+        int e = k + 1;
+        while (e < n && level[e] == level[k]) ++e;
+        level_forward(d, w->dof, v0 + k, v0 + e, qacc, u, al);
+        k = e;
+    }
+}
+
+/* K -= [a]x [b]x = b a^T - (a . b) I in the 3 x 3 block at K (row stride 6). */
+static void add_neg_cross_cross(double *K, const double a[3], const double b[3])
+{
+    const double ab = v3_dot(a, b);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) K[6 * i + j] -= b[i] * a[j] - (i == j ? ab : 0.0);
+}
+
+/* K += [-[x]x] in the 3 x 3 block at K (row stride 6). */
+static void add_neg_cross(double *K, const double x[3])
+{
+    K[1] += x[2], K[2] -= x[1];
+    K[6] -= x[2], K[8] += x[0];
+    K[12] += x[1], K[13] -= x[0];
+}
+
+/* A host input wrench of body b (world force F at point p, torque n): fe += [n + p x F; F],
+   K += [[-[p]x[F]x - [n]x, 0]; [-[F]x, 0]] (the force keeps its world direction). */
+static void host_wrench(const mbs_data *d, int b, const mbs_pose *X, double fe[6],
+                        double K[36])
+{
+    const mbs_wrench_input *in = &d->wrench_in[b];
+    double p[3], t[3];
+    pose_apply(p, X, in->point);
+    v3_cross(t, p, in->force);
+    for (int e = 0; e < 3; ++e) fe[e] += in->torque[e] + t[e], fe[3 + e] += in->force[e];
+    add_neg_cross_cross(K, p, in->force);
+    add_neg_cross(K, in->torque);
+    add_neg_cross(K + 18, in->force);
+}
+
+/* Point gravity on body b: m g(c) at its com c; fe += [c x m g; m g] and K += [[c]x Phi;
+   Phi] with Phi = m [-[g]x + G [c]x, -G] (G = dg/dx, the gravity gradient; row i of
+   G [c]x is G_i x c). */
+static void point_gravity(const mbs_data *d, int b, const mbs_pose *X, double fe[6],
+                          double K[36])
+{
+    const mbs_model *m = d->model;
+    const mbs_body_model *body = &m->bodies[b];
+    double ca[3], c[3], r[3], g[3], G[9], Phi[18];
+    pose_apply(ca, &d->x_world[b], body->com);
+    pose_apply(c, X, body->com);
+    v3_sub(r, ca, m->gravity_center);
+    const double r2 = v3_dot(r, r), mass = body->mass;
+    if (!(r2 > 0.0)) return; /* a body at the centre feels nothing (gravity.c) */
+    const double k = -m->gravity_mu / (r2 * sqrt(r2));
+    v3_scale(g, r, k);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) G[3 * i + j] = k * ((i == j) - 3.0 * r[i] * r[j] / r2);
+    for (int i = 0; i < 3; ++i) {
+        double gc[3];
+        v3_cross(gc, G + 3 * i, c);
+        for (int j = 0; j < 3; ++j)
+            Phi[6 * i + j] = mass * gc[j], Phi[6 * i + 3 + j] = -mass * G[3 * i + j];
+    }
+    double mg[3], t[3];
+    v3_scale(mg, g, mass);
+    add_neg_cross(Phi, mg); /* m (-[g]x) */
+    v3_cross(t, c, mg);
+    for (int e = 0; e < 3; ++e) fe[e] += t[e], fe[3 + e] += mg[e];
+    for (int j = 0; j < 6; ++j) { /* K += [[c]x Phi; Phi] column by column */
+        const double col[3] = {Phi[j], Phi[6 + j], Phi[12 + j]};
+        double cx[3];
+        v3_cross(cx, c, col);
+        for (int i = 0; i < 3; ++i) K[6 * i + j] += cx[i], K[6 * (3 + i) + j] += col[i];
+    }
+}
+
+/* The forces of body b that stay fixed in the world while it moves (host wrench, point
+   gravity) into fe, and their stiffness into K (both zeroed first). */
+static void world_fixed_forces(const mbs_data *d, int b, const mbs_pose *X, double fe[6],
+                               double K[36])
+{
+    for (int e = 0; e < 36; ++e) K[e] = 0.0;
+    if (d->wrench_in[b].set) host_wrench(d, b, X, fe, K);
+    if (d->model->gravity_kind == MBS_GRAVITY_POINT && d->model->bodies[b].mass != 0.0)
+        point_gravity(d, b, X, fe, K);
+}
+
+/* 1 when some body has a force fixed in the world (a host wrench, point gravity). */
+static int any_world_fixed_forces(const mbs_data *d)
+{
+    if (d->model->gravity_kind == MBS_GRAVITY_POINT) return 1;
+    for (int b = 1; b < d->model->nbody; ++b)
+        if (d->wrench_in[b].set) return 1;
+    return 0;
+}
+
+/* B11 = [w]x J - J [w]x - (h u^T + u h^T) + 2 (u . h) I - [n]x of an inertia (J about the
+   origin, first moment h) moving with v = [w; u], momentum [n; P]. */
+static void inertia_b11(const mbs_rbi *I, const double v[6], const double n[3], double B[9])
+{
+    const double *J = I->I, *h = I->h, *w = v, *u = v + 3;
+    double A[9]; /* [w]x J; the commutator [w]x J - J [w]x = A + A^T (J symmetric) */
+    for (int j = 0; j < 3; ++j) {
+        A[j] = -w[2] * J[3 + j] + w[1] * J[6 + j];
+        A[3 + j] = w[2] * J[j] - w[0] * J[6 + j];
+        A[6 + j] = -w[1] * J[j] + w[0] * J[3 + j];
+    }
+    const double uh = 2.0 * v3_dot(u, h);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            B[3 * i + j] = A[3 * i + j] + A[3 * j + i] - (h[i] * u[j] + u[i] * h[j]) +
+                           (i == j ? uh : 0.0);
+    B[1] += n[2], B[2] -= n[1], B[3] -= n[2], B[5] += n[0], B[6] += n[1], B[7] -= n[0];
+}
+
+/* Body b's own terms (the composites start from them): I in world axes, its momentum,
+   F = I a + v x* I v - fe, B11, P and K. */
+static void body_forward(const mbs_data *d, mbs_derivs *w, int b, const mbs_pose *X)
+{
+    mbs_rbi *I = &w->Ic[b];
+    rbi_transform_to_parent(I, X, &d->model->bodies[b].rbi);
+    const double *v = w->vel + 6 * b, *a = w->acc + 6 * b;
+    double h[6], Ia[6], vxh[6], fe[6] = {0, 0, 0, 0, 0, 0};
+    rbi_mulv(h, I, v);
+    rbi_mulv(Ia, I, a);
+    mv_cross_f(vxh, v, h);
+    if (w->has_K) world_fixed_forces(d, b, X, fe, w->K + 36 * b);
+    double *F = w->F + 6 * b;
+    for (int e = 0; e < 6; ++e) F[e] = Ia[e] + vxh[e] - fe[e];
+    v3_copy(w->P + 3 * b, h + 3);
+    inertia_b11(I, v, h, w->B11 + 9 * b);
+}
+
+/* Forward pass over the tree, parents first. */
+static void derivs_forward(const mbs_data *d, mbs_derivs *w, const double *qacc)
+{
+    const mbs_model *m = d->model;
+    double a0[6];
+    world_acceleration(m, a0);
+    w->has_K = any_world_fixed_forces(d);
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = m->bodies[b].parent;
+        mbs_pose X;
+        subtree_pose(d, w, b, p, &X);
+        double *u = w->vel + 6 * b, *al = w->acc + 6 * b;
+        for (int e = 0; e < 6; ++e)
+            u[e] = p > 0 ? w->vel[6 * p + e] : 0.0, al[e] = p > 0 ? w->acc[6 * p + e] : a0[e];
+        joint_forward(d, w, jm, &X, qacc, u, al);
+        body_forward(d, w, b, &X);
+    }
+}
+
+/* ------------------------------------------------------------------ backward pass */
+
+/* The vectors of one dof k of a joint into body b (composites complete), see the top. */
+typedef struct dof_vecs {
+    double Y[6];  /* Ic S */
+    double Z[3];  /* angular part of Bc^T S (its linear part is zero) */
+    double W[6];  /* Kc^T S */
+    double P[6];  /* Ic dA + Bc dV + Kc S */
+    double SF[6]; /* S x* F */
+    double Q[6];  /* Bc S + Ic E */
+} dof_vecs;
+
+/* Bc x for the composite of body b: [B11 x_ang; -2 P x x_ang]. */
+static void bc_mulv(const mbs_derivs *w, int b, const double x[6], double o[6])
+{
+    const double *B = w->B11 + 9 * b, *P = w->P + 3 * b;
+    m3_mulv(o, B, x);
+    v3_cross(o + 3, x, P);
+    v3_scale(o + 3, o + 3, 2.0);
+}
+
+/* The vectors of dof i (its [S | dV | dA | E] at D) against the composites of body b. */
+static void dof_vectors(const mbs_derivs *w, int b, const double *D, dof_vecs *o)
+{
+    const mbs_rbi *I = &w->Ic[b];
+    const double *S = D, *B = w->B11 + 9 * b, *P = w->P + 3 * b, *K = w->K + 36 * b;
+    double t[6], u[6];
+    rbi_mulv(o->Y, I, S);
+    m3_tmulv(o->Z, B, S);
+    v3_cross(t, P, S + 3);
+    v3_axpy(o->Z, 2.0, t);
+    rbi_mulv(t, I, D + MBS_DV_DA);
+    bc_mulv(w, b, D + MBS_DV_DV, u);
+    for (int e = 0; e < 6; ++e) o->P[e] = t[e] + u[e];
+    for (int e = 0; e < 6; ++e) o->W[e] = 0.0;
+    if (w->has_K) {
+        for (int r = 0; r < 6; ++r)
+            for (int e = 0; e < 6; ++e) {
+                o->W[e] += K[6 * r + e] * S[r];
+                o->P[r] += K[6 * r + e] * S[e];
+            }
+    }
+    mv_cross_f(o->SF, S, w->F + 6 * b);
+    rbi_mulv(t, I, D + MBS_DV_E);
+    bc_mulv(w, b, S, u);
+    for (int e = 0; e < 6; ++e) o->Q[e] = u[e] + t[e];
+}
+
+/* Output pointers with their row stride (each nullable). */
+typedef struct deriv_out {
+    double *dq, *dv, *M;
+    int ld, ldm; /* of dq and dv; of M */
+} deriv_out;
+
+/* Entries of the dof pairs within one joint (k row, l column). */
+static void same_joint_entries(const mbs_derivs *w, const mbs_joint_model *jm,
+                               const dof_vecs *vec, const deriv_out *o)
+{
+    const unsigned char *level = jm->ops->level;
+    for (int k = 0; k < jm->nv; ++k) {
+        const int ik = jm->vadr + k;
+        const double *Sk = w->dof + MBS_DV_STRIDE * ik;
+        for (int l = 0; l < jm->nv; ++l) {
+            const size_t at = (size_t)ik * (size_t)o->ld + (size_t)(jm->vadr + l);
+            if (o->dq)
+                o->dq[at] += s6_dot(Sk, vec[l].P) + (level[l] > level[k] ? s6_dot(Sk, vec[l].SF) : 0.0);
+            if (o->dv) o->dv[at] += s6_dot(Sk, vec[l].Q);
+            if (o->M) o->M[(size_t)ik * (size_t)o->ldm + (size_t)(jm->vadr + l)] = s6_dot(Sk, vec[l].Y);
+        }
+    }
+}
+
+/* Two lanes of a 6- or 2-vector from memory; the sum of the lanes. */
+static inline mbs_d2 d2_load(const double *x) { return d2_set(x[0], x[1]); }
+static inline double d2_sum(mbs_d2 a) { return d2_lo(a) + d2_hi(a); }
+/* a . b of 6-vectors, b given as three lane pairs. */
+static inline mbs_d2 d2_dot6(const double *a, const mbs_d2 b[3])
+{
+    return d2_add(d2_add(d2_mul(d2_load(a), b[0]), d2_mul(d2_load(a + 2), b[1])),
+                  d2_mul(d2_load(a + 4), b[2]));
+}
+
+/* ancestor_entries with every output and no K (the common case), two lanes at a time. */
+static void ancestor_entries_all(const mbs_model *m, const mbs_derivs *w, int ik,
+                                 const dof_vecs *v, const deriv_out *o)
+{
+    const size_t ld = (size_t)o->ld, ldm = (size_t)o->ldm, k = (size_t)ik;
+    mbs_d2 Y[3], PF[3], Q[3];
+    for (int e = 0; e < 3; ++e) {
+        Y[e] = d2_load(v->Y + 2 * e);
+        PF[e] = d2_set(v->P[2 * e] + v->SF[2 * e], v->P[2 * e + 1] + v->SF[2 * e + 1]);
+        Q[e] = d2_load(v->Q + 2 * e);
+    }
+    const mbs_d2 Z01 = d2_load(v->Z);
+    const double Z2 = v->Z[2];
+    double *restrict dq = o->dq, *restrict dv = o->dv, *restrict M = o->M;
+    for (int l = m->dof_parent[m->joints[m->dof_joint[ik]].vadr]; l >= 0; l = m->dof_parent[l]) {
+        const double *D = w->dof + MBS_DV_STRIDE * l, *S = D, *dV = D + MBS_DV_DV;
+        const size_t L = (size_t)l;
+        const mbs_d2 a = d2_add(d2_mul(d2_load(dV), Z01), d2_dot6(D + MBS_DV_DA, Y));
+        const mbs_d2 c = d2_add(d2_mul(d2_load(S), Z01), d2_dot6(D + MBS_DV_E, Y));
+        dq[k * ld + L] += d2_sum(a) + dV[2] * Z2;
+        dq[L * ld + k] += d2_sum(d2_dot6(S, PF));
+        dv[k * ld + L] += d2_sum(c) + S[2] * Z2;
+        dv[L * ld + k] += d2_sum(d2_dot6(S, Q));
+        M[k * ldm + L] = M[L * ldm + k] = d2_sum(d2_dot6(S, Y));
+    }
+}
+
+/* Entries of the pairs of a dof ik of the joint (vectors v) with every ancestor dof l. */
+static void ancestor_entries(const mbs_model *m, const mbs_derivs *w, int ik,
+                             const dof_vecs *v, const deriv_out *o)
+{
+    if (o->dq && o->dv && o->M && !w->has_K) {
+        ancestor_entries_all(m, w, ik, v, o);
+        return;
+    }
+    const size_t ld = (size_t)o->ld, ldm = (size_t)o->ldm, k = (size_t)ik;
+    double PF[6];
+    for (int e = 0; e < 6; ++e) PF[e] = v->P[e] + v->SF[e];
+    for (int l = m->dof_parent[m->joints[m->dof_joint[ik]].vadr]; l >= 0; l = m->dof_parent[l]) {
+        const double *D = w->dof + MBS_DV_STRIDE * l, *S = D;
+        const size_t L = (size_t)l;
+        if (o->dq) {
+            o->dq[k * ld + L] += s6_dot(D + MBS_DV_DA, v->Y) + v3_dot(D + MBS_DV_DV, v->Z) +
+                                 (w->has_K ? s6_dot(S, v->W) : 0.0);
+            o->dq[L * ld + k] += s6_dot(S, PF);
+        }
+        if (o->dv) {
+            o->dv[k * ld + L] += v3_dot(S, v->Z) + s6_dot(D + MBS_DV_E, v->Y);
+            o->dv[L * ld + k] += s6_dot(S, v->Q);
+        }
+        if (o->M) o->M[k * ldm + L] = o->M[L * ldm + k] = s6_dot(S, v->Y);
+    }
+}
+
+/* Ic_p += Ic_b: 13 contiguous doubles (m, h, I). */
+static void rbi_accumulate(mbs_rbi *restrict o, const mbs_rbi *restrict a)
+{
+    o->m += a->m;
+    for (int e = 0; e < 3; ++e) o->h[e] += a->h[e];
+    for (int e = 0; e < 9; ++e) o->I[e] += a->I[e];
+}
+
+/* The composites of body b into its parent p: same frame, plain sums. */
+static void composite_into_parent(mbs_derivs *w, int b, int p)
+{
+    rbi_accumulate(&w->Ic[p], &w->Ic[b]);
+    for (int e = 0; e < 9; ++e) w->B11[9 * p + e] += w->B11[9 * b + e];
+    for (int e = 0; e < 3; ++e) w->P[3 * p + e] += w->P[3 * b + e];
+    for (int e = 0; e < 6; ++e) w->F[6 * p + e] += w->F[6 * b + e];
+    if (w->has_K)
+        for (int e = 0; e < 36; ++e) w->K[36 * p + e] += w->K[36 * b + e];
+}
+
+/* Backward pass over the tree, children first: the entries of every joint's dofs, then its
+   composites into the parent. */
+static void derivs_backward(const mbs_data *d, mbs_derivs *w, const deriv_out *o)
+{
+    const mbs_model *m = d->model;
+    for (int t = m->ntree - 1; t >= 0; --t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = m->bodies[b].parent;
+        dof_vecs vec[6];
+        for (int k = 0; k < jm->nv; ++k)
+            dof_vectors(w, b, w->dof + MBS_DV_STRIDE * (jm->vadr + k), &vec[k]);
+        if (jm->nv > 0) same_joint_entries(w, jm, vec, o);
+        for (int k = 0; k < jm->nv; ++k) ancestor_entries(m, w, jm->vadr + k, &vec[k], o);
+        if (p > 0) composite_into_parent(w, b, p);
+    }
+}
+
+/* See derivs.h. */
+void mbs_derivs_rnea(mbs_data *d, const double *qacc, double *dq, double *dv, int ld,
+                     double *M, int ldm)
+{
+    mbs_derivs *w = d->derivs;
+    const deriv_out o = {dq, dv, M, ld, ldm};
+    derivs_forward(d, w, qacc);
+    derivs_backward(d, w, &o);
+}
+
+/* ------------------------------------------------------------------ public entry */
+
+/* Zero the n x n block at A (row stride ld); nothing for NULL. */
+static void zero_block(double *A, int n, int ld)
+{
+    if (!A) return;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) A[(size_t)i * (size_t)ld + (size_t)j] = 0.0;
+}
+
+/* See derivs.h: 0 x is 0 for a finite x and NaN otherwise, summed in two lanes per row. */
+int mbs_derivs_block_finite(mbs_data *d, const double *A, int n, int ld, const char *call,
+                            const char *what)
+{
+    if (!A) return MBS_OK;
+    const mbs_d2 zero = d2_splat(0.0);
+    for (int i = 0; i < n; ++i) {
+        const double *restrict r = A + (size_t)i * (size_t)ld;
+        mbs_d2 z0 = zero, z1 = zero;
+        int j = 0;
+        for (; j + 4 <= n; j += 4) {
+            z0 = d2_add(z0, d2_mul(zero, d2_set(r[j], r[j + 1])));
+            z1 = d2_add(z1, d2_mul(zero, d2_set(r[j + 2], r[j + 3])));
+        }
+        for (; j < n; ++j) z0 = d2_add(z0, d2_mul(zero, d2_splat(r[j])));
+        z0 = d2_add(z0, z1);
+        if (d2_lo(z0) + d2_hi(z0) != 0.0)
+            return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: %s is not finite (row %d)", call,
+                                 what, i);
+    }
+    return MBS_OK;
+}
+
+/* See derivs.h. */
+int mbs_derivs_trees_only(mbs_data *d, const char *call)
+{
+    const mbs_model *m = d->model;
+    const char *what = m->ncon > 0     ? "cut joints (closed loops)"
+                       : m->ncrow > 0  ? "inertial couplings (rotors or point masses on lines)"
+                       : m->nnode > 0  ? "nodes (force elements in series)"
+                       : mbs_nqrow(m) > 0 ? "coordinate rows (prescribed motion, friction "
+                                            "locks or stops)"
+                                          : NULL;
+    if (!what) return MBS_OK;
+    return MBS_DATA_FAIL(d, MBS_ERR_STATE, "%s: the model has %s; the analytic derivatives "
+                         "are those of trees of rigid bodies (mbs_linearize differentiates "
+                         "such models numerically)", call, what);
+}
+
+/* See derivs.h. */
+int mbs_derivs_eval(mbs_data *d, const double *qacc, double *dq, double *dv, int ld, double *M,
+                    int ldm, const char *call)
+{
+    const int nv = d->model->nv;
+    zero_block(dq, nv, ld);
+    zero_block(dv, nv, ld);
+    zero_block(M, nv, ldm);
+    mbs_derivs_rnea(d, qacc, dq, dv, ld, M, ldm);
+    return mbs_derivs_elements(d, dq, dv, ld);
+}
+
+/* See derivs.h. */
+int mbs_derivs_tree(mbs_data *d, const double *qacc, double *dq, double *dv, int ld,
+                    double *M, int ldm, const char *call)
+{
+    const int nv = d->model->nv;
+    int st = mbs_derivs_trees_only(d, call);
+    if (st == MBS_OK) st = mbs_check_state(d, 1, 0);
+    if (st != MBS_OK) return st;
+    for (int i = 0; i < nv; ++i)
+        if (!isfinite(qacc[i]))
+            return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: qacc[%d] is not finite", call, i);
+    mbs_kinematics(d);
+    st = mbs_derivs_eval(d, qacc, dq, dv, ld, M, ldm, call);
+    if (st == MBS_OK) st = mbs_derivs_block_finite(d, dq, nv, ld, call, "dtau/dq");
+    if (st == MBS_OK) st = mbs_derivs_block_finite(d, dv, nv, ld, call, "dtau/dv");
+    if (st == MBS_OK) st = mbs_derivs_block_finite(d, M, nv, ldm, call, "dtau/dqacc");
+    return st;
+}
+
+int mbs_inverse_dynamics_derivatives(mbs_data *d, const double *qacc, double *dtau_dq,
+                                     double *dtau_dv, double *dtau_dqacc)
+{
+    if (!d) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested(d, "mbs_inverse_dynamics_derivatives");
+    if (nested != MBS_OK) return nested;
+    if (!qacc)
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "inverse_dynamics_derivatives: NULL qacc");
+    if (!dtau_dq && !dtau_dv && !dtau_dqacc)
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "inverse_dynamics_derivatives: every output is "
+                             "NULL (nothing to compute)");
+    const int nv = d->model->nv;
+    return mbs_derivs_tree(d, qacc, dtau_dq, dtau_dv, nv, dtau_dqacc, nv,
+                           "inverse_dynamics_derivatives");
+}
