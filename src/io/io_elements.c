@@ -1,6 +1,6 @@
 /* mbs's superset of URDF, top-level elements besides links and joints: <gravity>,
  * <spring_damper>, <joint_spring_damper>, <joint_force>, <initial>; mbs-sim's <simulation>, <track> and
- * <plot> are skipped (mbs-sim reads them). ROS's own extensions (<material>, <transmission>,
+ * <plot> and mbs-fmu's <input> are skipped (the tools read them). ROS's own extensions (<material>, <transmission>,
  * <gazebo>, <ros2_control>) are skipped; anything else is an error (a typo in a model
  * should not vanish). One handler per element, looked up in a table. */
 #include "io/io.h"
@@ -189,8 +189,8 @@ static int read_rotor(io_ctx *c, const xmlNode *n)
     return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
 }
 
-/* Elements of mbs-sim (docs/model-files.md): <simulation>, <track>, <plot> are read by
-   mbs-sim, not by the library. */
+/* Elements of the tools (docs/model-files.md): <simulation>, <track>, <plot> are read by
+   mbs-sim, <track> and <input> by mbs-fmu, not by the library. */
 static int skip(io_ctx *c, const xmlNode *n)
 {
     (void)c, (void)n;
@@ -206,7 +206,7 @@ static const struct {
     {"line_force_two_masses", read_two_masses},    {"rotor", read_rotor},
     {"joint_force", read_joint_force},
     {"material", skip}, {"transmission", skip}, {"gazebo", skip}, {"ros2_control", skip},
-    {"simulation", skip}, {"track", skip}, {"plot", skip},
+    {"simulation", skip}, {"track", skip}, {"plot", skip}, {"input", skip},
 };
 
 int io_read_element(io_ctx *c, const xmlNode *n)
@@ -215,5 +215,5 @@ int io_read_element(io_ctx *c, const xmlNode *n)
         if (io_is(n, handlers[k].tag)) return handlers[k].read(c, n);
     return io_fail(c, n, MBS_ERR_ARG, "unknown element (URDF: link, joint, material; mbs: gravity, "
                    "spring_damper, joint_spring_damper, line_force_two_masses, rotor, joint_force, "
-                   "initial; mbs-sim: simulation, track, plot)");
+                   "initial; mbs-sim: simulation, track, plot; mbs-fmu: input)");
 }
