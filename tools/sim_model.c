@@ -1,6 +1,6 @@
 /* mbs-sim's model files: a URDF or mbs superset file run as a mechanism. The library builds
  * the model (mbs_builder_load, start values from <initial>); mbs-sim reads its own elements
- * with libxml2 (docs/model-files.md "mbs-sim's elements"):
+ * with libxml2 (docs/model-files.md "Tool elements"; <track> by the reader mbs-fmu shares):
  *   <simulation title source t_end stepper dt rtol atol energy energy_tol closure_tol/>
  *   <track label link point/>    <plot signals/>
  * Without them a file runs 5 s of RK4 at 1 ms with no energy check. Loops report the largest
