@@ -63,7 +63,7 @@ static void joint_vars(const mbs_model *m, fmu_vars *out)
 {
     for (int j = 0; j < mbs_model_njoint(m); ++j) {
         const int nq = mbs_model_joint_nq(m, j), nv = mbs_model_joint_nv(m, j);
-        char raw[64], name[80];
+        char raw[100], name[140];
         const char *jn = mbs_model_joint_name(m, j);
         if (nq <= 0) continue; /* cut and fixed joints have no coordinates */
         if (jn && *jn) snprintf(raw, sizeof raw, "%s", jn);
@@ -111,7 +111,7 @@ static int point_vars(const mbs_model *m, const tool_elements *e, fmu_vars *out,
 {
     static const char *const wrench[6] = {"fx", "fy", "fz", "tx", "ty", "tz"};
     static const char *const xyz[3] = {"x", "y", "z"};
-    char name[80];
+    char name[140];
     for (int i = 0; i < e->ninput; ++i) {
         fmu_link_point *p = &out->input[i];
         if ((p->body = resolve(m, &e->input[i], "input", 1, why, len)) < 0) return -1;
