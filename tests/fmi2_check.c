@@ -370,6 +370,7 @@ static int model_variables(ctx *c, const xmlNode *n)
     for (const xmlNode *sv = first[0]; sv; sv = sv->next) c->nvar += sv->type == XML_ELEMENT_NODE;
     c->vars = calloc((size_t)c->nvar, sizeof *c->vars);
     const xmlNode **node = calloc((size_t)c->nvar, sizeof *node);
+    if (!c->vars || !node) return free(node), bad(c, n, "out of memory");
     int i = 0, st = 0;
     for (const xmlNode *sv = first[0]; sv; sv = sv->next)
         if (sv->type == XML_ELEMENT_NODE) node[i++] = sv;

@@ -117,6 +117,7 @@ static void read_variables(fmu_unit *u)
     for (xmlNode *v = vars->children; v; v = v->next) u->nvar += v->type == XML_ELEMENT_NODE;
     u->names = calloc((size_t)u->nvar, sizeof *u->names);
     u->causality = calloc((size_t)u->nvar, sizeof *u->causality);
+    assert_true(u->names && u->causality);
     for (xmlNode *v = vars->children; v; v = v->next) {
         if (v->type != XML_ELEMENT_NODE) continue;
         xmlChar *n = xmlGetProp(v, (const xmlChar *)"name"), *c = xmlGetProp(v, (const xmlChar *)"causality"),

@@ -38,6 +38,7 @@ static const char *with_elements(int slot, const char *path, const char *extra, 
     assert_non_null(end);
     const size_t n = strlen(text) + strlen(extra) + 1;
     char *out = malloc(n);
+    assert_non_null(out);
     snprintf(out, n, "%.*s%s%s", (int)(end - text), text, extra, end);
     const char *p = fmu_scratch(slot, name, out);
     free(out);
@@ -115,8 +116,10 @@ static void test_description(void **state)
     for (size_t k = 0; k < sizeof breaks / sizeof breaks[0]; ++k) {
         const char *at = strstr(u.description, breaks[k].from);
         if (!at) fail_msg("case %zu: '%s' is not in the description", k, breaks[k].from);
-        char *text = malloc(u.description_len + strlen(breaks[k].to) + 1);
-        sprintf(text, "%.*s%s%s", (int)(at - u.description), u.description, breaks[k].to, at + strlen(breaks[k].from));
+        const size_t size = u.description_len + strlen(breaks[k].to) + 1;
+        char *text = malloc(size);
+        assert_non_null(text);
+        snprintf(text, size, "%.*s%s%s", (int)(at - u.description), u.description, breaks[k].to, at + strlen(breaks[k].from));
         const int st = fmi2_check_description(text, strlen(text), err, sizeof err);
         if (st == 0 || !strstr(err, breaks[k].why))
             fail_msg("case %zu (%s): expected '%s', got %s", k, breaks[k].to, breaks[k].why, st ? err : "valid");
