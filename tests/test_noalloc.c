@@ -1,73 +1,18 @@
 /* Real-time guarantee: after mbs_data_create (and mbs_stepper_create) the dynamics calls
- * perform no heap allocation. The allocator of this executable is interposed: malloc,
- * calloc, realloc, free and the aligned variants forward to glibc's __libc_* and count
- * while `counting` is set. To cover a new call, add a row to the table in main's tests
+ * perform no heap allocation. The allocator of this executable is interposed (count_alloc.h):
+ * malloc, calloc, realloc, free and the aligned variants forward to glibc's __libc_* and
+ * count between count_begin and count_end. To cover a new call, add a row to the table in main's tests
  * (a function `int call(mbs_data *d)`) or a test that uses count_calls(). Closed loops: the
  * table and fixed-step stepping on N-four-bars (test_loops_no_alloc). */
 #include "common.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
+#include "count_alloc.h"
 #include "elements_models.h"
-
-/* ---------------------------------------------------------------- counting allocator */
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t s);
-extern void *__libc_realloc(void *p, size_t n);
-extern void __libc_free(void *p);
-extern void *__libc_memalign(size_t align, size_t n);
-
-static volatile int counting;
-static volatile long nalloc, nfree;
-
-void *malloc(size_t n)
-{
-    if (counting) nalloc++;
-    return __libc_malloc(n);
-}
-void *calloc(size_t n, size_t s)
-{
-    if (counting) nalloc++;
-    return __libc_calloc(n, s);
-}
-void *realloc(void *p, size_t n)
-{
-    if (counting) nalloc++;
-    return __libc_realloc(p, n);
-}
-void free(void *p)
-{
-    if (counting && p) nfree++;
-    __libc_free(p);
-}
-void *aligned_alloc(size_t align, size_t n)
-{
-    if (counting) nalloc++;
-    return __libc_memalign(align, n);
-}
-int posix_memalign(void **out, size_t align, size_t n)
-{
-    if (counting) nalloc++;
-    void *p = __libc_memalign(align, n);
-    if (!p) return ENOMEM;
-    *out = p;
-    return 0;
-}
-
-static void count_begin(void)
-{
-    nalloc = nfree = 0;
-    counting = 1;
-}
-static long count_end(void)
-{
-    counting = 0;
-    return nalloc + nfree;
-}
 
 /* ---------------------------------------------------------------- calls under test */
 typedef int (*data_call)(mbs_data *d);
@@ -205,7 +150,7 @@ static void test_counter_works(void **state)
     mbs_data_destroy(d);
     assert_true(count_end() > 0);
     count_begin();
-    void *p = malloc(16);
+    void *volatile p = malloc(16); /* volatile: the pair is not optimised away */
     free(p);
     assert_int_equal(count_end(), 2);
     mbs_model_destroy(m);

@@ -10,47 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------ counting allocator */
-/* Interposed for the whole executable (the library is linked statically, SUNDIALS and libc
-   resolve malloc to these); counts while armed. */
-extern void *__libc_malloc(size_t n);
-extern void *__libc_calloc(size_t n, size_t size);
-extern void *__libc_realloc(void *p, size_t n);
-extern void __libc_free(void *p);
-
-static volatile int g_armed;
-static volatile long g_nalloc;
-
-void *malloc(size_t n)
-{
-    if (g_armed) g_nalloc++;
-    return __libc_malloc(n);
-}
-void *calloc(size_t n, size_t size)
-{
-    if (g_armed) g_nalloc++;
-    return __libc_calloc(n, size);
-}
-void *realloc(void *p, size_t n)
-{
-    if (g_armed) g_nalloc++;
-    return __libc_realloc(p, n);
-}
-void free(void *p) { __libc_free(p); }
-
-/* Start counting from zero. */
-static void alloc_arm(void)
-{
-    g_nalloc = 0;
-    g_armed = 1;
-}
-/* Stop counting; the number of allocations since alloc_arm. */
-static long alloc_disarm(void)
-{
-    g_armed = 0;
-    return g_nalloc;
-}
+#include "count_alloc.h"
 
 /* ------------------------------------------------------------ helpers */
 static const double PI = 3.14159265358979323846;
@@ -349,10 +309,10 @@ static void test_substeps(void **state)
         mbs_stepper *s1 = mbs_stepper_create(d1, &def);
         mbs_stepper *s2 = stepper_ok(d2, kinds[k], 1e-6, 1e-8);
         assert_non_null(s1);
-        alloc_arm();
+        count_begin();
         step_n(s1, d1, 10, 0.04);
         step_n(s2, d2, 40, 0.01);
-        assert_int_equal(alloc_disarm(), 0);
+        assert_int_equal(count_end(), 0);
         assert_memory_equal(mbs_data_q(d1), mbs_data_q(d2), 3 * sizeof(double));
         assert_memory_equal(mbs_data_v(d1), mbs_data_v(d2), 3 * sizeof(double));
         assert_true(fabs(mbs_data_time(d1) - 0.4) < 1e-15);
@@ -759,23 +719,23 @@ static void test_noalloc_determinism(void **state)
                     const double v0[6] = {0.1, 0.0, 0.2, 1.0, 3.0, -0.5};
                     memcpy(mbs_data_v(d[r]), v0, sizeof v0);
                 }
-                alloc_arm();
+                count_begin();
                 s[r] = stepper_ok(d[r], kinds[k], 1e-8, 1e-10);
-                long created = alloc_disarm();
+                long created = count_end();
                 assert_true(created > 0);
             }
-            alloc_arm();
+            count_begin();
             for (int i = 0; i < 500; ++i) {
                 int st0 = mbs_stepper_step(s[0], 0.005), st1 = mbs_stepper_step(s[1], 0.005);
                 if (st0 != MBS_OK || st1 != MBS_OK) break;
                 if (memcmp(mbs_data_q(d[0]), mbs_data_q(d[1]), (size_t)nq * sizeof(double)) ||
                     memcmp(mbs_data_v(d[0]), mbs_data_v(d[1]), (size_t)nv * sizeof(double))) {
-                    alloc_disarm();
+                    count_end();
                     print_error("model %d kind %d: runs differ at step %d\n", mi, k, i);
                     fail();
                 }
             }
-            long n = alloc_disarm();
+            long n = count_end();
             print_message("model %d kind %d: %ld allocations in 2 x 500 steps, t = %.3f\n", mi,
                           k, n, mbs_data_time(d[0]));
             assert_int_equal(n, 0);
@@ -923,12 +883,12 @@ static void test_input_tau(void **state)
         mbs_data *d = mbs_data_create(m);
         mbs_stepper *s = stepper_ok(d, kinds[k], 1e-12, 1e-14);
         double *tau = mbs_data_tau(d);
-        alloc_arm();
+        count_begin();
         tau[0] = 3.0; /* a = 1.5 for 0.1 s */
         step_n(s, d, 10, 0.01);
         tau[0] = -1.0; /* a = -0.5 for 0.1 s */
         step_n(s, d, 10, 0.01);
-        long n = alloc_disarm();
+        long n = count_end();
         if (kinds[k] == MBS_STEP_RK4) assert_int_equal(n, 0);
         double x1 = 0.5 * 1.5 * 0.01, v1 = 0.15;
         double x = x1 + v1 * 0.1 - 0.25 * 0.01, v = v1 - 0.05;
@@ -957,12 +917,12 @@ static void test_input_wrench(void **state)
         mbs_stepper *s = stepper_ok(d, kinds[k], 1e-12, 1e-14);
         const double f1[3] = {0.0, 4.0, 0.0}, t1[3] = {0.0, 0.0, 0.6}, zero[3] = {0, 0, 0};
         const double f2[3] = {1.0, 0.0, 0.0};
-        alloc_arm();
+        count_begin();
         assert_int_equal(mbs_set_body_wrench(d, 1, f1, t1, zero), MBS_OK);
         step_n(s, d, 10, 0.01); /* a_y = 2, wz' = 2 for 0.1 s */
         assert_int_equal(mbs_set_body_wrench(d, 1, f2, zero, zero), MBS_OK);
         step_n(s, d, 10, 0.01); /* a_x = 0.5, wz = 0.2 for 0.1 s */
-        long n = alloc_disarm();
+        long n = count_end();
         if (kinds[k] == MBS_STEP_RK4) assert_int_equal(n, 0);
         double pos[3], R[9], lin[3], ang[3];
         assert_int_equal(mbs_body_pose(d, 1, pos, R), MBS_OK);

@@ -1,6 +1,6 @@
 /* mbs-sim's model files: a URDF or mbs superset file run as a mechanism. The library builds
  * the model (mbs_builder_load, start values from <initial>); mbs-sim reads its own elements
- * with libxml2 (docs/model-files.md "mbs-sim's elements"):
+ * with libxml2 (docs/model-files.md "Tool elements"; <track> by the reader mbs-fmu shares):
  *   <simulation title source t_end stepper dt rtol atol energy energy_tol closure_tol/>
  *   <track label link point/>    <plot signals/>
  * Without them a file runs 5 s of RK4 at 1 ms with no energy check. Loops report the largest
@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "tool_elements.h"
 
 #define MAX_TRACK 64
 #define MAX_PLOT SIM_MAX_SIGNALS
@@ -26,7 +27,7 @@ typedef struct sim_model {
     mech m; /* first: sim_model_free gets &m */
     char name[128], title[512], source[512], path[1024], dir[1024];
     mech_point track[MAX_TRACK + 1];
-    char labels[MAX_TRACK][64], links[MAX_TRACK][128];
+    tool_point points[MAX_TRACK]; /* what track[i] points into */
     const char *plot[MAX_PLOT + 1];
     char signals[512];
 } sim_model;
@@ -43,29 +44,6 @@ static int fail(const sim_model *s, const xmlNode *n, char *err, size_t len, con
     return -1;
 }
 
-/* Attribute value into buf; 1 if present. */
-static int attr(const xmlNode *n, const char *name, char *buf, size_t len)
-{
-    xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
-    if (!v) return 0;
-    snprintf(buf, len, "%s", (const char *)v);
-    xmlFree(v);
-    return 1;
-}
-
-/* Numbers of a value: exactly count finite ones; 0 or -1. */
-static int numbers(const char *s, double *out, int count)
-{
-    for (int i = 0; i < count; ++i) {
-        char *end;
-        out[i] = strtod(s, &end);
-        if (end == s || !isfinite(out[i])) return -1;
-        s = end;
-    }
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') ++s;
-    return *s ? -1 : 0;
-}
-
 /* One attribute of <simulation> into the mechanism; -1 with a message. */
 static int sim_attr(sim_model *s, const xmlNode *n, const char *key, const char *val, char *err,
                     size_t len)
@@ -76,7 +54,7 @@ static int sim_attr(sim_model *s, const xmlNode *n, const char *key, const char 
                      &s->m.closure_tol};
     for (size_t k = 0; k < sizeof num_keys / sizeof num_keys[0]; ++k)
         if (!strcmp(key, num_keys[k])) {
-            if (numbers(val, num[k], 1) < 0 || !(*num[k] > 0.0))
+            if (tool_numbers(val, num[k], 1) < 0 || !(*num[k] > 0.0))
                 return fail(s, n, err, len, "%s=\"%s\": expected a positive number", key, val);
             return 0;
         }
@@ -103,32 +81,24 @@ static int read_simulation(sim_model *s, const xmlNode *n, char *err, size_t len
 {
     for (const xmlAttr *a = n->properties; a; a = a->next) {
         char val[512];
-        attr(n, (const char *)a->name, val, sizeof val);
+        tool_attr(n, (const char *)a->name, val, sizeof val);
         if (sim_attr(s, n, (const char *)a->name, val, err, len) < 0) return -1;
     }
     return 0;
 }
 
-/* <track label link point/>: one more recorded point. */
+/* <track label link point/>: one more recorded point (the reader mbs-fmu shares). */
 static int read_track(sim_model *s, const xmlNode *n, char *err, size_t len)
 {
     int i = 0;
     while (s->track[i].label) ++i;
     if (i == MAX_TRACK) return fail(s, n, err, len, "more than %d tracked points", MAX_TRACK);
-    char pt[256] = "0 0 0";
-    if (!attr(n, "label", s->labels[i], sizeof s->labels[i]) || !s->labels[i][0])
-        return fail(s, n, err, len, "attribute label is missing");
-    for (const char *c = s->labels[i]; *c; ++c)
-        if (*c == ',' || *c == ' ' || *c == '"')
-            return fail(s, n, err, len, "label=\"%s\": no commas, spaces or quotes (it names CSV "
-                        "columns)", s->labels[i]);
-    if (!attr(n, "link", s->links[i], sizeof s->links[i]))
-        return fail(s, n, err, len, "attribute link is missing");
-    attr(n, "point", pt, sizeof pt);
-    if (numbers(pt, s->track[i].point, 3) < 0)
-        return fail(s, n, err, len, "point=\"%s\": expected 3 finite numbers", pt);
-    s->track[i].label = s->labels[i];
-    s->track[i].body = s->links[i];
+    char msg[SIM_MSG];
+    if (tool_read_point(n, "label", s->points, i, &s->points[i], msg, sizeof msg) < 0)
+        return fail(s, n, err, len, "%s", msg);
+    s->track[i].label = s->points[i].name;
+    s->track[i].body = s->points[i].link;
+    memcpy(s->track[i].point, s->points[i].point, sizeof s->track[i].point);
     s->m.track = s->track;
     return 0;
 }
@@ -138,7 +108,7 @@ static int read_track(sim_model *s, const xmlNode *n, char *err, size_t len)
 static int read_plot(sim_model *s, const xmlNode *n, char *err, size_t len)
 {
     if (s->m.plot) return fail(s, n, err, len, "a second <plot>");
-    if (!attr(n, "signals", s->signals, sizeof s->signals) || !s->signals[0])
+    if (!tool_attr(n, "signals", s->signals, sizeof s->signals) || !s->signals[0])
         return fail(s, n, err, len, "attribute signals is missing");
     int k = 0;
     for (char *tok = strtok(s->signals, ","); tok; tok = strtok(NULL, ",")) {

@@ -7,6 +7,7 @@
 
 #include "sim.h"
 #include "sim_anim.h"
+#include "tool_elements.h"
 
 typedef struct run_ctx {
     const mech *m;
@@ -195,13 +196,9 @@ static int fill_row(run_ctx *c)
     row[k++] = mbs_data_time(c->d);
     for (int i = 0; i < c->nqc; ++i) row[k++] = q[c->qi[i]];
     for (int i = 0; i < c->nvc; ++i) row[k++] = v[c->vi[i]];
-    for (int i = 0; i < c->nb; ++i) {
-        double pos[3], R[9];
-        const double *p = c->m->track[i].point;
-        st = mbs_body_pose(c->d, c->bodies[i], pos, R);
+    for (int i = 0; i < c->nb; ++i, k += 3) {
+        st = tool_point_world(c->d, c->bodies[i], c->m->track[i].point, row + k);
         if (st < 0) return lib_fail(c, st, "body pose", mbs_data_error(c->d));
-        for (int a = 0; a < 3; ++a)
-            row[k++] = pos[a] + R[3 * a] * p[0] + R[3 * a + 1] * p[1] + R[3 * a + 2] * p[2];
     }
     const double e = ke + pe;
     row[k++] = ke;

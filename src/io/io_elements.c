@@ -1,7 +1,7 @@
 /* mbs's superset of URDF, top-level elements besides links and joints: <gravity>,
  * <spring_damper>, <joint_spring_damper>, <joint_force>, <joint_friction>, <joint_brake>,
  * <joint_stop>, <frame_force>, <initial>; mbs-sim's <simulation>, <track> and
- * <plot> are skipped (mbs-sim reads them). ROS's own extensions (<material>, <transmission>,
+ * <plot> and mbs-fmu's <input> are skipped (the tools read them). ROS's own extensions (<material>, <transmission>,
  * <gazebo>, <ros2_control>) are skipped; anything else is an error (a typo in a model
  * should not vanish). One handler per element, looked up in a table. */
 #include "io/io.h"
@@ -191,8 +191,6 @@ static int read_rotor(io_ctx *c, const xmlNode *n)
     return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
 }
 
-/* Elements of mbs-sim (docs/model-files.md): <simulation>, <track>, <plot> are read by
-   mbs-sim, not by the library. */
 /* The joint named by attribute "joint" and the "dof" attribute (default 0). */
 static int joint_dof(io_ctx *c, const xmlNode *n, int *joint, int *dof)
 {
@@ -303,6 +301,8 @@ static int read_frame_force(io_ctx *c, const xmlNode *n)
     return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
 }
 
+/* Elements of the tools (docs/model-files.md): <simulation>, <track>, <plot> are read by
+   mbs-sim, <track> and <input> by mbs-fmu, not by the library. */
 static int skip(io_ctx *c, const xmlNode *n)
 {
     (void)c, (void)n;
@@ -320,7 +320,7 @@ static const struct {
     {"joint_friction", read_joint_friction}, {"joint_brake", read_joint_brake},
     {"joint_stop", read_joint_stop},      {"frame_force", read_frame_force},
     {"material", skip}, {"transmission", skip}, {"gazebo", skip}, {"ros2_control", skip},
-    {"simulation", skip}, {"track", skip}, {"plot", skip},
+    {"simulation", skip}, {"track", skip}, {"plot", skip}, {"input", skip},
 };
 
 int io_read_element(io_ctx *c, const xmlNode *n)
@@ -330,5 +330,5 @@ int io_read_element(io_ctx *c, const xmlNode *n)
     return io_fail(c, n, MBS_ERR_ARG, "unknown element (URDF: link, joint, material; mbs: gravity, "
                    "spring_damper, joint_spring_damper, line_force_two_masses, rotor, joint_force, "
                    "joint_friction, joint_brake, joint_stop, frame_force, initial; mbs-sim: "
-                   "simulation, track, plot)");
+                   "simulation, track, plot; mbs-fmu: input)");
 }

@@ -14,15 +14,51 @@ static const fmu_var *lookup(fmu *c, fmi2ValueReference vr, const char *call)
     return NULL;
 }
 
-/* The current value of a Real variable. */
-static double real_value(fmu *c, const fmu_var *v)
+/* The current value of a Real variable into *out; fmi2Error when a tracked point cannot be
+   computed (a state the library refuses). */
+static fmi2Status real_value(fmu *c, const fmu_var *v, double *out)
 {
+    double world[3];
     switch (v->kind) {
-    case FMU_TAU: return mbs_data_tau(c->d)[v->index];
-    case FMU_Q: return mbs_data_q(c->d)[v->index];
-    case FMU_V: return mbs_data_v(c->d)[v->index];
-    default: return c->step_size;
+    case FMU_TAU: *out = mbs_data_tau(c->d)[v->index]; break;
+    case FMU_Q: *out = mbs_data_q(c->d)[v->index]; break;
+    case FMU_V: *out = mbs_data_v(c->d)[v->index]; break;
+    case FMU_WRENCH: *out = c->wrench[6 * v->index + v->comp]; break;
+    case FMU_TRACK: {
+        const fmu_link_point *p = &c->vars.track[v->index];
+        if (tool_point_world(c->d, p->body, p->point, world) != MBS_OK)
+            return fmu_say(c, fmi2Error, "fmi2GetReal: %s: %s", v->name, mbs_data_error(c->d));
+        *out = world[v->comp];
+        break;
     }
+    default: *out = c->step_size; break;
+    }
+    return fmi2OK;
+}
+
+/* Store a checked value of an input or Real parameter; a wrench component is handed to the
+   library at once (mbs_set_body_wrench holds it until changed). */
+static void set_real_value(fmu *c, const fmu_var *v, double value)
+{
+    if (v->kind == FMU_TAU) {
+        mbs_data_tau(c->d)[v->index] = value;
+    } else if (v->kind == FMU_WRENCH) {
+        double *w = &c->wrench[6 * v->index];
+        const fmu_link_point *p = &c->vars.input[v->index];
+        w[v->comp] = value;
+        mbs_set_body_wrench(c->d, p->body, w, w + 3, p->point); /* checked: finite, body valid */
+    } else {
+        c->step_size = value;
+    }
+}
+
+/* Values are read from initialization mode on (FMI 2.0 §4.2.4: not in the instantiated
+   state, where nothing is computed yet); fmi2Error naming the call before. */
+static fmi2Status readable(fmu *c, const char *call)
+{
+    return c->state == ST_INSTANTIATED
+               ? fmu_say(c, fmi2Error, "%s: not allowed before fmi2EnterInitializationMode", call)
+               : fmi2OK;
 }
 
 MBS_FMI2_EXPORT fmi2Status fmi2GetReal(fmi2Component cc, const fmi2ValueReference vr[], size_t n,
@@ -30,10 +66,11 @@ MBS_FMI2_EXPORT fmi2Status fmi2GetReal(fmi2Component cc, const fmi2ValueReferenc
 {
     fmu *c = cc;
     if (!c || (n > 0 && (!vr || !value))) return fmi2Error;
+    if (readable(c, "fmi2GetReal") != fmi2OK) return fmi2Error;
     for (size_t i = 0; i < n; ++i) {
         const fmu_var *v = lookup(c, vr[i], "fmi2GetReal");
         if (!v || v->kind == FMU_USE_CVODE) return v ? fmu_say(c, fmi2Error, "fmi2GetReal: %s is a Boolean", v->name) : fmi2Error;
-        value[i] = real_value(c, v);
+        if (real_value(c, v, &value[i]) != fmi2OK) return fmi2Error;
     }
     return fmi2OK;
 }
@@ -48,7 +85,7 @@ MBS_FMI2_EXPORT fmi2Status fmi2SetReal(fmi2Component cc, const fmi2ValueReferenc
     for (size_t i = 0; i < n; ++i) {
         const fmu_var *v = lookup(c, vr[i], "fmi2SetReal");
         if (!v) return fmi2Error;
-        if (v->kind != FMU_TAU && v->kind != FMU_STEP_SIZE)
+        if (v->kind != FMU_TAU && v->kind != FMU_WRENCH && v->kind != FMU_STEP_SIZE)
             return fmu_say(c, fmi2Error, "fmi2SetReal: %s is not an input or a Real parameter", v->name);
         if (v->kind == FMU_STEP_SIZE && c->state != ST_INSTANTIATED && c->state != ST_INIT)
             return fmu_say(c, fmi2Error, "fmi2SetReal: %s is fixed after initialization", v->name);
@@ -57,11 +94,7 @@ MBS_FMI2_EXPORT fmi2Status fmi2SetReal(fmi2Component cc, const fmi2ValueReferenc
         if (!isfinite(value[i]) || (v->kind == FMU_STEP_SIZE && !(value[i] > 0.0)))
             return fmu_say(c, fmi2Error, "fmi2SetReal: %s = %g is not valid", v->name, value[i]);
     }
-    for (size_t i = 0; i < n; ++i) {
-        const fmu_var *v = &c->vars.v[vr[i]];
-        if (v->kind == FMU_TAU) mbs_data_tau(c->d)[v->index] = value[i];
-        else c->step_size = value[i];
-    }
+    for (size_t i = 0; i < n; ++i) set_real_value(c, &c->vars.v[vr[i]], value[i]);
     return fmi2OK;
 }
 
@@ -70,6 +103,7 @@ MBS_FMI2_EXPORT fmi2Status fmi2GetBoolean(fmi2Component cc, const fmi2ValueRefer
 {
     fmu *c = cc;
     if (!c || (n > 0 && (!vr || !value))) return fmi2Error;
+    if (readable(c, "fmi2GetBoolean") != fmi2OK) return fmi2Error;
     for (size_t i = 0; i < n; ++i) {
         const fmu_var *v = lookup(c, vr[i], "fmi2GetBoolean");
         if (!v || v->kind != FMU_USE_CVODE) return v ? fmu_say(c, fmi2Error, "fmi2GetBoolean: %s is a Real", v->name) : fmi2Error;

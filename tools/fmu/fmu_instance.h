@@ -21,6 +21,7 @@ typedef struct fmu {
     int use_cvode, tol_defined;
     int nq, nv;
     double *bak; /* [nq + nv + naux] q, v and the Cardan frames before a DoStep */
+    double *wrench; /* [6 ninput] the wrench inputs (fx fy fz tx ty tz each), world frame */
 } fmu;
 
 /* Log through the importer's logger (errors always, the rest when logging is on) and

@@ -12,15 +12,10 @@
 /* The model's variable table (the runtime builds the same one from the same file). */
 static int model_vars(const fmu_pack *p, fmu_vars *vars, char *why, size_t len)
 {
-    mbs_builder *b = mbs_builder_create();
     mbs_model *m = NULL;
-    int st = b ? mbs_builder_load(b, p->model_path) : MBS_ERR_NOMEM;
-    if (st == MBS_OK) st = mbs_compile(b, &m);
-    if (st != MBS_OK) snprintf(why, len, "%s", b ? mbs_builder_error(b) : "out of memory");
-    if (st == MBS_OK && fmu_vars_make(m, vars) != 0) st = MBS_ERR_NOMEM, snprintf(why, len, "out of memory");
+    const int st = fmu_model_load(p->model_path, &m, vars, why, len);
     mbs_model_destroy(m);
-    mbs_builder_destroy(b);
-    return st == MBS_OK ? 0 : -1;
+    return st;
 }
 
 /* modelDescription.xml into a malloc'd buffer (*size bytes). */
@@ -54,7 +49,7 @@ static int add_buffer(zip_t *z, const char *name, char *buf, size_t size)
 
 int fmu_pack_write(fmu_pack *p, char *why, size_t len)
 {
-    fmu_vars vars = {0, NULL};
+    fmu_vars vars;
     if (fmu_guid_of_file(p->model_path, p->guid, sizeof p->guid) != 0)
         return snprintf(why, len, "%s: cannot read", p->model_path), -1;
     if (model_vars(p, &vars, why, len) != 0) return -1;

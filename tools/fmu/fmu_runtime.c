@@ -1,7 +1,8 @@
 /* The shared library inside every mbs co-simulation FMU (binaries/linux64/<id>.so): the
  * FMI 2.0 co-simulation functions over one mbs model read from the FMU's resources folder
- * (resources/model.urdf or resources/model.xml). Inputs are joint forces, outputs joint
- * coordinates and rates (fmu_vars.h); inside, RK4 at the step_size parameter (the
+ * (resources/model.urdf or resources/model.xml). Inputs are joint forces and the file's
+ * body wrenches (<input>), outputs joint coordinates, rates and the file's tracked points
+ * (<track>) (fmu_vars.h); inside, RK4 at the step_size parameter (the
  * communication step is split into equal steps no longer than it) or CVODE Adams. A DoStep
  * that fails leaves time and state as they were and answers fmi2Discard. */
 #define _POSIX_C_SOURCE 200809L
@@ -57,16 +58,12 @@ static int load_model(fmu *c, const char *resources, const char *guid, char *why
         return snprintf(why, len, "no model.urdf or model.xml in %.300s", uri_path(resources)), -1;
     if (fmu_guid_of_file(path, expect, sizeof expect) != 0 || strcmp(expect, guid) != 0)
         return snprintf(why, len, "GUID %.60s does not match the model %.300s (%s)", guid, path, expect), -1;
-    mbs_builder *b = mbs_builder_create();
-    int st = b ? mbs_builder_load(b, path) : MBS_ERR_NOMEM;
-    if (st == MBS_OK) st = mbs_compile(b, &c->m);
-    if (st != MBS_OK) snprintf(why, len, "%.400s", b ? mbs_builder_error(b) : "out of memory");
-    mbs_builder_destroy(b);
-    if (st != MBS_OK) return -1;
+    if (fmu_model_load(path, &c->m, &c->vars, why, len) != 0) return -1;
     c->d = mbs_data_create(c->m);
     c->nq = mbs_model_nq(c->m), c->nv = mbs_model_nv(c->m);
     c->bak = calloc((size_t)(c->nq + c->nv + c->m->naux + 1), sizeof(double));
-    if (!c->d || !c->bak || fmu_vars_make(c->m, &c->vars) != 0)
+    c->wrench = calloc(6 * (size_t)c->vars.ninput + 1, sizeof(double));
+    if (!c->d || !c->bak || !c->wrench)
         return snprintf(why, len, "out of memory"), -1;
     return 0;
 }
@@ -79,6 +76,7 @@ static void fmu_free(fmu *c)
     mbs_model_destroy(c->m);
     fmu_vars_free(&c->vars);
     free(c->bak);
+    free(c->wrench);
     free(c);
 }
 
@@ -186,7 +184,8 @@ MBS_FMI2_EXPORT fmi2Status fmi2Terminate(fmi2Component cc)
 }
 
 /* Back to the state after fmi2Instantiate: the model's start q and v (neutral and rest
-   unless the model file gives start values), zero inputs, default parameters. */
+   unless the model file gives start values), zero inputs (joint forces and wrenches),
+   default parameters. */
 MBS_FMI2_EXPORT fmi2Status fmi2Reset(fmi2Component cc)
 {
     fmu *c = cc;
@@ -195,6 +194,9 @@ MBS_FMI2_EXPORT fmi2Status fmi2Reset(fmi2Component cc)
     c->st = NULL;
     mbs_model_start(c->m, mbs_data_q(c->d), mbs_data_v(c->d));
     memset(mbs_data_tau(c->d), 0, sizeof(double) * (size_t)c->nv);
+    memset(c->wrench, 0, sizeof(double) * 6 * (size_t)c->vars.ninput);
+    for (int i = 0; i < c->vars.ninput; ++i) /* a zero wrench removes the input */
+        mbs_set_body_wrench(c->d, c->vars.input[i].body, NULL, NULL, NULL);
     mbs_data_set_time(c->d, 0.0);
     c->step_size = 1e-3, c->use_cvode = 0, c->t_start = 0.0, c->tol_defined = 0;
     c->state = ST_INSTANTIATED;
@@ -211,7 +213,7 @@ MBS_FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component cc, fmi2Real t, fmi2Real h,
     if (!c) return fmi2Error;
     if (need(c, "fmi2DoStep", c->state == ST_STEP) != fmi2OK) return fmi2Error;
     const double now = mbs_data_time(c->d);
-    if (!(h > 0.0) || !isfinite(h) || fabs(t - now) > 1e-9 * fmax(1.0, fabs(now)))
+    if (!(h > 0.0) || !isfinite(h) || !isfinite(t) || fabs(t - now) > 1e-9 * fmax(1.0, fabs(now)))
         return fmu_say(c, fmi2Error, "fmi2DoStep: step from %.17g by %g, but the FMU is at %.17g",
                        t, h, now);
     memcpy(c->bak, mbs_data_q(c->d), sizeof(double) * (size_t)c->nq);

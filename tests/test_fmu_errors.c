@@ -1,0 +1,272 @@
+/* The mbs FMU refusing what an importer or a model file gets wrong (fmu_harness.h): calls in
+ * the wrong state, NaN, infinite and other bad values (nothing written, the instance still
+ * usable), a DoStep that fails (fmi2Discard with time, state and outputs bitwise as before,
+ * and the run then going on as if the step had never been tried), fmi2Reset, and model files
+ * whose <input> or <track> elements mbs-fmu refuses with file, line and element.
+ * Env: MBS_FMU, MBS_FMU_RUNTIME, MBS_MODELS (set by meson). */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "fmu_harness.h"
+
+static fmu_unit pend, loop; /* double_pendulum.xml; the tilted four-bar with a wrench input */
+
+/* The FMUs every test uses: packed once. */
+static int pack_all(void **state)
+{
+    (void)state;
+    char path[512], text[65536];
+    snprintf(path, sizeof path, "%s/double_pendulum.xml", getenv("MBS_MODELS"));
+    fmu_unit_open(&pend, path, "double_pendulum");
+    snprintf(path, sizeof path, "%s/planar_loop_tilted.xml", getenv("MBS_MODELS"));
+    char *model = fmu_slurp(path, NULL);
+    char *end = strstr(model, "</robot>");
+    snprintf(text, sizeof text, "%.*s  <input name=\"push\" link=\"rod3\" point=\"0 0.6 0.35\"/>\n%s",
+             (int)(end - model), model, end);
+    free(model);
+    fmu_unit_open(&loop, fmu_scratch(0, "loop_input.xml", text), "loop_input");
+    return 0;
+}
+
+static int unpack_all(void **state)
+{
+    (void)state;
+    fmu_unit_close(&pend);
+    fmu_unit_close(&loop);
+    fmu_scratch_clean();
+    return 0;
+}
+
+/* The status of a call is fmi2Error and the logger got a message containing part. */
+#define REFUSED(call, part)                                                                        \
+    do {                                                                                           \
+        const int before_ = fmu_log_count;                                                         \
+        assert_int_equal((call), fmi2Error);                                                       \
+        assert_int_equal(fmu_log_count, before_ + 1);                                              \
+        if (!strstr(fmu_log_last, (part))) fail_msg("message '%s' lacks '%s'", fmu_log_last, (part)); \
+    } while (0)
+
+/* Every call made out of its state (FMI 2.0 §4.2.4) is refused with a message, and the
+   instance then runs on normally; fmi2Reset goes back to the instantiated state, after which
+   a run equals a fresh instance's bit for bit. */
+static void test_wrong_state(void **state)
+{
+    (void)state;
+    const fmi *f = &pend.f;
+    const fmi2ValueReference q = fmu_vr(&pend, "revolute1.q", "output"), tau = fmu_vr(&pend, "revolute1.tau", "input"),
+                             ss = fmu_vr(&pend, "mbs.step_size", "parameter"), cv = fmu_vr(&pend, "mbs.use_cvode", "parameter");
+    const double one = 1.0, dt = 1e-3;
+    const fmi2Boolean on = fmi2True;
+    double x;
+    fmi2Component c = f->instantiate("s", fmi2CoSimulation, pend.guid, pend.resources, &fmu_callbacks, 0, 0);
+    assert_non_null(c);
+    REFUSED(f->do_step(c, 0.0, 0.01, fmi2True), "fmi2DoStep: not allowed in this state");
+    REFUSED(f->exit_init(c), "fmi2ExitInitializationMode: not allowed");
+    REFUSED(f->terminate(c), "fmi2Terminate: not allowed");
+    REFUSED(f->get_real(c, &q, 1, &x), "fmi2GetReal: not allowed before fmi2EnterInitializationMode");
+    assert_int_equal(f->setup(c, 0, 0.0, 0.0, 0, 0.0), fmi2OK);
+    assert_int_equal(f->enter_init(c), fmi2OK);
+    REFUSED(f->enter_init(c), "fmi2EnterInitializationMode: not allowed");
+    REFUSED(f->setup(c, 0, 0.0, 0.0, 0, 0.0), "fmi2SetupExperiment: not allowed");
+    REFUSED(f->do_step(c, 0.0, 0.01, fmi2True), "fmi2DoStep: not allowed");
+    REFUSED(f->set_real(c, &q, 1, &one), "revolute1.q is not an input");
+    assert_int_equal(f->exit_init(c), fmi2OK);
+    REFUSED(f->exit_init(c), "fmi2ExitInitializationMode: not allowed");
+    REFUSED(f->set_real(c, &ss, 1, &dt), "mbs.step_size is fixed after initialization");
+    REFUSED(f->set_boolean(c, &cv, 1, &on), "mbs.use_cvode is fixed after initialization");
+    assert_int_equal(f->set_real(c, &tau, 1, &one), fmi2OK);
+    assert_int_equal(f->do_step(c, 0.0, 0.01, fmi2True), fmi2OK);
+    double q_first;
+    assert_int_equal(f->get_real(c, &q, 1, &q_first), fmi2OK);
+    assert_int_equal(f->terminate(c), fmi2OK);
+    REFUSED(f->do_step(c, 0.01, 0.01, fmi2True), "fmi2DoStep: not allowed");
+    REFUSED(f->set_real(c, &tau, 1, &one), "the FMU is terminated");
+    REFUSED(f->terminate(c), "fmi2Terminate: not allowed");
+    assert_int_equal(f->get_real(c, &q, 1, &x), fmi2OK); /* reading a terminated FMU is allowed */
+    assert_true(x == q_first);
+    assert_int_equal(f->reset(c), fmi2OK); /* back to instantiated: the same run again */
+    REFUSED(f->do_step(c, 0.0, 0.01, fmi2True), "fmi2DoStep: not allowed");
+    assert_int_equal(f->setup(c, 0, 0.0, 0.0, 0, 0.0), fmi2OK);
+    assert_int_equal(f->enter_init(c), fmi2OK);
+    assert_int_equal(f->get_real(c, &tau, 1, &x), fmi2OK);
+    assert_true(x == 0.0); /* inputs back at their start value */
+    assert_int_equal(f->exit_init(c), fmi2OK);
+    assert_int_equal(f->set_real(c, &tau, 1, &one), fmi2OK);
+    assert_int_equal(f->do_step(c, 0.0, 0.01, fmi2True), fmi2OK);
+    assert_int_equal(f->get_real(c, &q, 1, &x), fmi2OK);
+    assert_memory_equal(&x, &q_first, sizeof x);
+    f->free_instance(c);
+}
+
+/* NaN, infinite, non-positive and unknown: refused, nothing written (a vector with one bad
+   value writes none of it), the instance goes on. Instantiation with a wrong GUID, a model
+   exchange request or no resources gives NULL with a message. */
+static void test_bad_values(void **state)
+{
+    (void)state;
+    const fmi *f = &loop.f;
+    fmu_log_count = 0;
+    assert_null(f->instantiate("x", fmi2CoSimulation, "{bad}", loop.resources, &fmu_callbacks, 0, 0));
+    assert_true(strstr(fmu_log_last, "GUID {bad} does not match") != NULL);
+    assert_null(f->instantiate("x", fmi2ModelExchange, loop.guid, loop.resources, &fmu_callbacks, 0, 0));
+    assert_true(strstr(fmu_log_last, "co-simulation only") != NULL);
+    assert_null(f->instantiate("x", fmi2CoSimulation, loop.guid, NULL, &fmu_callbacks, 0, 0));
+    assert_null(f->instantiate("x", fmi2CoSimulation, loop.guid, "file:///nonexistent", &fmu_callbacks, 0, 0));
+    assert_int_equal(fmu_log_count, 4);
+    fmi2Component c = f->instantiate("v", fmi2CoSimulation, loop.guid, loop.resources, &fmu_callbacks, 0, 0);
+    const fmi2ValueReference ss = fmu_vr(&loop, "mbs.step_size", "parameter"), fx = fmu_vr(&loop, "push.fx", "input"),
+                             tz = fmu_vr(&loop, "push.tz", "input"), tau = fmu_vr(&loop, "rev1.tau", "input"),
+                             cv = fmu_vr(&loop, "mbs.use_cvode", "parameter");
+    const double bad_step[3] = {NAN, 0.0, -1e-3};
+    for (int k = 0; k < 3; ++k) REFUSED(f->set_real(c, &ss, 1, &bad_step[k]), "mbs.step_size");
+    assert_int_equal(f->setup(c, 0, 0.0, 0.0, 0, 0.0), fmi2OK);
+    assert_int_equal(f->enter_init(c), fmi2OK);
+    assert_int_equal(f->exit_init(c), fmi2OK);
+    const double good[2] = {1.0, 2.0}, bad[3] = {NAN, INFINITY, -INFINITY};
+    const fmi2ValueReference pair[2] = {fx, tz};
+    assert_int_equal(f->set_real(c, pair, 2, good), fmi2OK);
+    for (int k = 0; k < 3; ++k) {
+        const double mixed[2] = {5.0, bad[k]};
+        REFUSED(f->set_real(c, pair, 2, mixed), "push.tz");
+        REFUSED(f->set_real(c, &tau, 1, &bad[k]), "rev1.tau");
+    }
+    double got[2], x;
+    assert_int_equal(f->get_real(c, pair, 2, got), fmi2OK);
+    assert_memory_equal(got, good, sizeof good); /* push.fx kept 1, not 5 */
+    assert_int_equal(f->get_real(c, &tau, 1, &x), fmi2OK);
+    assert_true(x == 0.0);
+    const fmi2ValueReference unknown = (fmi2ValueReference)loop.nvar;
+    REFUSED(f->get_real(c, &unknown, 1, &x), "no variable with value reference");
+    REFUSED(f->set_real(c, &unknown, 1, &x), "no variable with value reference");
+    REFUSED(f->get_real(c, &cv, 1, &x), "mbs.use_cvode is a Boolean");
+    REFUSED(f->do_step(c, NAN, 0.01, fmi2True), "fmi2DoStep");
+    REFUSED(f->do_step(c, 0.0, NAN, fmi2True), "fmi2DoStep");
+    REFUSED(f->do_step(c, 0.0, 0.0, fmi2True), "fmi2DoStep");
+    REFUSED(f->do_step(c, 0.0, INFINITY, fmi2True), "fmi2DoStep");
+    REFUSED(f->do_step(c, 0.5, 0.01, fmi2True), "but the FMU is at 0");
+    assert_int_equal(f->do_step(c, 0.0, 0.01, fmi2True), fmi2OK);
+    f->free_instance(c);
+}
+
+/* Every output (q, v, tracked points) and the time, bitwise. */
+static void snapshot(const fmu_unit *u, fmi2Component c, double *out)
+{
+    for (fmi2ValueReference vr = 0; vr < (fmi2ValueReference)u->nvar; ++vr)
+        if (!strcmp(u->causality[vr], "output")) assert_int_equal(u->f.get_real(c, &vr, 1, out++), fmi2OK);
+    assert_int_equal(u->f.real_status(c, fmi2LastSuccessfulTime, out), fmi2OK);
+}
+
+/* A DoStep the library cannot finish (an input of 1e20 makes the state overflow after some
+   of the 100 internal steps of a 0.1 s communication step) answers fmi2Discard with time,
+   every output and the state as they were, bit for bit. With the input put back the run goes
+   on as an instance's that never tried the step: bit for bit on the pendulum (a joint
+   force); on the loop (a wrench input) within 1e-9, since the loop solver's working state
+   (its last closed state, selection and partition) is not part of what is put back and the
+   next step closes the loop once more (docs/fmu.md). */
+static void test_rejected_step(void **state)
+{
+    (void)state;
+    const struct { fmu_unit *u; const char *input; double tol; } cases[2] = {
+        {&pend, "revolute1.tau", 0.0}, {&loop, "push.fx", 1e-9}};
+    for (int i = 0; i < 2; ++i) {
+        const fmu_unit *u = cases[i].u;
+        const fmi *f = &u->f;
+        const fmi2ValueReference in = fmu_vr(u, cases[i].input, "input");
+        fmi2Component c = fmu_start(u, "tried", 0.0, 0, 1e-3), ref = fmu_start(u, "ref", 0.0, 0, 1e-3);
+        double t = 0.0, before[64] = {0}, after[64] = {0}, other[64] = {0};
+        const double huge = 1e20, small = 0.5;
+        for (int k = 0; k < 20; ++k, t += 0.01) {
+            assert_int_equal(f->do_step(c, t, 0.01, fmi2True), fmi2OK);
+            assert_int_equal(f->do_step(ref, t, 0.01, fmi2True), fmi2OK);
+        }
+        assert_int_equal(f->set_real(c, &in, 1, &small), fmi2OK);
+        assert_int_equal(f->set_real(ref, &in, 1, &small), fmi2OK);
+        snapshot(u, c, before);
+        assert_int_equal(f->set_real(c, &in, 1, &huge), fmi2OK);
+        const int before_log = fmu_log_count;
+        assert_int_equal(f->do_step(c, t, 0.1, fmi2True), fmi2Discard); /* fails after some of its 100 steps */
+        assert_true(fmu_log_count == before_log + 1 && strstr(fmu_log_last, "state kept"));
+        snapshot(u, c, after);
+        assert_memory_equal(before, after, sizeof before);
+        assert_int_equal(f->set_real(c, &in, 1, &small), fmi2OK);
+        for (int k = 0; k < 20; ++k, t += 0.01) {
+            assert_int_equal(f->do_step(c, t, 0.01, fmi2True), fmi2OK);
+            assert_int_equal(f->do_step(ref, t, 0.01, fmi2True), fmi2OK);
+        }
+        snapshot(u, c, after);
+        snapshot(u, ref, other);
+        for (int k = 0; k < 64; ++k) /* a tree bitwise; the loop within its closure (see above) */
+            if (cases[i].tol == 0.0 ? memcmp(&after[k], &other[k], sizeof(double)) != 0
+                                    : fabs(after[k] - other[k]) > cases[i].tol * (1.0 + fabs(other[k])))
+                fail_msg("%s: output %d is %.17g, the untried run %.17g", u->ident, k, after[k], other[k]);
+        f->free_instance(c), f->free_instance(ref);
+    }
+}
+
+#define BOB_FILE(extra)                                                                            \
+    "<?xml version=\"1.0\"?>\n<robot name=\"p\">\n  <link name=\"world\"/>\n"                      \
+    "  <link name=\"bob\"><inertial><mass value=\"1\"/>"                                          \
+    "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>\n"    \
+    "  <joint name=\"rev\" type=\"revolute\"><parent link=\"world\"/><child link=\"bob\"/>"        \
+    "<axis xyz=\"0 0 1\"/></joint>\n  " extra "\n</robot>\n"
+
+/* mbs-fmu refuses a file whose tool elements are wrong: exit status 1, the message naming
+   the file, the line and the element; nothing is written. */
+static void test_pack_errors(void **state)
+{
+    (void)state;
+    static const struct { const char *text, *why; } cases[] = {
+        {BOB_FILE("<input name=\"a\" link=\"nope\"/>"), ": line 6: <input> \"a\": link \"nope\" is not in the model"},
+        {BOB_FILE("<input name=\"a\" link=\"world\"/>"), "link \"world\" is the world"},
+        {BOB_FILE("<input name=\"a\" link=\"bob\"/><input name=\"b\" link=\"bob\"/>"), "link \"bob\" already takes input \"a\" (one input per link)"},
+        {BOB_FILE("<input name=\"a\" link=\"bob\"/>\n  <input name=\"a\" link=\"bob\"/>"), ":7: <input>: name=\"a\" is given twice (also on line 6)"},
+        {BOB_FILE("<input link=\"bob\"/>"), ":6: <input>: attribute name is missing"},
+        {BOB_FILE("<input name=\"a b\" link=\"bob\"/>"), "no commas, spaces or quotes"},
+        {BOB_FILE("<input name=\"a\"/>"), "attribute link is missing"},
+        {BOB_FILE("<input name=\"a\" link=\"bob\" point=\"1 2\"/>"), "point=\"1 2\": expected 3 finite numbers"},
+        {BOB_FILE("<input name=\"a\" link=\"bob\" point=\"1 nan 2\"/>"), "expected 3 finite numbers"},
+        {BOB_FILE("<track label=\"t\" link=\"nope\"/>"), "<track> \"t\": link \"nope\" is not in the model"},
+        {BOB_FILE("<track label=\"t\" link=\"bob\"/><track label=\"t\" link=\"bob\"/>"), "label=\"t\" is given twice"},
+        {BOB_FILE("<inputs name=\"a\" link=\"bob\"/>"), "unknown element"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+        const char *path = fmu_scratch(1, "bad.xml", cases[k].text);
+        char cmd[1024], out[256], errfile[256];
+        snprintf(out, sizeof out, "%s.fmu", path);
+        snprintf(errfile, sizeof errfile, "%s.err", path);
+        remove(out);
+        snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --runtime '%s' 2> '%s' > /dev/null", getenv("MBS_FMU"), path,
+                 out, getenv("MBS_FMU_RUNTIME"), errfile);
+        const int st = system(cmd);
+        char *msg = fmu_slurp(errfile, NULL);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 1 || !strstr(msg, cases[k].why) || !strstr(msg, path))
+            fail_msg("case %zu: status %d, message '%s' (expected '%s')", k, st, msg, cases[k].why);
+        free(msg);
+        FILE *f = fopen(out, "rb");
+        assert_null(f); /* no FMU left behind */
+    }
+}
+
+int main(void)
+{
+    if (!getenv("MBS_FMU") || !getenv("MBS_FMU_RUNTIME") || !getenv("MBS_MODELS")) {
+        printf("test_fmu_errors: MBS_FMU, MBS_FMU_RUNTIME and MBS_MODELS must be set (meson does)\n");
+        return 77;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wrong_state),
+        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_rejected_step),
+        cmocka_unit_test(test_pack_errors),
+    };
+    return cmocka_run_group_tests(tests, pack_all, unpack_all);
+}
