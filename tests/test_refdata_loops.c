@@ -216,7 +216,8 @@ static void test_msl_fourbar2(void **state)
     mbs_data_q(d)[q2] = -0.2;
     mbs_data_v(d)[mbs_model_joint_vadr(mech.model, j1)] = 5.235987755982989;
     assert_int_equal(mbs_assemble(d), MBS_OK);
-    assert_true(mbs_data_q(d)[q1] == 0.0 && mbs_data_q(d)[q2] == -0.2); /* consistent start */
+    /* a consistent start stays (the closed form recomputes j2 to rounding) */
+    assert_true(mbs_data_q(d)[q1] == 0.0 && fabs(mbs_data_q(d)[q2] + 0.2) <= 1e-14);
     const signal sig[] = {{"j1.phi", sig_q, q1}, {"j1.w", sig_v, mbs_model_joint_vadr(mech.model, j1)}};
     const run_spec spec = {"msl/Loops_Fourbar2/Fourbar2.csv", 5.0, 0.0025, sig, 2, 2e-3, 1e-6,
                            MBS_STEP_CVODE_ADAMS, 1e-10, 0.0};

@@ -389,6 +389,45 @@ int mbs_builder_set_planar(mbs_builder *b, mbs_planar_mode mode);
 /* 1 when the compiled model runs the planar path, 0 when not, negative for NULL. */
 int mbs_model_is_planar(const mbs_model *m);
 
+/* ---------------------------------------------------------------- loops closed in closed form */
+/* Compile recognises loops with the structure of the assemblies of the Modelica MultiBody
+   library (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library", §7.2-7.3;
+   MSL Joints.Assemblies) and closes them in closed form instead of by Newton's method:
+     JointSSR, JointSSP   a distance joint (rod with ball ends) and a revolute or prismatic
+                          joint of its loop;
+     JointUSR, JointUSP   a rod body on a universal joint (or a spherical one, whose spin
+     (SSR, SSP)           about the rod stays free), closed by a spherical cut joint at its
+                          other end, and a revolute or prismatic joint of the loop;
+     JointUPS (SPS)       a universal (or spherical) joint, a prismatic joint below it and a
+                          spherical cut joint;
+     JointRRR, RRP, RPP   a planar loop (revolute axes parallel, prismatic axes perpendicular
+                          to them) closed by a revolute or prismatic cut joint, with two more
+                          revolute or prismatic joints.
+   Every loop of the model must have one, no two loops may share a dependent coordinate, and
+   the loops must admit an order in which each reads only independent coordinates and those
+   of the loops before it (coupled loops such as the slider-cranks of an engine on one
+   crankshaft); otherwise every loop keeps Newton. The dependent coordinates are the ones with
+   the lowest state_priority. A closure takes the root nearest to the current coordinates
+   (at mbs_assemble: the user's guess), so the motion stays on its branch; rates and
+   accelerations come from the derivatives of each assembly's equations, and the dynamics
+   are reduced to the independent coordinates (lambda as before). Near a singular position
+   (a rod stretched straight or folded, a planar loop flat), where the closed forms lose
+   accuracy, Newton closes the loops instead (an event for the steppers) until they are well
+   away from it again; mbs_cut_joint_closure tells which one runs. */
+typedef enum mbs_closure { MBS_CLOSURE_NEWTON, MBS_CLOSURE_ANALYTIC } mbs_closure;
+/* MBS_CLOSURE_ANALYTIC (default): closed forms where compile finds them; MBS_CLOSURE_NEWTON:
+   Newton for every loop. */
+int mbs_builder_set_closure(mbs_builder *b, mbs_closure closure);
+/* How the loop of a cut joint (or distance joint) is closed now: MBS_CLOSURE_ANALYTIC or
+   MBS_CLOSURE_NEWTON; MBS_ERR_ARG for NULL or a joint that is not a cut joint. */
+int mbs_cut_joint_closure(const mbs_data *d, int cut_joint);
+/* The assembly compile found for a cut joint's loop ("JointRRR", "JointSSP", ...; static
+   string), NULL when the model's loops keep Newton or for a bad argument. */
+const char *mbs_model_cut_assembly(const mbs_model *m, int cut_joint);
+/* Newton iterations the loop closures of d have made since its creation (0 while every loop
+   is closed analytically). */
+long mbs_loop_newton_iterations(const mbs_data *d);
+
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop
 #endif

@@ -64,6 +64,7 @@ mbs_builder *mbs_builder_create(void)
     b->gravity_kind = MBS_GRAVITY_UNIFORM;
     v3_set(b->gravity, 0.0, 0.0, -9.81);
     b->root_rotation = MBS_ROT_QUATERNION;
+    b->closure = MBS_CLOSURE_ANALYTIC;
     return b;
 }
 
@@ -166,6 +167,16 @@ int mbs_builder_set_planar(mbs_builder *b, mbs_planar_mode mode)
     if (mode != MBS_PLANAR_AUTO && mode != MBS_PLANAR_OFF)
         return mbs_errorf(b->error, MBS_ERR_ARG, "planar: unknown mode %d", (int)mode);
     b->planar = mode;
+    return MBS_OK;
+}
+
+/* Whether compile may close loops in closed form (src/closure/) where it finds assemblies. */
+int mbs_builder_set_closure(mbs_builder *b, mbs_closure closure)
+{
+    if (!b) return MBS_ERR_ARG;
+    if (closure != MBS_CLOSURE_NEWTON && closure != MBS_CLOSURE_ANALYTIC)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "closure: unknown strategy %d", (int)closure);
+    b->closure = closure;
     return MBS_OK;
 }
 

@@ -21,6 +21,7 @@ struct mbs_builder {
     double gravity_mu;
     mbs_rotation root_rotation; /* of automatic free joints */
     mbs_planar_mode planar;     /* MBS_PLANAR_AUTO: planar algebra when compile finds it */
+    mbs_closure closure;        /* MBS_CLOSURE_ANALYTIC: closed forms where compile finds them */
     int nvisual, visual_cap;
     mbs_visual_def *visuals;   /* [nvisual], name and mesh owned (src/core/visual.c) */
 };

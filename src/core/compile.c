@@ -16,6 +16,7 @@
  * cycle of fixed joints (a body fixed to itself) is rejected. */
 #include "core/builder.h"
 #include "core/internal.h"
+#include "closure/closure.h"
 #include "planar/planar.h"
 
 #include <stdint.h>
@@ -503,6 +504,10 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
     v3_copy(m->gravity_center, b->gravity_center);
     m->gravity_mu = b->gravity_mu;
     if (b->planar == MBS_PLANAR_AUTO && mbs_planar_detect(m, &m->planar) != MBS_OK) {
+        mbs_model_destroy(m);
+        return MBS_ERR_NOMEM;
+    }
+    if (b->closure == MBS_CLOSURE_ANALYTIC && mbs_closure_detect(m, &m->closure) != MBS_OK) {
         mbs_model_destroy(m);
         return MBS_ERR_NOMEM;
     }

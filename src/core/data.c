@@ -4,6 +4,7 @@
 
 #include "core/internal.h"
 #include "core/linalg.h"
+#include "closure/closure.h"
 #include "planar/planar.h"
 #include "solvers/loops.h"
 
@@ -51,7 +52,8 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
         !d->Sw || !d->root_body || !d->dof_depth || !d->p_root || !d->Fw || !d->crba_done || !d->M || !d->work)
         return MBS_ERR_NOMEM;
     if (mbs_planar_data_alloc(m, &d->planar) != MBS_OK) return MBS_ERR_NOMEM;
-    return mbs_loops_create(d); /* loop workspace (nothing for a tree) */
+    if (mbs_loops_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* nothing for a tree */
+    return mbs_closure_data_create(d);
 }
 
 /* q = neutral, aux = initial reference frames, identity poses. */
@@ -126,6 +128,7 @@ void mbs_data_destroy(mbs_data *d)
     free(d->p_root);
     free(d->Fw);
     free(d->crba_done);
+    mbs_closure_data_destroy(d);
     mbs_loops_destroy(d);
     free(d);
 }

@@ -68,6 +68,31 @@ void mbs_kinematics_pos(mbs_data *d)
     }
 }
 
+/* World poses of every body at the neutral q (all joint transforms the identity). */
+void mbs_neutral_poses(const mbs_model *m, mbs_pose *xw)
+{
+    pose_identity(&xw[0]);
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        mbs_pose up;
+        pose_mul_inv(&up, &jm->frame_parent, &jm->frame_child);
+        pose_mul(&xw[jm->child], &xw[m->bodies[jm->child].parent], &up);
+    }
+}
+
+/* Poses of the bodies at the tree positions t[0..n) (ascending), their parents' current. */
+void mbs_kinematics_pos_some(mbs_data *d, const int *t, int n)
+{
+    const mbs_model *m = d->model;
+    mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
+    for (int i = 0; i < n; ++i) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t[i]]];
+        const int b = jm->child, p = m->bodies[b].parent;
+        joint_pose_up(d, jm, &xup[b]);
+        pose_compose(&xw[b], &xw[p], &xup[b]);
+    }
+}
+
 /* S of jm from Fc to child-body coordinates (frames given with a rotation or offset). */
 static void subspace_to_body(const mbs_joint_model *jm, double *restrict S)
 {

@@ -1,5 +1,6 @@
 /* Model queries and destroy. The model is immutable after mbs_compile. */
 #include "core/internal.h"
+#include "closure/closure.h"
 #include "planar/planar.h"
 
 #include <stdlib.h>
@@ -24,6 +25,7 @@ void mbs_model_destroy(mbs_model *m)
     free(m->forces);
     mbs_visuals_free(m->visuals, m->nvisual);
     mbs_planar_free(m->planar);
+    mbs_closure_model_free(m->closure);
     free(m);
 }
 

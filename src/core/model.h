@@ -45,6 +45,10 @@ struct mbs_model {
     double gravity_mu;        /* point */
     int nvisual;              /* visual shapes (drawing only) */
     mbs_visual_def *visuals;  /* [nvisual], name ("" if unnamed) and mesh owned */
+
+    /* loops closed in closed form (src/closure/): the assemblies compile found for every
+       loop, NULL when the Newton strategy closes them */
+    struct mbs_closure_model *closure;
 };
 
 /* Host input wrench on one body, held until changed. */
@@ -103,6 +107,10 @@ struct mbs_data {
     struct mbs_loops *loops;
     /* planar path scratch (src/planar/), NULL when the model is not planar */
     struct mbs_planar_data *planar;
+
+    /* analytic loop closure (src/closure/): its state and workspace, NULL when the model
+       has none */
+    struct mbs_closure_data *closure;
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

@@ -12,18 +12,6 @@ static int force_supported(const mbs_force_model *f)
     return f->ops == &mbs_force_spring_damper_ops || f->ops == &mbs_force_joint_spring_damper_ops;
 }
 
-/* World poses of every body at the neutral q (all joint transforms the identity). */
-static void neutral_poses(const mbs_model *m, mbs_pose *xw)
-{
-    pose_identity(&xw[0]);
-    for (int t = 0; t < m->ntree; ++t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        mbs_pose up;
-        pose_mul_inv(&up, &jm->frame_parent, &jm->frame_child);
-        pose_mul(&xw[jm->child], &xw[m->bodies[jm->child].parent], &up);
-    }
-}
-
 static void project(const mbs_planar *p, const double x[3], double out[2])
 {
     out[0] = v3_dot(x, p->e1);
@@ -136,7 +124,7 @@ int mbs_planar_detect(const mbs_model *m, mbs_planar **out)
         mbs_planar_free(p);
         return MBS_ERR_NOMEM;
     }
-    neutral_poses(m, xw);
+    mbs_neutral_poses(m, xw);
     int ok = find_normal(m, xw, p);
     for (int t = 0; ok && t < m->ntree; ++t)
         ok = describe_joint(m, xw, p, &m->joints[m->tree[t]], &p->joints[t]);

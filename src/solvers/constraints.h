@@ -59,6 +59,12 @@ void mbs_con_bias(const mbs_data *d, const mbs_con_topo *t, const double *Vw,
    child for the multipliers lambda (ncon, the data's layout); needs the poses. */
 void mbs_con_cut_wrench(const mbs_data *d, int joint, const double *lambda, double W[6]);
 
+/* World wrench W (unscaled, at the world origin) of row k (0-based within the joint) of cut
+   joint `joint` and, when Vw (6 x nbody world velocities) is given, its rate Wd; needs the
+   poses. Its residual is returned. */
+double mbs_con_row(const mbs_data *d, int joint, int k, const double *Vw, double W[6],
+                   double Wd[6]);
+
 /* y = J x for scaled rows J (n x nv) built by mbs_con_jacobian, using the path sparsity. */
 void mbs_con_jmul(const mbs_con_topo *t, const int *rows, int n, const double *J,
                   const double *x, double *y);

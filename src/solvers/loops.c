@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "closure/closure.h"
 #include "core/linalg.h"
 #include "solvers/constraints.h"
 #include "solvers/dense.h"
@@ -25,6 +26,7 @@ struct mbs_loops {
     int m, nv, nq, nb, mn;   /* rows, velocities, positions, bodies, min(m, nv) */
     int selected;            /* 1: rank, rows and partition below are valid */
     long nevents;            /* selections and repartitions made */
+    long newton_iters;       /* Newton steps taken (mbs_loops_newton_iterations) */
     int rank;
     unsigned char *active;   /* [m] */
     int *arow, *drow;        /* [m] active (rank) and dropped (m - rank) rows, ascending */
@@ -300,6 +302,7 @@ static void jv_solve(mbs_loops *L, int trans, double *x)
 static void newton_move(mbs_data *d, mbs_loops *L, double alpha)
 {
     L->lu_here = 0;
+    L->newton_iters++;
     mbs_integrate_q(d->model, L->qprev, L->dv, alpha, d->q);
     mbs_normalize_q(d->model, d->q);
 }
@@ -525,10 +528,10 @@ static void mark_closed(const mbs_data *d, mbs_loops *L, int jac)
     L->jac_closed = jac;
 }
 
-/* See loops.h: an inconsistency found with the current selection gets one fresh selection
-   at the closed q before it is reported; with MBS_CLOSE_RECOVER so does any other failure
-   (from the given q). */
-int mbs_loops_close(mbs_data *d, int flags)
+/* Newton closure: an inconsistency found with the current selection gets one fresh
+   selection at the closed q before it is reported; with MBS_CLOSE_RECOVER so does any other
+   failure (from the given q). */
+static int newton_close(mbs_data *d, int flags)
 {
     mbs_loops *L = d->loops;
     save_state(d, L);
@@ -556,15 +559,16 @@ static void restore_independent(mbs_data *d, mbs_loops *L)
     for (int i = 0; i < L->rank; ++i) L->dv[L->dep[i]] = 0.0;
     memcpy(L->qprev, d->q, (size_t)L->nq * sizeof(double));
     newton_move(d, L, 1.0);
+    L->newton_iters--; /* a move, not a Newton step */
 }
 
-/* See loops.h. The current selection is kept when it closes the state (a new partition if
-   J_v got ill-conditioned); otherwise a fresh one. A selection made away from the loops'
+/* Newton assembly. The current selection is kept when it closes the state (a new partition
+   if J_v got ill-conditioned); otherwise a fresh one. A selection made away from the loops'
    manifold may count rows that are dependent on it (an overconstrained loop such as
    Bricard's) or miss rows: when the closed J_v is nearly singular, a dropped row is violated
    or the closure failed, the selection is made again at the closed (or last) q and the
    caller's independent coordinates restored. */
-int mbs_loops_assemble(mbs_data *d)
+static int newton_assemble(mbs_data *d)
 {
     mbs_loops *L = d->loops;
     save_state(d, L);
@@ -831,9 +835,9 @@ static int forward_smoothed(mbs_data *d, mbs_loops *L)
     return st2;
 }
 
-/* See loops.h: the direct dynamics, or at a closed near-singular state with v != 0 the
-   smoothed one; qacc and lambda are kept as they were on failure. */
-int mbs_loops_forward(mbs_data *d)
+/* The direct dynamics, or at a closed near-singular state with v != 0 the smoothed one;
+   qacc and lambda are kept as they were on failure. */
+static int newton_forward(mbs_data *d)
 {
     mbs_loops *L = d->loops;
     memcpy(L->qacc_bak, d->qacc, (size_t)L->nv * sizeof(double));
@@ -889,3 +893,107 @@ int mbs_loops_inverse(mbs_data *d, const double *qacc, double *tau)
     add_columns(L->nv, r, L->Y, L->x, -1.0, tau);
     return MBS_OK;
 }
+
+/* ------------------------------------------------------------------ strategies */
+
+/* See loops.h: the analytic strategy (closure.h) first; Newton for what it defers, after
+   which it may take over again at the closed state. */
+int mbs_loops_close(mbs_data *d, int flags)
+{
+    const int st = mbs_closure_close(d, flags);
+    if (st != MBS_CLOSURE_DEFER) return st;
+    const int sn = newton_close(d, flags);
+    if (sn == MBS_OK) mbs_closure_newton_closed(d, flags);
+    return sn;
+}
+
+/* See loops.h. */
+int mbs_loops_assemble(mbs_data *d)
+{
+    const int st = mbs_closure_assemble(d);
+    if (st != MBS_CLOSURE_DEFER) return st;
+    const int sn = newton_assemble(d);
+    if (sn == MBS_OK) mbs_closure_newton_closed(d, MBS_CLOSE_REPARTITION);
+    return sn;
+}
+
+/* See loops.h. */
+int mbs_loops_forward(mbs_data *d)
+{
+    const int st = mbs_closure_forward(d);
+    return st != MBS_CLOSURE_DEFER ? st : newton_forward(d);
+}
+
+/* See loops.h. */
+long mbs_loops_newton_iterations(const mbs_data *d)
+{
+    return d->loops ? d->loops->newton_iters : 0;
+}
+
+/* See loops.h. */
+int mbs_loops_select(mbs_data *d)
+{
+    mbs_loops *L = d->loops;
+    return L->selected ? MBS_OK : select_all(d, L);
+}
+
+/* See loops.h. */
+void mbs_loops_deselect(mbs_data *d) { d->loops->selected = 0; }
+
+/* See loops.h. */
+const unsigned char *mbs_loops_active(const mbs_data *d, int *rank)
+{
+    const mbs_loops *L = d->loops;
+    *rank = L && L->selected ? L->rank : 0;
+    return L && L->selected ? L->active : NULL;
+}
+
+/* See loops.h: dep and ind ascending, as partition() leaves them. */
+int mbs_loops_set_partition(mbs_data *d, const unsigned char *dep)
+{
+    mbs_loops *L = d->loops;
+    int nd = 0, ni = 0;
+    for (int k = 0; k < L->nv; ++k) nd += dep[k] != 0;
+    if (!L->selected || nd != L->rank)
+        return MBS_DATA_FAIL(d, MBS_ERR_STATE, "loops: a partition of %d dofs for rank %d", nd,
+                             L->rank);
+    memcpy(L->dep_bak, L->dep, (size_t)L->nv * sizeof(int));
+    memcpy(L->ind_bak, L->ind, (size_t)L->nv * sizeof(int));
+    nd = 0;
+    for (int k = 0; k < L->nv; ++k) {
+        if (dep[k]) L->dep[nd++] = k;
+        else L->ind[ni++] = k;
+    }
+    for (int k = 0; k < ni; ++k) L->dep[nd + k] = L->ind[k];
+    const int st = jac_factor(d, L);
+    if (st != MBS_OK) {
+        memcpy(L->dep, L->dep_bak, (size_t)L->nv * sizeof(int));
+        memcpy(L->ind, L->ind_bak, (size_t)L->nv * sizeof(int));
+        L->lu_ok = 0;
+        return st;
+    }
+    L->cond_retry = MBS_LOOP_REPARTITION_RATIO * fmax(L->cond, 1.0);
+    L->cond_smooth = MBS_LOOP_SMOOTH_COND;
+    return MBS_OK;
+}
+
+/* See loops.h. */
+int mbs_loops_repartition(mbs_data *d)
+{
+    mbs_loops *L = d->loops;
+    if (!L->selected) return select_all(d, L);
+    mbs_kinematics(d);
+    eval_jacobian(d, L, L->arow, L->rank);
+    const int st = partition(d, L);
+    if (st != MBS_OK) return st;
+    L->nevents++;
+    L->cond_retry = 0.0;
+    L->cond_smooth = MBS_LOOP_SMOOTH_COND;
+    return MBS_OK;
+}
+
+/* See loops.h. */
+void mbs_loops_mark_closed(mbs_data *d) { mark_closed(d, d->loops, 0); }
+
+/* See loops.h. */
+void mbs_loops_note_event(mbs_data *d) { d->loops->nevents++; }
