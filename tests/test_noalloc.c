@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "loop_assemblies.h"
 
 /* ---------------------------------------------------------------- counting allocator */
 extern void *__libc_malloc(size_t n);
@@ -352,6 +353,31 @@ static void test_loops_no_alloc(void **state)
     }
 }
 
+/* Loops closed in closed form (src/closure/): the table and fixed-step stepping on every
+   assembly kind (tests/loop_assemblies.h) and on six coupled loops, from a state not yet
+   closed; the closure stays analytic. The N-four-bars above are JointRRR chains: closed
+   forms while regular, Newton near the flat configuration (the hand-over included). */
+static void test_analytic_no_alloc(void **state)
+{
+    (void)state;
+    for (int k = 0; k <= LM_ASM_COUNT; ++k) {
+        lm_mech mech;
+        const int rc = k < LM_ASM_COUNT ? lm_build_assembly((lm_asm_kind)k, &mech) : lm_build_engine6(&mech);
+        assert_int_equal(rc, MBS_OK);
+        mbs_data *d = mbs_data_create(mech.model);
+        assert_non_null(d);
+        if (k < LM_ASM_COUNT) lm_assembly_guess((lm_asm_kind)k, &mech, 0.3, 2.0, 0.01, d);
+        else lm_engine_set(&mech, 6, 0.2, 20.0, d), mbs_data_q(d)[1] += 1e-3;
+        run_table(d);
+        steps_no_alloc(d, MBS_STEP_EULER, 20);
+        steps_no_alloc(d, MBS_STEP_RK4, 20);
+        assert_int_equal(mbs_cut_joint_closure(d, mech.cut_id[0]), MBS_CLOSURE_ANALYTIC);
+        assert_int_equal(mbs_loop_newton_iterations(d), 0);
+        mbs_data_destroy(d);
+        lm_mech_free(&mech);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_callback_no_alloc),
         cmocka_unit_test(test_errors_no_alloc),
         cmocka_unit_test(test_loops_no_alloc),
+        cmocka_unit_test(test_analytic_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,125 +21,170 @@
 
 #define PARALLEL_TOL 1e-12 /* |a x n| or |a . n| of unit axes taken as 0 (as src/planar/) */
 
-/* A planar transform: rotation th about n, then the offset (x, y). */
+/* Plane vectors and rotations as complex numbers: a rotation by angle t is e^{i t}. */
+typedef struct cx {
+    double re, im;
+} cx;
+static cx cx_of(double re, double im) { cx z = {re, im}; return z; }
+static cx cx_mul(cx a, cx b) { return cx_of(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
+/* a conj(b) */
+static cx cx_mulc(cx a, cx b) { return cx_of(a.re * b.re + a.im * b.im, a.im * b.re - a.re * b.im); }
+static cx cx_add(cx a, cx b) { return cx_of(a.re + b.re, a.im + b.im); }
+static cx cx_sub(cx a, cx b) { return cx_of(a.re - b.re, a.im - b.im); }
+static cx cx_scale(cx a, double s) { return cx_of(s * a.re, s * a.im); }
+static double cx_dot(cx a, cx b) { return a.re * b.re + a.im * b.im; }
+static double cx_cross(cx a, cx b) { return a.re * b.im - a.im * b.re; }
+static double cx_abs2(cx a) { return cx_dot(a, a); }
+
+/* A planar transform: the rotation a (unit), then the offset d. */
 typedef struct pl2 {
-    double th, x, y;
+    cx a, d;
 } pl2;
 
+/* A frame in the plane: origin and the direction of its f1 (unit), world plane basis. */
+typedef struct fr2 {
+    cx P, u;
+} fr2;
+
+/* Frame (origin p, direction g in body coordinates) of body b in the plane basis e. */
+static fr2 frame2(const mbs_data *d, int b, const double p[3], const double g[3],
+                  const double e[6])
+{
+    const mbs_pose *X = &d->x_world[b];
+    double w[3], r[3];
+    pose_apply(w, X, p);
+    m3_mulv(r, X->R, g);
+    fr2 f = {cx_of(v3_dot(w, e), v3_dot(w, e + 3)), cx_of(v3_dot(r, e), v3_dot(r, e + 3))};
+    return f;
+}
+
+/* Frame H in frame F's basis. */
+static pl2 rel2(fr2 F, fr2 H)
+{
+    pl2 o = {cx_mulc(H.u, F.u), cx_mulc(cx_sub(H.P, F.P), F.u)};
+    return o;
+}
+
 /* a^-1. */
-static pl2 pl_inv(pl2 a)
+static pl2 inv2(pl2 a)
 {
-    const double c = cos(a.th), s = sin(a.th);
-    pl2 o = {-a.th, -(c * a.x + s * a.y), -(-s * a.x + c * a.y)};
+    pl2 o = {cx_of(a.a.re, -a.a.im), cx_scale(cx_mulc(a.d, a.a), -1.0)};
     return o;
 }
 
-/* Frame H relative to frame F in F's planar basis (bF, bH: each frame's f1, f2). */
-static pl2 pl_rel(const mbs_pose *F, const double bF[6], const mbs_pose *H, const double bH[6])
+/* Canonical RRR: up to 2 solutions; x[s][k] the joint rotations e^{i x}. The triangle of the
+   three centres has sides |d1|, |d2|, |pT|: with psi the turn of d2 against d1,
+   Re(conj(d1) e^{i psi} d2) = K = (|pT|^2 - |d1|^2 - |d2|^2) / 2, so
+   e^{i psi} = d1 conj(d2) / rho (c +- i s), c = K / rho; then e^{i x1} turns w = d1 + e^{i psi}
+   d2 onto pT, x2 = psi - phi1, x3 closes the angles. kappa = s (0: the triangle flat). */
+static int solve_rrr(pl2 X1, pl2 X2, pl2 T, cx x[2][3], double *kappa)
 {
-    double d[3], p[3], h[3], hw[3];
-    v3_sub(d, H->p, F->p);
-    m3_tmulv(p, F->R, d);
-    m3_mulv(hw, H->R, bH);
-    m3_tmulv(h, F->R, hw);
-    pl2 o = {atan2(v3_dot(h, bF + 3), v3_dot(h, bF)), v3_dot(p, bF), v3_dot(p, bF + 3)};
-    return o;
-}
-
-static double ang2(double x, double y) { return atan2(y, x); }
-static double cross2(double ax, double ay, double bx, double by) { return ax * by - ay * bx; }
-
-/* Canonical RRR: up to 2 solutions x[s][3]; kappa. */
-static int solve_rrr(pl2 X1, pl2 X2, pl2 T, double x[2][3], double *kappa)
-{
-    const double A = X1.x * X2.x + X1.y * X2.y, B = -cross2(X1.x, X1.y, X2.x, X2.y);
-    const double l1 = hypot(X1.x, X1.y), l2 = hypot(X2.x, X2.y), lt = hypot(T.x, T.y);
-    const double K = 0.5 * (lt * lt - l1 * l1 - l2 * l2), rho = l1 * l2;
+    const double l1 = cx_abs2(X1.d), l2 = cx_abs2(X2.d), lt = cx_abs2(T.d), rho = sqrt(l1 * l2);
+    const double K = 0.5 * (lt - l1 - l2);
     *kappa = 0.0;
-    if (!(rho > 0.0) || !(fabs(K) <= rho)) return 0;
-    const double c = K / rho, psi0 = ang2(A, B), ac = acos(c);
+    if (!(rho > 0.0) || !(fabs(K) <= rho) || !(lt > 0.0)) return 0;
+    const double c = K / rho, sn = sqrt(1.0 - c * c);
+    const cx base = cx_scale(cx_mulc(X1.d, X2.d), 1.0 / rho);
     for (int s = 0; s < 2; ++s) {
-        const double psi = psi0 + (s ? -ac : ac), cp = cos(psi), sp = sin(psi);
-        const double wx = X1.x + cp * X2.x - sp * X2.y, wy = X1.y + sp * X2.x + cp * X2.y;
-        x[s][1] = psi - X1.th;
-        x[s][0] = ang2(T.x, T.y) - ang2(wx, wy);
-        x[s][2] = T.th - x[s][0] - X1.th - x[s][1] - X2.th;
+        const cx ep = cx_mul(base, cx_of(c, s ? -sn : sn));
+        const cx w = cx_add(X1.d, cx_mul(ep, X2.d));
+        x[s][0] = cx_scale(cx_mulc(T.d, w), 1.0 / lt);
+        x[s][1] = cx_mulc(ep, X1.a);
+        x[s][2] = cx_mulc(T.a, cx_mul(cx_mul(x[s][0], X1.a), cx_mul(x[s][1], X2.a)));
     }
-    *kappa = sqrt(1.0 - c * c); /* 0 when the triangle is flat: stretched or folded */
+    *kappa = sn;
     return 2;
 }
 
-/* Canonical RRP (slide u3 last). */
-static int solve_rrp(pl2 X1, pl2 X2, pl2 T, const double u3[2], double x[2][3], double *kappa)
+/* Canonical RRP (slide u3 last): the slide direction e = aT u3 is known from the angles'
+   sum, and |c0 - x3 e| = |d1| with c0 = pT - aT conj(a2) d2 (a circle cut by a line):
+   x3 = c0.e +- sqrt(disc); kappa = sqrt(disc) / |d1| (0: the slide tangent to the circle). */
+static int solve_rrp(pl2 X1, pl2 X2, pl2 T, cx u3, cx x[2][3], double xs[2], double *kappa)
 {
-    const double l1 = hypot(X1.x, X1.y);
-    const double ca = cos(T.th - X2.th), sa = sin(T.th - X2.th), ct = cos(T.th), st = sin(T.th);
-    const double c0x = T.x - (ca * X2.x - sa * X2.y), c0y = T.y - (sa * X2.x + ca * X2.y);
-    const double ex = ct * u3[0] - st * u3[1], ey = st * u3[0] + ct * u3[1];
-    const double ce = c0x * ex + c0y * ey, disc = ce * ce - (c0x * c0x + c0y * c0y) + l1 * l1;
+    const double l1 = cx_abs2(X1.d);
+    const cx a12 = cx_mulc(T.a, X2.a), e = cx_mul(T.a, u3);
+    const cx c0 = cx_sub(T.d, cx_mul(a12, X2.d));
+    const double ce = cx_dot(c0, e), disc = ce * ce - cx_abs2(c0) + l1;
     *kappa = 0.0;
     if (!(l1 > 0.0) || !(disc >= 0.0)) return 0;
     for (int s = 0; s < 2; ++s) {
-        const double x3 = ce + (s ? -sqrt(disc) : sqrt(disc));
-        x[s][2] = x3;
-        x[s][0] = ang2(c0x - x3 * ex, c0y - x3 * ey) - ang2(X1.x, X1.y);
-        x[s][1] = T.th - X2.th - X1.th - x[s][0];
+        xs[s] = ce + (s ? -sqrt(disc) : sqrt(disc));
+        x[s][0] = cx_scale(cx_mulc(cx_sub(c0, cx_scale(e, xs[s])), X1.d), 1.0 / l1);
+        x[s][1] = cx_mulc(a12, cx_mul(x[s][0], X1.a));
+        x[s][2] = cx_of(1.0, 0.0);
     }
-    *kappa = sqrt(disc) / l1;
+    *kappa = sqrt(disc / l1);
     return 2;
 }
 
-/* Canonical RPP (revolute first). */
-static int solve_rpp(pl2 X1, pl2 X2, pl2 T, const double u2[2], const double u3[2],
-                     double x[2][3], double *kappa)
+/* Canonical RPP (revolute first): x1 from the angles' sum, then the two slides from
+   x2 e2 + x3 e3 = g (Cramer); kappa = |e2 x e3| (0: the slides parallel). */
+static int solve_rpp(pl2 X1, pl2 X2, pl2 T, cx u2, cx u3, cx x[2][3], double xs[2][2],
+                     double *kappa)
 {
-    const double x1 = T.th - X1.th - X2.th;
-    const double c1 = cos(x1), s1 = sin(x1), c2 = cos(x1 + X1.th), s2 = sin(x1 + X1.th);
-    const double ct = cos(T.th), st = sin(T.th);
-    const double gx = T.x - (c1 * X1.x - s1 * X1.y) - (c2 * X2.x - s2 * X2.y);
-    const double gy = T.y - (s1 * X1.x + c1 * X1.y) - (s2 * X2.x + c2 * X2.y);
-    const double e2x = c2 * u2[0] - s2 * u2[1], e2y = s2 * u2[0] + c2 * u2[1];
-    const double e3x = ct * u3[0] - st * u3[1], e3y = st * u3[0] + ct * u3[1];
-    const double det = cross2(e2x, e2y, e3x, e3y);
+    const cx r1 = cx_mulc(T.a, cx_mul(X1.a, X2.a)), r2 = cx_mul(r1, X1.a);
+    const cx g = cx_sub(cx_sub(T.d, cx_mul(r1, X1.d)), cx_mul(r2, X2.d));
+    const cx e2 = cx_mul(r2, u2), e3 = cx_mul(T.a, u3);
+    const double det = cx_cross(e2, e3);
     *kappa = fabs(det);
     if (!(fabs(det) > 0.0)) return 0;
-    x[0][0] = x1;
-    x[0][1] = cross2(gx, gy, e3x, e3y) / det;
-    x[0][2] = cross2(e2x, e2y, gx, gy) / det;
+    x[0][0] = r1, x[0][1] = x[0][2] = cx_of(1.0, 0.0);
+    xs[0][0] = cx_cross(g, e3) / det, xs[0][1] = cx_cross(e2, g) / det;
     return 1;
 }
 
-/* Roots of the chain in chain order (J1, J2, J3), via the canonical shift; their number. */
-static int chain_roots(const mbs_data *d, const mbs_assembly *a, double x[2][3], double *kappa)
+/* Roots of the chain via the canonical shift: for each root and chain joint, a rotation
+   rot[s][i] (revolute) or a slide sl[s][i] (prismatic). */
+static int chain_roots(const mbs_data *d, const mbs_assembly *a, cx rot[2][3], double sl[2][3],
+                       double *kappa)
 {
-    mbs_pose in[3], out[3];
+    const mbs_pose *XA = &d->x_world[a->anc];
+    double e[6];
+    m3_mulv(e, XA->R, a->e_anc);
+    m3_mulv(e + 3, XA->R, a->e_anc + 3);
+    fr2 in[3], out[3];
     for (int i = 0; i < 3; ++i) {
         const mbs_planar_link *L = &a->link[i];
-        mbs_asm_frame(d, L->body_in, &L->f_in, &in[i]);
-        mbs_asm_frame(d, L->body_out, &L->f_out, &out[i]);
+        in[i] = frame2(d, L->body_in, L->p_in, L->g_in, e);
+        out[i] = frame2(d, L->body_out, L->p_out, L->g_out, e);
     }
-    const mbs_planar_link *L = a->link;
     pl2 R[3];
-    R[0] = pl_rel(&out[0], L[0].b_out, &in[1], L[1].b_in);
-    R[1] = pl_rel(&out[1], L[1].b_out, &in[2], L[2].b_in);
-    R[2] = pl_inv(pl_rel(&in[0], L[0].b_in, &out[2], L[2].b_out));
+    R[0] = rel2(out[0], in[1]);
+    R[1] = rel2(out[1], in[2]);
+    R[2] = inv2(rel2(in[0], out[2]));
     const int c = a->canon, c1 = (c + 1) % 3, c2 = (c + 2) % 3;
-    double y[2][3];
-    const pl2 T = pl_inv(R[c2]);
+    const mbs_planar_link *L = a->link;
     const int np = L[0].prismatic + L[1].prismatic + L[2].prismatic;
-    const int n = np == 0   ? solve_rrr(R[c], R[c1], T, y, kappa)
-                  : np == 1 ? solve_rrp(R[c], R[c1], T, L[c2].u, y, kappa)
-                            : solve_rpp(R[c], R[c1], T, L[c1].u, L[c2].u, y, kappa);
+    const pl2 T = inv2(R[c2]);
+    cx y[2][3];
+    double ys[2][2] = {{0, 0}, {0, 0}};
+    int n;
+    if (np == 0) n = solve_rrr(R[c], R[c1], T, y, kappa);
+    else if (np == 1) {
+        double x3[2];
+        n = solve_rrp(R[c], R[c1], T, cx_of(L[c2].u[0], L[c2].u[1]), y, x3, kappa);
+        for (int s = 0; s < n; ++s) ys[s][1] = x3[s];
+    } else {
+        n = solve_rpp(R[c], R[c1], T, cx_of(L[c1].u[0], L[c1].u[1]), cx_of(L[c2].u[0], L[c2].u[1]),
+                      y, ys, kappa);
+    }
     for (int s = 0; s < n; ++s)
-        for (int k = 0; k < 3; ++k) x[s][(c + k) % 3] = y[s][k];
+        for (int k = 0; k < 3; ++k) {
+            rot[s][(c + k) % 3] = y[s][k];
+            sl[s][(c + k) % 3] = k == 0 ? 0.0 : ys[s][k - 1];
+        }
     return n;
 }
+
+/* d - 2 pi round(d / 2 pi): the angle difference wrapped near (-pi, pi]. */
+static double wrap_fast(double d) { return d - 6.283185307179586 * nearbyint(d * 0.15915494309189535); }
 
 /* The two tree joints' coordinates from the root nearest to the current ones. */
 static int planar_position(mbs_data *d, const mbs_assembly *a, double *kappa)
 {
-    double x[2][3];
-    const int n = chain_roots(d, a, x, kappa);
+    cx rot[2][3];
+    double sl[2][3];
+    const int n = chain_roots(d, a, rot, sl, kappa);
     if (n == 0) return MBS_CLOSURE_DEFER;
     double best = INFINITY, qn[3] = {0, 0, 0};
     for (int s = 0; s < n; ++s) {
@@ -148,9 +193,14 @@ static int planar_position(mbs_data *d, const mbs_assembly *a, double *kappa)
             const mbs_planar_link *L = &a->link[i];
             if (!L->tree) continue;
             const double cur = d->q[d->model->joints[L->joint].qadr];
-            const double e = L->prismatic ? (x[s][i] - cur) / a->scale
-                                          : mbs_asm_wrap(L->qsign * x[s][i] - cur);
-            qs[i] = L->prismatic ? x[s][i] : cur + e;
+            double e;
+            if (L->prismatic) {
+                qs[i] = sl[s][i];
+                e = (qs[i] - cur) / a->scale;
+            } else {
+                e = wrap_fast(L->qsign * atan2(rot[s][i].im, rot[s][i].re) - cur);
+                qs[i] = cur + e;
+            }
             dist += e * e;
         }
         if (dist < best) best = dist, memcpy(qn, qs, sizeof qn);
@@ -208,7 +258,8 @@ static int loop_normal(const mbs_asm_loop *l, double n[3])
     return 1;
 }
 
-/* Frame f on body b: its normal (local) and in-plane basis f1, f2 (local). */
+/* Frame f on body b: its normal (frame coordinates) and in-plane basis f1, f2 (frame
+   coordinates; f2 = n x f1). */
 static void frame_basis(const mbs_asm_loop *l, int b, const mbs_pose *f, const double n[3],
                         double nl[3], double basis[6])
 {
@@ -218,24 +269,35 @@ static void frame_basis(const mbs_asm_loop *l, int b, const mbs_pose *f, const d
     mbs_cut_perp(nl, basis, basis + 3);
 }
 
+/* Origin and f1 of frame f on body b in body coordinates. */
+static void frame_point_dir(const mbs_asm_loop *l, int b, const mbs_pose *f, const double n[3],
+                            double p[3], double g[3])
+{
+    double nl[3], basis[6];
+    frame_basis(l, b, f, n, nl, basis);
+    v3_copy(p, f->p);
+    m3_mulv(g, f->R, basis);
+}
+
 /* Link of joint jid traversed forward (entry = its parent frame) or backward (entry = its
    child frame); tree 0 for the cut. */
 static void make_link(const mbs_asm_loop *l, int jid, int forward, int tree, const double n[3],
                       mbs_planar_link *L)
 {
     const mbs_joint_model *j = &l->m->joints[jid];
-    double nl[3], nout[3];
+    const mbs_pose *fi = forward ? &j->frame_parent : &j->frame_child;
+    const mbs_pose *fo = forward ? &j->frame_child : &j->frame_parent;
+    double nl[3], b[6];
     memset(L, 0, sizeof *L);
     L->joint = jid, L->tree = tree;
     L->prismatic = j->ops == &mbs_joint_prismatic_ops;
     L->body_in = forward ? j->parent : j->child, L->body_out = forward ? j->child : j->parent;
-    L->f_in = forward ? j->frame_parent : j->frame_child;
-    L->f_out = forward ? j->frame_child : j->frame_parent;
-    frame_basis(l, L->body_in, &L->f_in, n, nl, L->b_in);
-    frame_basis(l, L->body_out, &L->f_out, n, nout, L->b_out);
+    frame_point_dir(l, L->body_in, fi, n, L->p_in, L->g_in);
+    frame_point_dir(l, L->body_out, fo, n, L->p_out, L->g_out);
+    frame_basis(l, L->body_in, fi, n, nl, b);
     const double s = forward ? 1.0 : -1.0;
     L->qsign = s * (v3_dot(j->axis, nl) > 0.0 ? 1.0 : -1.0);
-    L->u[0] = s * v3_dot(j->axis, L->b_in), L->u[1] = s * v3_dot(j->axis, L->b_in + 3);
+    L->u[0] = s * v3_dot(j->axis, b), L->u[1] = s * v3_dot(j->axis, b + 3);
 }
 
 /* The cut rows whose rates close the loop in the plane: a revolute cut's two force rows
@@ -298,8 +360,9 @@ static int planar_candidate(const mbs_asm_loop *l, int i0, int i1, const double 
     if (np == 2) {
         const mbs_planar_link *p1 = &a->link[(r + 1) % 3], *p2 = &a->link[(r + 2) % 3];
         double w1[3], w2[3], t[3];
-        neutral_axis(l, p1->body_in, &p1->f_in, m->joints[p1->joint].axis, w1);
-        neutral_axis(l, p2->body_in, &p2->f_in, m->joints[p2->joint].axis, w2);
+        const mbs_joint_model *j1 = &m->joints[p1->joint], *j2 = &m->joints[p2->joint];
+        neutral_axis(l, j1->parent, &j1->frame_parent, j1->axis, w1);
+        neutral_axis(l, j2->parent, &j2->frame_parent, j2->axis, w2);
         v3_cross(t, w1, w2);
         if (!(v3_norm(t) > 1e-9)) return 0;
         a->canon = r;
@@ -315,7 +378,9 @@ static int planar_candidate(const mbs_asm_loop *l, int i0, int i1, const double 
     pose_apply(xc, &l->xw0[c->child], c->frame_child.p);
     v3_sub(dx, xc, xp);
     a->offset_n = v3_dot(dx, n);
-    m3_tmulv(a->n_anc, l->xw0[l->A].R, n);
+    double na[3];
+    m3_tmulv(na, l->xw0[l->A].R, n);
+    mbs_cut_perp(na, a->e_anc, a->e_anc + 3);
     for (int k = 0; k < 2; ++k) {
         const int i = k ? i1 : i0;
         mbs_asm_add_dofs(m, a, l->joint[i], -1, l->side[i]);

@@ -63,15 +63,16 @@ typedef struct mbs_assembly_ops {
     int (*position)(mbs_data *d, const mbs_assembly *a, double *kappa);
 } mbs_assembly_ops;
 
-/* A planar joint of a JointRRR/RRP/RPP chain: entry and exit frame (body, pose in it, the
-   frame's in-plane basis f1, f2), revolute or prismatic, and how its planar variable x maps
-   to the joint's coordinate. */
+/* A planar joint of a JointRRR/RRP/RPP chain: its entry and exit frame (body, origin and
+   in-plane direction f1 in body coordinates; f2 = n x f1), revolute or prismatic, and how its
+   planar variable x (angle of the exit frame's f1 from the entry's, or slide) maps to the
+   joint's coordinate. */
 typedef struct mbs_planar_link {
     int joint, tree;           /* joint id; 1 for a tree joint (its q is written), 0 the cut */
     int prismatic;
     int body_in, body_out;
-    mbs_pose f_in, f_out;
-    double b_in[6], b_out[6];  /* f1, f2 of each frame in its own coordinates */
+    double p_in[3], p_out[3];  /* frame origins, body coordinates */
+    double g_in[3], g_out[3];  /* their f1, body coordinates */
     double qsign;              /* revolute: q = qsign x */
     double u[2];               /* prismatic: slide direction in the entry basis, q = x */
 } mbs_planar_link;
@@ -94,7 +95,7 @@ struct mbs_assembly {
     double length;             /* ROD: |rod|; DIST: the distance joint's length */
     mbs_planar_link link[3];   /* PLANAR: J1, J2, J3 from the segment holding the ancestor */
     int canon;                 /* PLANAR: cyclic shift to the solved form (RRR, RRP, RPP) */
-    double n_anc[3];           /* PLANAR: plane normal in the ancestor body's coordinates */
+    double e_anc[6];           /* PLANAR: in-plane basis e1, e2 in the ancestor's coordinates */
     double offset_n;           /* PLANAR: the cut frames' offset along n (constant; != 0:
                                   the loop can never close) */
     double scale;              /* a length of the loop (branch distances, tolerances) */
@@ -169,31 +170,34 @@ typedef struct mbs_closure_data {
     int rows_set;              /* rows[] are the selection's, the partition the analytic one */
     int ever_set;              /* a selection has fitted once */
     int checked;               /* every row verified since the analytic strategy took over */
-    int jac_valid;             /* W, LU of every assembly are those of the closed q */
+    int jac_valid;             /* W, Mi of every assembly are those of the closed q */
     int B_valid;               /* B too */
     int *rows;                 /* [3 nasm] cut rows of each assembly */
     double *W;                 /* [18 nasm] their world wrenches */
-    double *LU;                /* [9 nasm] LU of each assembly's rate matrix (column-major) */
-    int *piv;                  /* [3 nasm] */
+    double *Mi;                /* [9 nasm] inverse of each assembly's rate matrix (row-major) */
+    double *hada;              /* [nasm] its Hadamard ratio |det| / prod of row norms */
     double *kappa;             /* [nasm] conditioning at the last closure */
     double *Sw;                /* [6 nv] world motion subspace */
     double *a0, *Vw, *Aw;      /* [6 nbody] */
-    double *B, *MB;            /* [nv ndof] column-major: dv = B du, and M B */
-    double *b, *taub, *r, *x;  /* [nv] */
+    double *B;                 /* [nv ndof] column-major: dv = B du */
+    double *VB, *IVB;          /* [6 nbody ndof] body velocities of B's columns, I times them */
+    double *b, *r, *x;         /* [nv]: b, RNEA(qacc) - tau, u'' (ndof) */
     double *Mr;                /* [ndof ndof] */
     double *qbak, *vbak;       /* [nq], [nv] */
     double *h;                 /* [ncon] residuals of the consistency check */
 } mbs_closure_data;
 
-/* W and the LU of every assembly's rate matrix at the data's poses and S (Sw computed);
+/* W and the inverse of every assembly's rate matrix at the data's poses and S (Sw computed);
    MBS_ERR_SINGULAR naming the cut joint when one is singular. */
 int mbs_closure_jacobians(mbs_data *d);
 /* Dependent rates of v (nv) from its independent ones, loop after loop. */
 void mbs_closure_rates(const mbs_data *d, double *v);
 /* B (nv x ndof): the rates for each unit independent rate. */
 void mbs_closure_basis(mbs_data *d);
-/* b (nv): the dependent accelerations for zero independent ones at the data's v (needs
-   Vw, Aw). */
+/* The dependent rates of v from its independent ones by B (current). */
+void mbs_closure_apply_basis(const mbs_data *d, double *v);
+/* b (nv): the dependent accelerations for zero independent ones at the data's v (needs the
+   velocity-product accelerations a0 of the bodies, body coordinates). */
 void mbs_closure_bias(mbs_data *d, double *b);
 /* Forward dynamics reduced to the independent coordinates, and the multipliers. */
 int mbs_closure_reduced_forward(mbs_data *d);

@@ -5,13 +5,13 @@
  * joint: h_r = 0 with the rate h_r' = W_r . (V_c - V_p), W_r the row's world wrench and
  * V_c - V_p = sum over the loop's path of sign_k Sw_k v_k (constraints.h). Differentiating
  * them once gives M v_dep = -W . (sum over the other path dofs), M_ri = sign_i W_r . Sw_i
- * (1 x 1, 2 x 2 or 3 x 3, factored once per closed state); twice, the same M with
+ * (1 x 1, 2 x 2 or 3 x 3, inverted once per closed state by its adjugate); twice, the same M with
  * -(Wdot . (V_c - V_p) + W . (A_c - A_p)) on the right, A the spatial accelerations at the
  * loop's known accelerations (and the velocity-product terms). Loops come in solve order, so
  * every dof a loop reads is independent or already written by an earlier one. */
 #include "closure/closure.h"
 
-#include "solvers/dense.h"
+#include <math.h>
 
 /* 1 when dof k is one of a's dependent dofs. */
 static int is_own(const mbs_assembly *a, int k)
@@ -36,6 +36,35 @@ static void known_twist(const mbs_closure_model *cm, const mbs_assembly *a, cons
     }
 }
 
+/* Mi = M^-1 for n <= 3 (row-major) by the adjugate; returns the Hadamard ratio
+   |det M| / prod of the row norms (0: singular, 1: orthogonal rows). */
+static double small_inverse(int n, const double *M, double *Mi)
+{
+    double det, h = 1.0;
+    if (n == 1) {
+        det = M[0];
+        Mi[0] = 1.0 / det;
+    } else if (n == 2) {
+        det = M[0] * M[3] - M[1] * M[2];
+        Mi[0] = M[3] / det, Mi[1] = -M[1] / det, Mi[2] = -M[2] / det, Mi[3] = M[0] / det;
+    } else {
+        double c[9];
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) {
+                const int r1 = (r + 1) % 3, r2 = (r + 2) % 3, k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+                c[3 * k + r] = M[3 * r1 + k1] * M[3 * r2 + k2] - M[3 * r1 + k2] * M[3 * r2 + k1];
+            }
+        det = M[0] * c[0] + M[1] * c[3] + M[2] * c[6];
+        for (int e = 0; e < 9; ++e) Mi[e] = c[e] / det;
+    }
+    for (int r = 0; r < n; ++r) {
+        double s = 0.0;
+        for (int k = 0; k < n; ++k) s += M[n * r + k] * M[n * r + k];
+        h *= sqrt(s);
+    }
+    return h > 0.0 ? fabs(det) / h : 0.0;
+}
+
 /* See closure.h. */
 int mbs_closure_jacobians(mbs_data *d)
 {
@@ -45,13 +74,13 @@ int mbs_closure_jacobians(mbs_data *d)
     for (int i = 0; i < cm->nasm; ++i) {
         const mbs_assembly *a = &cm->asm_[i];
         const int n = a->ndep;
-        double *W = C->W + 18 * i, *M = C->LU + 9 * i;
-        for (int r = 0; r < n; ++r) {
-            mbs_con_row(d, a->cut, C->rows[3 * i + r], NULL, W + 6 * r, NULL);
+        double *W = C->W + 18 * i, M[9];
+        mbs_con_rows(d, a->cut, C->rows + 3 * i, n, NULL, W, NULL);
+        for (int r = 0; r < n; ++r)
             for (int c = 0; c < n; ++c)
-                M[r + n * c] = a->dep_sign[c] * s6_dot(W + 6 * r, C->Sw + 6 * a->dep[c]);
-        }
-        if (mbs_dense_lu(n, M, C->piv + 3 * i) != 0) {
+                M[n * r + c] = a->dep_sign[c] * s6_dot(W + 6 * r, C->Sw + 6 * a->dep[c]);
+        C->hada[i] = small_inverse(n, M, C->Mi + 9 * i);
+        if (!(C->hada[i] > 1e-14)) {
             char buf[96];
             C->jac_valid = 0;
             return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "closure: the %s loop of cut joint %s is "
@@ -67,11 +96,15 @@ int mbs_closure_jacobians(mbs_data *d)
 static void solve_own(const mbs_closure_data *C, const mbs_assembly *a, int i,
                       const double tw[6], const double *extra, double *y)
 {
+    const int n = a->ndep;
+    const double *Mi = C->Mi + 9 * i;
     double x[3];
-    for (int r = 0; r < a->ndep; ++r)
-        x[r] = -s6_dot(C->W + 18 * i + 6 * r, tw) - (extra ? extra[r] : 0.0);
-    mbs_dense_lu_solve(0, a->ndep, C->LU + 9 * i, C->piv + 3 * i, x);
-    for (int r = 0; r < a->ndep; ++r) y[a->dep[r]] = x[r];
+    for (int r = 0; r < n; ++r) x[r] = -s6_dot(C->W + 18 * i + 6 * r, tw) - (extra ? extra[r] : 0.0);
+    for (int r = 0; r < n; ++r) {
+        double s = 0.0;
+        for (int k = 0; k < n; ++k) s += Mi[n * r + k] * x[k];
+        y[a->dep[r]] = s;
+    }
 }
 
 /* See closure.h. */
@@ -101,6 +134,29 @@ void mbs_closure_basis(mbs_data *d)
     C->B_valid = 1;
 }
 
+/* World velocity and velocity-product acceleration of body b into Vw, Aw (from the body
+   coordinates of d->vel and a0). */
+static void world_motion(const mbs_data *d, const mbs_closure_data *C, int b)
+{
+    xm_apply_inv(C->Vw + 6 * b, &d->x_world[b], d->vel + 6 * b);
+    xm_apply_inv(C->Aw + 6 * b, &d->x_world[b], C->a0 + 6 * b);
+}
+
+/* See closure.h: v_dep = B u with B of the closed state (its columns are the rates of unit
+   independent rates; rates are linear), so the closure's rates cost ndof products. */
+void mbs_closure_apply_basis(const mbs_data *d, double *v)
+{
+    const mbs_closure_model *cm = d->model->closure;
+    const double *B = d->closure->B;
+    const int nv = d->model->nv;
+    for (int k = 0; k < nv; ++k) {
+        if (!cm->is_dep[k]) continue;
+        double s = 0.0;
+        for (int j = 0; j < cm->ndof; ++j) s += B[(size_t)nv * j + k] * v[cm->ind[j]];
+        v[k] = s;
+    }
+}
+
 /* See closure.h: the rows' second derivatives with the known accelerations b. */
 void mbs_closure_bias(mbs_data *d, double *b)
 {
@@ -110,17 +166,17 @@ void mbs_closure_bias(mbs_data *d, double *b)
     for (int i = 0; i < cm->nasm; ++i) {
         const mbs_assembly *a = &cm->asm_[i];
         const mbs_joint_model *c = &d->model->joints[a->cut];
+        world_motion(d, C, c->parent);
+        world_motion(d, C, c->child);
         const double *Vp = C->Vw + 6 * c->parent, *Vc = C->Vw + 6 * c->child;
-        double tw[6], dV[6], extra[3], W[6], Wd[6];
+        double tw[6], dV[6], extra[3], W[18], Wd[18];
         known_twist(cm, a, C->Sw, b, tw);
         for (int e = 0; e < 6; ++e) {
             tw[e] += C->Aw[6 * c->child + e] - C->Aw[6 * c->parent + e];
             dV[e] = Vc[e] - Vp[e];
         }
-        for (int r = 0; r < a->ndep; ++r) {
-            mbs_con_row(d, a->cut, C->rows[3 * i + r], C->Vw, W, Wd);
-            extra[r] = s6_dot(Wd, dV);
-        }
+        mbs_con_rows(d, a->cut, C->rows + 3 * i, a->ndep, C->Vw, W, Wd);
+        for (int r = 0; r < a->ndep; ++r) extra[r] = s6_dot(Wd + 6 * r, dV);
         solve_own(C, a, i, tw, extra, b);
     }
 }

@@ -6,10 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "solvers/dense.h"
 #include "solvers/loops.h"
 
-#define ROWS_COND 1e-8 /* a kept row set whose rate matrix pivots fall below this ratio is
+#define ROWS_COND 1e-6 /* a kept row set whose rate matrix has a Hadamard ratio below this is
                           selected again at assembly */
 
 /* ---------------------------------------------------------------- data */
@@ -28,13 +27,12 @@ int mbs_closure_data_create(mbs_data *d)
     const size_t na = (size_t)cm->nasm, nv1 = (size_t)m->nv + 1, nb = (size_t)m->nbody;
     const size_t nd1 = (size_t)cm->ndof + 1;
     C->rows = calloc(3 * na, sizeof(int));
-    C->piv = calloc(3 * na, sizeof(int));
-    double **dp[] = {&C->W, &C->LU, &C->kappa, &C->Sw, &C->a0, &C->Vw, &C->Aw, &C->B, &C->MB,
-                     &C->b, &C->taub, &C->r, &C->x, &C->Mr, &C->qbak, &C->vbak, &C->h};
-    const size_t dn[] = {18 * na, 9 * na, na, 6 * nv1, 6 * nb, 6 * nb, 6 * nb, nv1 * nd1,
-                         nv1 * nv1, nv1, nv1, nv1, nv1 + nd1, nd1 * nd1, (size_t)m->nq + 1, nv1,
-                         (size_t)m->ncon + 1};
-    int ok = C->rows && C->piv;
+    double **dp[] = {&C->W, &C->Mi, &C->hada, &C->kappa, &C->Sw, &C->a0, &C->Vw, &C->Aw, &C->B, &C->VB,
+                     &C->IVB, &C->b, &C->r, &C->x, &C->Mr, &C->qbak, &C->vbak, &C->h};
+    const size_t dn[] = {18 * na, 9 * na, na, na, 6 * nv1, 6 * nb, 6 * nb, 6 * nb, nv1 * nd1,
+                         6 * nb * nd1, 6 * nb * nd1, nv1, nv1, nv1 + nd1, nd1 * nd1,
+                         (size_t)m->nq + 1, nv1, (size_t)m->ncon + 1};
+    int ok = C->rows != NULL;
     for (size_t i = 0; i < sizeof dp / sizeof dp[0]; ++i)
         ok &= (*dp[i] = calloc(dn[i], sizeof(double))) != NULL;
     for (int i = 0; ok && i < cm->nasm; ++i)
@@ -47,8 +45,8 @@ void mbs_closure_data_destroy(mbs_data *d)
 {
     mbs_closure_data *C = d ? d->closure : NULL;
     if (!C) return;
-    void *p[] = {C->rows, C->piv, C->W, C->LU, C->kappa, C->Sw, C->a0, C->Vw, C->Aw, C->B,
-                 C->MB, C->b, C->taub, C->r, C->x, C->Mr, C->qbak, C->vbak, C->h};
+    void *p[] = {C->rows, C->W, C->Mi, C->hada, C->kappa, C->Sw, C->a0, C->Vw, C->Aw, C->B,
+                 C->VB, C->IVB, C->b, C->r, C->x, C->Mr, C->qbak, C->vbak, C->h};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(C);
     d->closure = NULL;
@@ -152,12 +150,12 @@ static int check_rows(mbs_data *d)
 static int finish(mbs_data *d, int flags)
 {
     mbs_closure_data *C = d->closure;
-    mbs_kinematics_subspace(d);
+    mbs_kinematics_S(d);
     int st = mbs_closure_jacobians(d);
     if (st == MBS_OK && !C->rows_set) st = set_rows(d);
     if (st != MBS_OK) return st;
-    mbs_closure_rates(d, d->v);
-    C->B_valid = 0;
+    mbs_closure_basis(d);
+    mbs_closure_apply_basis(d, d->v);
     if (!C->checked && (flags & MBS_CLOSE_CHECK)) {
         st = check_rows(d);
         if (st != MBS_OK) return st;
@@ -221,15 +219,8 @@ int mbs_closure_close(mbs_data *d, int flags)
 /* 1 when every rate matrix is well conditioned with the current rows. */
 static int rows_fit_here(const mbs_data *d)
 {
-    const mbs_closure_model *cm = d->model->closure;
-    const mbs_closure_data *C = d->closure;
-    for (int i = 0; i < cm->nasm; ++i) {
-        const int n = cm->asm_[i].ndep;
-        const double *LU = C->LU + 9 * i;
-        double lo = INFINITY, hi = 0.0;
-        for (int k = 0; k < n; ++k) lo = fmin(lo, fabs(LU[k + n * k])), hi = fmax(hi, fabs(LU[k + n * k]));
-        if (!(lo > ROWS_COND * hi)) return 0;
-    }
+    for (int i = 0; i < d->model->closure->nasm; ++i)
+        if (!(d->closure->hada[i] > ROWS_COND)) return 0;
     return 1;
 }
 

@@ -155,6 +155,15 @@ void mbs_kinematics(mbs_data *d)
     }
 }
 
+/* S of joint jm (child-body coordinates) at the data's q. */
+static void joint_subspace(mbs_data *d, const mbs_joint_model *jm)
+{
+    if (jm->nv == 0) return;
+    double *S = d->S + 6 * jm->vadr;
+    mbs_joint_motion(jm, joint_aux(d, jm), d->q + jm->qadr, d->v + jm->vadr, S, NULL);
+    if (!jm->frame_child_identity) subspace_to_body(jm, S);
+}
+
 /* Poses and S only (what the mass matrix needs): no velocities, no bias terms. */
 void mbs_kinematics_subspace(mbs_data *d)
 {
@@ -165,9 +174,13 @@ void mbs_kinematics_subspace(mbs_data *d)
         const int b = jm->child, p = m->bodies[b].parent;
         joint_pose_up(d, jm, &xup[b]);
         pose_compose(&xw[b], &xw[p], &xup[b]);
-        if (jm->nv == 0) continue;
-        double *S = d->S + 6 * jm->vadr;
-        mbs_joint_motion(jm, joint_aux(d, jm), d->q + jm->qadr, d->v + jm->vadr, S, NULL);
-        if (!jm->frame_child_identity) subspace_to_body(jm, S);
+        joint_subspace(d, jm);
     }
+}
+
+/* S only, the poses left as they are. */
+void mbs_kinematics_S(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    for (int t = 0; t < m->ntree; ++t) joint_subspace(d, &m->joints[m->tree[t]]);
 }

@@ -309,15 +309,16 @@ void mbs_con_bias(const mbs_data *d, const mbs_con_topo *t, const double *Vw,
 }
 
 /* See constraints.h. */
-double mbs_con_row(const mbs_data *d, int joint, int k, const double *Vw, double W[6],
-                   double Wd[6])
+void mbs_con_rows(const mbs_data *d, int joint, const int *k, int n, const double *Vw,
+                  double *W, double *Wd)
 {
     const mbs_joint_model *j = &d->model->joints[joint];
     cut_geom g;
     geom(d, j, &g);
-    const double h = row_wrench(&g, &j->rows[k], W);
-    if (Vw) row_wrench_dot(&g, &j->rows[k], Vw + 6 * j->parent, Vw + 6 * j->child, Wd);
-    return h;
+    for (int i = 0; i < n; ++i) {
+        row_wrench(&g, &j->rows[k[i]], W + 6 * i);
+        if (Vw) row_wrench_dot(&g, &j->rows[k[i]], Vw + 6 * j->parent, Vw + 6 * j->child, Wd + 6 * i);
+    }
 }
 
 /* See constraints.h: only the path columns of each row are read. */
