@@ -159,6 +159,9 @@ int mbs_closure_forward(mbs_data *d);
 /* After a successful Newton closure with these flags: take over again when every loop is
    regular and the flags allow a new partition. */
 void mbs_closure_newton_closed(mbs_data *d, int flags);
+/* 1 when the analytic strategy closed the data's q, v and the poses it left are still
+   those (no pose computation since): forward dynamics may skip recomputing them. */
+int mbs_closure_poses_current(const mbs_data *d);
 /* Runtime data of d (nothing for a model without analytic closure). */
 int mbs_closure_data_create(mbs_data *d);
 void mbs_closure_data_destroy(mbs_data *d);
@@ -172,6 +175,7 @@ typedef struct mbs_closure_data {
     int checked;               /* every row verified since the analytic strategy took over */
     int jac_valid;             /* W, Mi of every assembly are those of the closed q */
     int B_valid;               /* B too */
+    unsigned long pose_gen;    /* d->kin_gen when the last closure finished */
     int *rows;                 /* [3 nasm] cut rows of each assembly */
     double *W;                 /* [18 nasm] their world wrenches */
     double *Mi;                /* [9 nasm] inverse of each assembly's rate matrix (row-major) */

@@ -197,6 +197,7 @@ static int close_analytic(mbs_data *d, int flags)
     if (st == MBS_OK) st = finish(d, flags);
     if (st == MBS_OK) {
         mbs_loops_mark_closed(d);
+        d->closure->pose_gen = d->kin_gen;
         return MBS_OK;
     }
     restore(d);
@@ -265,6 +266,7 @@ void mbs_closure_newton_closed(mbs_data *d, int flags)
         C->analytic = 1;
         mbs_loops_note_event(d);
         mbs_loops_mark_closed(d);
+        C->pose_gen = d->kin_gen;
         return;
     }
     restore(d);
@@ -281,6 +283,14 @@ int mbs_closure_forward(mbs_data *d)
         if (st != MBS_OK) return st;
     }
     return mbs_closure_reduced_forward(d);
+}
+
+/* See closure.h. */
+int mbs_closure_poses_current(const mbs_data *d)
+{
+    const mbs_closure_data *C = d->closure;
+    return C && C->analytic && !C->unusable && C->pose_gen == d->kin_gen &&
+           mbs_loops_is_closed(d);
 }
 
 /* ---------------------------------------------------------------- public */

@@ -1,5 +1,6 @@
 /* Public dynamics entry points: validation, kinematics, forces, then one recursive pass.
  * A failed call leaves q, v, time and the previous outputs (qacc) as they were. */
+#include "closure/closure.h"
 #include "core/internal.h"
 #include "planar/planar.h"
 #include "solvers/loops.h"
@@ -89,7 +90,10 @@ int mbs_check_state(mbs_data *d, int check_v, int check_tau)
 /* Kinematics and forces at the current state; the element's status on failure. */
 static int prepare(mbs_data *d)
 {
-    mbs_kinematics(d);
+    if (mbs_closure_poses_current(d)) /* just closed: the poses are those of q */
+        mbs_kinematics_vel(d);
+    else
+        mbs_kinematics(d);
     return mbs_forces_accumulate(d);
 }
 

@@ -44,6 +44,8 @@ void mbs_neutral_poses(const mbs_model *m, mbs_pose *xw);
 /* Poses of the bodies at tree positions t[0..n) only (ascending; the parents' poses must be
    current): after some coordinates changed. */
 void mbs_kinematics_pos_some(mbs_data *d, const int *t, int n);
+/* mbs_kinematics without the poses: they must be those of the data's q. */
+void mbs_kinematics_vel(mbs_data *d);
 /* Motion subspaces S only (the poses are not touched). */
 void mbs_kinematics_S(mbs_data *d);
 /* Poses and motion subspaces S only (no velocities): enough for CRBA. */

@@ -59,6 +59,7 @@ static void joint_pose_up(const mbs_data *d, const mbs_joint_model *jm, mbs_pose
 void mbs_kinematics_pos(mbs_data *d)
 {
     const mbs_model *m = d->model;
+    d->kin_gen++;
     mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
@@ -84,6 +85,7 @@ void mbs_neutral_poses(const mbs_model *m, mbs_pose *xw)
 void mbs_kinematics_pos_some(mbs_data *d, const int *t, int n)
 {
     const mbs_model *m = d->model;
+    d->kin_gen++;
     mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
     for (int i = 0; i < n; ++i) {
         const mbs_joint_model *jm = &m->joints[m->tree[t[i]]];
@@ -143,6 +145,7 @@ static inline void body_velocity(double *restrict vel, double *restrict cvel,
 void mbs_kinematics(mbs_data *d)
 {
     const mbs_model *m = d->model;
+    d->kin_gen++;
     mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
@@ -164,10 +167,25 @@ static void joint_subspace(mbs_data *d, const mbs_joint_model *jm)
     if (!jm->frame_child_identity) subspace_to_body(jm, S);
 }
 
+/* S, body velocities and velocity-product terms at the poses already computed for the data's
+   q (mbs_kinematics without its pose part). */
+void mbs_kinematics_vel(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = m->bodies[b].parent;
+        double vJ[6], cJ[6];
+        joint_motion(d, jm, vJ, cJ);
+        body_velocity(d->vel + 6 * b, d->cvel + 6 * b, &d->x_up[b], d->vel + 6 * p, vJ, cJ);
+    }
+}
+
 /* Poses and S only (what the mass matrix needs): no velocities, no bias terms. */
 void mbs_kinematics_subspace(mbs_data *d)
 {
     const mbs_model *m = d->model;
+    d->kin_gen++;
     mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];

@@ -109,8 +109,10 @@ struct mbs_data {
     struct mbs_planar_data *planar;
 
     /* analytic loop closure (src/closure/): its state and workspace, NULL when the model
-       has none */
+       has none; kin_gen counts the pose computations (kinematics.c), so the closure can tell
+       forward dynamics that the poses it left are those of q */
     struct mbs_closure_data *closure;
+    unsigned long kin_gen;
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */
