@@ -378,6 +378,41 @@ static void test_analytic_no_alloc(void **state)
     }
 }
 
+/* A curve-curve contact (src/contact/): a wheel (circle) rolling on a line, with its
+   contact solves and their rates, through the table and RK4 stepping. */
+static void test_curve_no_alloc(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    const double g[3] = {0.0, -9.81, 0.0};
+    assert_int_equal(mbs_builder_set_gravity(b, g), MBS_OK);
+    mbs_body_def bd = mbs_default_body_def();
+    bd.com[0] = 0.05; /* off centre: it rocks */
+    const int body = mbs_add_body(b, &bd);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_PLANAR);
+    j.child = body;
+    assert_true(mbs_add_joint(b, &j) >= 0);
+    mbs_curve_joint_def c = mbs_default_curve_joint_def();
+    c.child = body, c.rolling = 1, c.s_child = -0.15 * 1.5707963267948966;
+    c.curve_child.kind = MBS_CURVE_CIRCLE, c.curve_child.a = 0.15;
+    const int cj = mbs_add_curve_joint(b, &c);
+    assert_true(cj >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_q(d)[1] = 0.2, mbs_data_q(d)[2] = 0.4;
+    run_table(d);
+    steps_no_alloc(d, MBS_STEP_RK4, 20);
+    double s[2];
+    count_begin();
+    const int st = mbs_curve_joint_contact(d, cj, s, NULL, NULL);
+    assert_int_equal(count_end(), 0);
+    assert_int_equal(st, MBS_OK);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -387,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_errors_no_alloc),
         cmocka_unit_test(test_loops_no_alloc),
         cmocka_unit_test(test_analytic_no_alloc),
+        cmocka_unit_test(test_curve_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

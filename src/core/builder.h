@@ -24,6 +24,9 @@ struct mbs_builder {
     mbs_closure closure;        /* MBS_CLOSURE_ANALYTIC: closed forms where compile finds them */
     int nvisual, visual_cap;
     mbs_visual_def *visuals;   /* [nvisual], name and mesh owned (src/core/visual.c) */
+    /* curve joints (src/contact/): their curves with their joint ids */
+    int ncurve, curve_cap;
+    struct mbs_curve_pair *curves; /* [ncurve] */
 };
 
 /* The builder's sizes and settings at one moment, to undo what was added after it (a model
@@ -38,6 +41,9 @@ mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b);
 /* Remove every element added after the mark (freeing their names) and restore its settings. */
 void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *mark);
 
+/* mbs_add_joint after its NULL checks; curve 1 allows MBS_JOINT_CURVE (always a cut joint,
+   from mbs_add_curve_joint). The id or a status. */
+int mbs_builder_push_joint(mbs_builder *b, const mbs_joint_def *def, int curve);
 /* Copy of a name (NULL -> ""), or NULL when out of memory. */
 char *mbs_strdup_name(const char *name);
 /* Append one force element (copied; takes ownership of its name); returns its id or

@@ -17,6 +17,7 @@
 #include "core/builder.h"
 #include "core/internal.h"
 #include "closure/closure.h"
+#include "contact/contact.h"
 #include "planar/planar.h"
 
 #include <stdint.h>
@@ -40,7 +41,7 @@ typedef struct topo {
 
 static const char *const type_names[] = {"revolute", "prismatic", "cylindrical", "universal",
                                          "spherical", "planar",    "free",        "fixed",
-                                         "distance"};
+                                         "distance",  "curve"};
 
 /* The builder's error buffer: compile reports into it although the builder is const
    (the message is the only thing a compile changes in the builder). */
@@ -356,6 +357,8 @@ static int fill_joints(const mbs_builder *b, const topo *t, mbs_model *m)
         char *name = mbs_strdup_name(b->joints[j].name);
         if (!name) return MBS_ERR_NOMEM;
         fill_joint(&m->joints[j], &b->joints[j], name, is_tree(b, t, j));
+        if (b->joints[j].type == MBS_JOINT_CURVE && mbs_curve_compile(b, j, &m->joints[j]) != MBS_OK)
+            return MBS_ERR_NOMEM;
     }
     for (int r = 0; r < t->nroots; ++r) {
         int body = t->roots[r];
@@ -384,6 +387,10 @@ static int layout(const topo *t, mbs_model *m)
         m->nq += jm->nq;
         m->nv += jm->nv;
         if (jm->ops && jm->ops->naux > 0) jm->auxadr = m->naux, m->naux += jm->ops->naux;
+    }
+    for (int j = 0; j < m->njoint; ++j) { /* cut joints with state (curve contacts) */
+        mbs_joint_model *jm = &m->joints[j];
+        if (jm->cut && jm->ops && jm->ops->naux > 0) jm->auxadr = m->naux, m->naux += jm->ops->naux;
     }
     m->dof_parent = alloc_ints((size_t)m->nv);
     m->dof_joint = alloc_ints((size_t)m->nv);

@@ -62,9 +62,9 @@ static void data_init_state(mbs_data *d)
     const mbs_model *m = d->model;
     for (int j = 0; j < m->njoint; ++j) {
         const mbs_joint_model *jm = &m->joints[j];
-        if (jm->cut || !jm->ops) continue;
+        if (!jm->ops) continue;
         if (jm->auxadr >= 0 && jm->ops->aux_init) jm->ops->aux_init(jm, d->aux + jm->auxadr);
-        if (jm->nq > 0) jm->ops->neutral(jm, d->q + jm->qadr);
+        if (!jm->cut && jm->nq > 0) jm->ops->neutral(jm, d->q + jm->qadr);
     }
     for (int b = 0; b < m->nbody; ++b) {
         pose_identity(&d->x_up[b]);

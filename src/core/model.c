@@ -14,7 +14,7 @@ void mbs_model_destroy(mbs_model *m)
     if (m->bodies)
         for (int i = 0; i < m->nbody; ++i) free(m->bodies[i].name);
     if (m->joints)
-        for (int i = 0; i < m->njoint; ++i) free(m->joints[i].name);
+        for (int i = 0; i < m->njoint; ++i) free(m->joints[i].name), free(m->joints[i].curve);
     if (m->forces)
         for (int i = 0; i < m->nforce; ++i) free(m->forces[i].name);
     free(m->bodies);

@@ -20,7 +20,10 @@ typedef struct mbs_joint_ops mbs_joint_ops;
  * that wrench (the cut force along e, the cut torque about scale (d_c x d_p), the push of a
  * rod along d). */
 #define MBS_CUT_MAX_ROWS 6
-typedef enum mbs_cut_kind { MBS_CUT_POINT, MBS_CUT_ANGLE, MBS_CUT_DISTANCE } mbs_cut_kind;
+typedef enum mbs_cut_kind {
+    MBS_CUT_POINT, MBS_CUT_ANGLE, MBS_CUT_DISTANCE,
+    MBS_CUT_CURVE /* a curve joint's contact row (src/contact/: target 0 gap, 1 slip) */
+} mbs_cut_kind;
 typedef struct mbs_cut_row {
     mbs_cut_kind kind;
     double e[3];    /* POINT: e; ANGLE: d_p (joint rows: Fp coordinates; model: parent body) */
@@ -54,6 +57,8 @@ typedef struct mbs_joint_model {
     int ncon;                /* number of constraint rows (0 for a tree joint) */
     mbs_cut_row rows[MBS_CUT_MAX_ROWS]; /* e in parent body, f in child body coordinates */
     double con_length;       /* characteristic length of the loop (scales POINT/DISTANCE rows) */
+    /* curve joints (src/contact/): their two curves, owned by the model; NULL otherwise */
+    struct mbs_curve_pair *curve;
 } mbs_joint_model;
 
 struct mbs_joint_ops {
@@ -143,6 +148,7 @@ extern const mbs_joint_ops mbs_joint_free_quat_ops;
 extern const mbs_joint_ops mbs_joint_free_cardan_ops;
 extern const mbs_joint_ops mbs_joint_fixed_ops;
 extern const mbs_joint_ops mbs_joint_distance_ops;
+extern const mbs_joint_ops mbs_joint_curve_ops; /* src/contact/curve_joint.c */
 
 
 /* The Euclidean chart (src/joints/euclidean.c) of the joints whose q and v are the same

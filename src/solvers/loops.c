@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "closure/closure.h"
+#include "contact/contact.h"
 #include "core/linalg.h"
 #include "solvers/constraints.h"
 #include "solvers/dense.h"
@@ -322,8 +323,9 @@ static int newton_fail(mbs_data *d, mbs_loops *L, int it, double res)
     char buf[96];
     const int k = argmax_abs(L->h, L->rank);
     return MBS_DATA_FAIL(d, MBS_ERR_CONVERGENCE, "loops: closure of cut joint %s did not "
-                         "converge in %d Newton iterations (scaled residual %.3g)",
-                         row_label(d, L, L->arow[k], buf, (int)sizeof buf), it, res);
+                         "converge in %d Newton iterations (scaled residual %.3g%s)",
+                         row_label(d, L, L->arow[k], buf, (int)sizeof buf), it, res,
+                         isfinite(res) ? "" : ": a curve joint without a contact point there?");
 }
 
 /* Kinematics and the residual of the active rows at the data's q; its max norm. */
@@ -455,6 +457,10 @@ static int check_dropped(mbs_data *d, mbs_loops *L)
     char buf[96];
     const int r = L->drow[k];
     const mbs_joint_model *j = &d->model->joints[L->t.cut[L->t.row_cut[r]]];
+    if (!isfinite(L->h[k]))
+        return MBS_DATA_FAIL(d, MBS_ERR_CONVERGENCE, "loops: row %d of cut joint %s is not "
+                             "finite here (a curve joint without a contact point?)",
+                             r - j->conadr, row_label(d, L, r, buf, (int)sizeof buf));
     return MBS_DATA_FAIL(d, MBS_ERR_INCONSISTENT, "loops: the constraints of cut joint %s are "
                          "inconsistent: its row %d is redundant but violated by %.3g (scaled) "
                          "once the independent rows hold",
@@ -519,9 +525,11 @@ static void restore_state(mbs_data *d, const mbs_loops *L)
     memcpy(d->v, L->vbak, (size_t)L->nv * sizeof(double));
 }
 
-/* Remember the closed state (mbs_loops_is_closed); jac: L->J holds J_a at it. */
-static void mark_closed(const mbs_data *d, mbs_loops *L, int jac)
+/* Remember the closed state (mbs_loops_is_closed); jac: L->J holds J_a at it. Curve joints
+   keep their contact parameters as the next start (src/contact/). */
+static void mark_closed(mbs_data *d, mbs_loops *L, int jac)
 {
+    mbs_curve_commit(d);
     memcpy(L->qcl, d->q, (size_t)L->nq * sizeof(double));
     memcpy(L->vcl, d->v, (size_t)L->nv * sizeof(double));
     L->closed_valid = 1;
