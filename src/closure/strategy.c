@@ -79,7 +79,7 @@ static int take_rows(mbs_data *d)
 {
     const mbs_closure_model *cm = d->model->closure;
     int rank = 0;
-    const unsigned char *active = mbs_loops_active(d, &rank);
+    const unsigned char *active = mbs_loops_selection(d, &rank);
     if (!active || rank != cm->ndep) return 0;
     for (int i = 0; i < cm->nasm; ++i) {
         const mbs_assembly *a = &cm->asm_[i];

@@ -71,5 +71,8 @@ int io_read_visuals(io_ctx *c, const xmlNode *n, const io_link *l);
 int io_read_joint(io_ctx *c, const xmlNode *n);
 int io_weld_root(io_ctx *c, const xmlNode *robot);
 int io_read_element(io_ctx *c, const xmlNode *n); /* the superset's force elements, gravity */
+/* io_closure.c: <closure strategy>, <curve_joint> */
+int io_read_closure(io_ctx *c, const xmlNode *n);
+int io_read_curve_joint(io_ctx *c, const xmlNode *n);
 
 #endif

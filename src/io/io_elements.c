@@ -94,6 +94,7 @@ static const struct {
 } handlers[] = {
     {"gravity", read_gravity},           {"spring_damper", read_spring_damper},
     {"joint_spring_damper", read_joint_spring_damper},
+    {"closure", io_read_closure},        {"curve_joint", io_read_curve_joint},
     {"material", skip}, {"transmission", skip}, {"gazebo", skip}, {"ros2_control", skip},
 };
 
@@ -102,5 +103,5 @@ int io_read_element(io_ctx *c, const xmlNode *n)
     for (size_t k = 0; k < sizeof handlers / sizeof handlers[0]; ++k)
         if (io_is(n, handlers[k].tag)) return handlers[k].read(c, n);
     return io_fail(c, n, MBS_ERR_ARG, "unknown element (URDF: link, joint, material; mbs: gravity, "
-                   "spring_damper, joint_spring_damper)");
+                   "spring_damper, joint_spring_damper, closure, curve_joint)");
 }

@@ -949,7 +949,7 @@ int mbs_loops_select(mbs_data *d)
 void mbs_loops_deselect(mbs_data *d) { d->loops->selected = 0; }
 
 /* See loops.h. */
-const unsigned char *mbs_loops_active(const mbs_data *d, int *rank)
+const unsigned char *mbs_loops_selection(const mbs_data *d, int *rank)
 {
     const mbs_loops *L = d->loops;
     *rank = L && L->selected ? L->rank : 0;

@@ -89,7 +89,7 @@ int mbs_loops_select(mbs_data *d);
 /* Forget the selection: the next call that needs one makes it afresh. */
 void mbs_loops_deselect(mbs_data *d);
 /* The active-row mask (ncon) of the current selection and its rank; NULL when none. */
-const unsigned char *mbs_loops_active(const mbs_data *d, int *rank);
+const unsigned char *mbs_loops_selection(const mbs_data *d, int *rank);
 /* Use the given dependent dofs (mask, nv) as the partition from now on (their count must be
    the rank); J_v is factored at the data's kinematics: MBS_ERR_SINGULAR when it is singular
    there (the partition is then kept as it was). */
