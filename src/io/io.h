@@ -61,6 +61,8 @@ int io_attr(const xmlNode *n, const char *name, char *buf, int len);
 int io_numbers(io_ctx *c, const xmlNode *n, const char *name, double *out, int count);
 /* <origin xyz rpy> of element n (identity when absent) as a frame. */
 int io_origin(io_ctx *c, const xmlNode *n, const char *tag, mbs_frame *f);
+/* The body of the link named by attribute attr of n (reported when missing or unknown). */
+int io_link_body(io_ctx *c, const xmlNode *n, const char *attr, int *body);
 /* The link named name, or NULL. */
 io_link *io_find_link(io_ctx *c, const char *name);
 

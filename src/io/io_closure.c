@@ -56,25 +56,14 @@ static int read_curve(io_ctx *c, const xmlNode *n, const char *tag, mbs_curve *c
     return flag(c, e, "flip", &cv->flip);
 }
 
-/* The body of the link named by attribute attr. */
-static int link_body(io_ctx *c, const xmlNode *n, const char *attr, int *body)
-{
-    char name[128];
-    if (!io_attr(n, attr, name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute %s is missing", attr);
-    const io_link *l = io_find_link(c, name);
-    if (!l) return io_fail(c, n, MBS_ERR_TOPOLOGY, "%s \"%s\" is not a link of the file", attr, name);
-    *body = l->body;
-    return MBS_OK;
-}
-
 /* <curve_joint>: see the file comment. */
 int io_read_curve_joint(io_ctx *c, const xmlNode *n)
 {
     mbs_curve_joint_def d = mbs_default_curve_joint_def();
     char name[128];
     if (io_attr(n, "name", name, (int)sizeof name)) d.name = name;
-    int st = link_body(c, n, "parent", &d.parent);
-    if (st == MBS_OK) st = link_body(c, n, "child", &d.child);
+    int st = io_link_body(c, n, "parent", &d.parent);
+    if (st == MBS_OK) st = io_link_body(c, n, "child", &d.child);
     if (st == MBS_OK) st = io_origin(c, n, "origin", &d.frame_parent);
     if (st == MBS_OK) st = io_origin(c, n, "child_origin", &d.frame_child);
     if (st == MBS_OK) st = read_curve(c, n, "curve_parent", &d.curve_parent, &d.s_parent);

@@ -30,8 +30,8 @@ static int read_gravity(io_ctx *c, const xmlNode *n)
     return st < 0 ? io_fail_builder(c, n, st) : MBS_OK;
 }
 
-/* The body of the link named by attribute attr. */
-static int body_of(io_ctx *c, const xmlNode *n, const char *attr, int *body)
+/* See io.h. */
+int io_link_body(io_ctx *c, const xmlNode *n, const char *attr, int *body)
 {
     char name[128];
     if (!io_attr(n, attr, name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute %s is missing", attr);
@@ -47,8 +47,8 @@ static int read_spring_damper(io_ctx *c, const xmlNode *n)
     mbs_spring_damper_def sd = mbs_default_spring_damper_def();
     char name[128];
     if (io_attr(n, "name", name, (int)sizeof name)) sd.name = name;
-    int st = body_of(c, n, "link_a", &sd.body_a);
-    if (st == MBS_OK) st = body_of(c, n, "link_b", &sd.body_b);
+    int st = io_link_body(c, n, "link_a", &sd.body_a);
+    if (st == MBS_OK) st = io_link_body(c, n, "link_b", &sd.body_b);
     if (st == MBS_OK && io_numbers(c, n, "point_a", sd.point_a, 3) < 0) st = MBS_ERR_ARG;
     if (st == MBS_OK && io_numbers(c, n, "point_b", sd.point_b, 3) < 0) st = MBS_ERR_ARG;
     if (st == MBS_OK && io_numbers(c, n, "stiffness", &sd.stiffness, 1) < 0) st = MBS_ERR_ARG;
