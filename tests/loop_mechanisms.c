@@ -99,10 +99,15 @@ static mbs_closure lm_closure_mode = MBS_CLOSURE_ANALYTIC;
 
 void lm_set_closure(mbs_closure closure) { lm_closure_mode = closure; }
 
+static mbs_planar_mode lm_planar_mode = MBS_PLANAR_AUTO;
+
+void lm_set_planar(mbs_planar_mode mode) { lm_planar_mode = mode; }
+
 /* Compile b into mech->model (keeping the builder's message on failure), destroy b. */
 int lm_finish(mbs_builder *b, lm_mech *mech, int status)
 {
     if (status >= 0) status = mbs_builder_set_closure(b, lm_closure_mode);
+    if (status >= 0) status = mbs_builder_set_planar(b, lm_planar_mode);
     if (status >= 0) status = mbs_compile(b, &mech->model);
     if (status < 0) snprintf(mech->error, sizeof mech->error, "%s: %s", mbs_status_name(status),
                              mbs_builder_error(b));

@@ -28,6 +28,8 @@ void lm_mech_free(lm_mech *mech); /* destroys the model; the struct stays */
 /* How the builders below (and lm_finish) compile loops: MBS_CLOSURE_ANALYTIC (default, closed
    forms where compile finds them) or MBS_CLOSURE_NEWTON, for comparisons. */
 void lm_set_closure(mbs_closure closure);
+/* Whether they may run the planar path: MBS_PLANAR_AUTO (default) or MBS_PLANAR_OFF. */
+void lm_set_planar(mbs_planar_mode mode);
 
 /* Builder kit for mechanisms elsewhere (tests/loop_assemblies.c). */
 void lm_mech_init(lm_mech *mech);  /* reset before a build */

@@ -378,10 +378,13 @@ int mbs_builder_load(mbs_builder *b, const char *path);
 
 /* ---------------------------------------------------------------- planar models */
 /* A model whose tree joints all move in one plane (revolute axes parallel, prismatic axes
-   perpendicular to them, planar joints with that normal, fixed joints), with no closed loop
-   and no force callback, runs its forward dynamics in planar algebra (3-vectors instead of
-   spatial 6-vectors; Höbinger and Otter, "PlanarMultiBody - a Modelica library for planar
-   multi-body systems"): same API, same results to rounding. */
+   perpendicular to them, planar joints with that normal, fixed joints), no force callback,
+   and no closed loop or only loops closed in closed form by planar assemblies (JointRRR,
+   JointRRP, JointRPP below, whose normal is the model's), runs its forward dynamics in planar
+   algebra (3-vectors instead of spatial 6-vectors; Höbinger and Otter, "PlanarMultiBody - a
+   Modelica library for planar multi-body systems"): same API, same results to rounding. A
+   planar loop keeps the two rows its assembly closes (no rank decision); while Newton serves
+   its loops (near a singular position) the model runs the 3-D path. */
 typedef enum mbs_planar_mode {
     MBS_PLANAR_AUTO, /* default: compile finds a planar model and uses the planar path */
     MBS_PLANAR_OFF   /* always the 3-D path */

@@ -145,6 +145,14 @@ static int chain_roots(const mbs_data *d, const mbs_assembly *a, cx rot[2][3], d
     fr2 in[3], out[3];
     for (int i = 0; i < 3; ++i) {
         const mbs_planar_link *L = &a->link[i];
+        if (d->closure->planar) { /* the planar path's frames */
+            double P[2], u[2];
+            mbs_closure_planar_frame(d, L, 0, P, u);
+            in[i].P = cx_of(P[0], P[1]), in[i].u = cx_of(u[0], u[1]);
+            mbs_closure_planar_frame(d, L, 1, P, u);
+            out[i].P = cx_of(P[0], P[1]), out[i].u = cx_of(u[0], u[1]);
+            continue;
+        }
         in[i] = frame2(d, L->body_in, L->p_in, L->g_in, e);
         out[i] = frame2(d, L->body_out, L->p_out, L->g_out, e);
     }
@@ -381,6 +389,8 @@ static int planar_candidate(const mbs_asm_loop *l, int i0, int i1, const double 
     double na[3];
     m3_tmulv(na, l->xw0[l->A].R, n);
     mbs_cut_perp(na, a->e_anc, a->e_anc + 3);
+    a->planar = 1;
+    v3_copy(a->n0, n);
     for (int k = 0; k < 2; ++k) {
         const int i = k ? i1 : i0;
         mbs_asm_add_dofs(m, a, l->joint[i], -1, l->side[i]);

@@ -75,6 +75,8 @@ typedef struct mbs_planar_link {
     double g_in[3], g_out[3];  /* their f1, body coordinates */
     double qsign;              /* revolute: q = qsign x */
     double u[2];               /* prismatic: slide direction in the entry basis, q = x */
+    double pr_in[2], pu_in[2], pr_out[2], pu_out[2]; /* planar models: origins and f1 in
+                                  their bodies' planar frames (planar_loops.c) */
 } mbs_planar_link;
 
 struct mbs_assembly {
@@ -96,6 +98,8 @@ struct mbs_assembly {
     mbs_planar_link link[3];   /* PLANAR: J1, J2, J3 from the segment holding the ancestor */
     int canon;                 /* PLANAR: cyclic shift to the solved form (RRR, RRP, RPP) */
     double e_anc[6];           /* PLANAR: in-plane basis e1, e2 in the ancestor's coordinates */
+    int planar;                /* 1 for JointRRR/RRP/RPP */
+    double n0[3];              /* PLANAR: the plane normal, world, at the neutral q */
     double offset_n;           /* PLANAR: the cut frames' offset along n (constant; != 0:
                                   the loop can never close) */
     double scale;              /* a length of the loop (branch distances, tolerances) */
@@ -111,6 +115,7 @@ typedef struct mbs_closure_model {
     int *asm_of_cut;           /* [njoint] assembly index of each cut joint, -1 otherwise */
     mbs_con_topo topo;         /* the loops' paths (constraints.h) */
     int ndep, ndof;            /* dependent and independent dofs */
+    int ncutbody, *cutbody;    /* the bodies the cut joints join (the world left out) */
     unsigned char *is_dep;     /* [nv] */
     int *ind;                  /* [ndof] independent dofs, ascending */
 } mbs_closure_model;
@@ -176,6 +181,7 @@ typedef struct mbs_closure_data {
     int jac_valid;             /* W, Mi of every assembly are those of the closed q */
     int B_valid;               /* B too */
     unsigned long pose_gen;    /* d->kin_gen when the last closure finished */
+    int planar;                /* the model runs the planar path (planar_loops.c) */
     int *rows;                 /* [3 nasm] cut rows of each assembly */
     double *W;                 /* [18 nasm] their world wrenches */
     double *Mi;                /* [9 nasm] inverse of each assembly's rate matrix (row-major) */
@@ -205,5 +211,39 @@ void mbs_closure_apply_basis(const mbs_data *d, double *v);
 void mbs_closure_bias(mbs_data *d, double *b);
 /* Forward dynamics reduced to the independent coordinates, and the multipliers. */
 int mbs_closure_reduced_forward(mbs_data *d);
+/* The passes of a reduced forward dynamics: unclosed (may be NULL) before the Jacobians when
+   the loops are not known closed; accel0 the velocity-product accelerations; forward the
+   reduced mass Mr and right side x; backward the generalized residual r (nv). */
+typedef struct {
+    void (*unclosed)(mbs_data *d);
+    void (*accel0)(mbs_data *d);
+    void (*forward)(mbs_data *d);
+    void (*backward)(mbs_data *d, double *r);
+} mbs_closure_passes;
+/* The reduced forward dynamics with those passes; qacc and lambda written only on success. */
+int mbs_closure_reduced_run(mbs_data *d, const mbs_closure_passes *ps);
+/* u'' (C->x, ndof) from the reduced mass C->Mr (lower triangle) and C->x; MBS_ERR_SINGULAR
+   when the Cholesky factorisation fails. */
+int mbs_closure_solve_reduced(mbs_data *d);
+/* lambda from J_a^T lambda = r (nv, overwritten) on the dependent dofs. */
+void mbs_closure_multipliers(mbs_data *d, double *r);
+
+/* ---- planar models with loops in closed form (planar_loops.c) */
+/* 1 when every loop of m is a planar assembly whose normal is n (world, neutral q). */
+int mbs_closure_planar_ok(const mbs_model *m, const double n[3]);
+/* At compile, once m->planar is made: the link frames in their bodies' planar frames. */
+void mbs_closure_planar_links(mbs_model *m);
+/* World origin P and direction u (plane basis) of a link's entry (out 0) or exit frame. */
+void mbs_closure_planar_frame(const mbs_data *d, const mbs_planar_link *L, int out, double P[2],
+                              double u[2]);
+/* S by the planar motion pass; the motion subspaces Sw and the cut bodies' 3-D poses. */
+void mbs_closure_planar_subspace(mbs_data *d);
+/* The assemblies' rows as the selection (no QR); a status. */
+int mbs_closure_planar_rows(mbs_data *d);
+/* Forward dynamics of a planar model with loops in closed form (planar kinematics, forces,
+   reduced dynamics); qacc and lambda written only on success. */
+int mbs_closure_planar_forward(mbs_data *d);
+/* 1 when d's forward dynamics take that path now (planar model, closed forms serving). */
+int mbs_closure_planar_now(const mbs_data *d);
 
 #endif

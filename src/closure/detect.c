@@ -218,6 +218,15 @@ static int build(const mbs_model *m, mbs_closure_model *cm, const cand_list *cl,
     }
     for (int k = 0; st == MBS_OK && k < m->nv; ++k)
         if (!cm->is_dep[k]) cm->ind[cm->ndof++] = k;
+    cm->cutbody = malloc((size_t)(2 * nl + 1) * sizeof(int));
+    if (st == MBS_OK && !cm->cutbody) st = MBS_ERR_NOMEM;
+    if (st == MBS_OK) memset(mark, 0, (size_t)m->nbody);
+    for (int k = 0; st == MBS_OK && k < nl; ++k)
+        for (int e = 0; e < 2; ++e) {
+            const mbs_joint_model *c = &m->joints[cm->asm_[k].cut];
+            const int b = e ? c->child : c->parent;
+            if (b != MBS_WORLD && !mark[b]) mark[b] = 1, cm->cutbody[cm->ncutbody++] = b;
+        }
     free(mark);
     return st;
 }
@@ -287,6 +296,7 @@ void mbs_closure_model_free(mbs_closure_model *cm)
     free(cm->asm_of_cut);
     free(cm->is_dep);
     free(cm->ind);
+    free(cm->cutbody);
     mbs_con_topo_free(&cm->topo);
     free(cm);
 }

@@ -70,7 +70,7 @@ int mbs_closure_jacobians(mbs_data *d)
 {
     const mbs_closure_model *cm = d->model->closure;
     mbs_closure_data *C = d->closure;
-    mbs_con_world_motion(d, C->Sw);
+    if (!C->planar) mbs_con_world_motion(d, C->Sw); /* planar: made from the planar frames */
     for (int i = 0; i < cm->nasm; ++i) {
         const mbs_assembly *a = &cm->asm_[i];
         const int n = a->ndep;
@@ -166,8 +166,7 @@ void mbs_closure_bias(mbs_data *d, double *b)
     for (int i = 0; i < cm->nasm; ++i) {
         const mbs_assembly *a = &cm->asm_[i];
         const mbs_joint_model *c = &d->model->joints[a->cut];
-        world_motion(d, C, c->parent);
-        world_motion(d, C, c->child);
+        if (!C->planar) world_motion(d, C, c->parent), world_motion(d, C, c->child);
         const double *Vp = C->Vw + 6 * c->parent, *Vc = C->Vw + 6 * c->child;
         double tw[6], dV[6], extra[3], W[18], Wd[18];
         known_twist(cm, a, C->Sw, b, tw);

@@ -46,20 +46,14 @@ static void propagate(const mbs_data *d, const mbs_joint_model *jm, const double
     }
 }
 
-/* The forward pass: d->acc = A_i, d->f = F_i, C->VB, C->IVB; C->Mr (lower triangle) and
-   C->x = B^T (tau + Q_gen) - sum V_i . F_i. */
+/* The forward pass: d->acc = A_i, d->f = F_i, C->VB, C->IVB; C->Mr (lower triangle, from
+   zero) += sum V_i . I_i V_j and C->x (from B^T (tau + Q_gen)) -= sum V_i . F_i. */
 static void forward_pass(mbs_data *d)
 {
     const mbs_model *m = d->model;
     const mbs_closure_model *cm = m->closure;
     mbs_closure_data *C = d->closure;
     const int nv = m->nv, nd = cm->ndof, nb = m->nbody;
-    for (int j = 0; j < nd; ++j) {
-        double s = 0.0;
-        for (int k = 0; k < nv; ++k) s += C->B[(size_t)nv * j + k] * (d->tau[k] + d->gen_force[k]);
-        C->x[j] = s;
-        for (int i = 0; i <= j; ++i) C->Mr[j + (size_t)nd * i] = 0.0;
-    }
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = m->bodies[b].parent;
@@ -105,8 +99,8 @@ static void backward_pass(mbs_data *d, double *r)
     }
 }
 
-/* lambda from J_a^T lambda = r on the dependent dofs, last loop first (r overwritten). */
-static void multipliers(mbs_data *d, double *r)
+/* See closure.h: last loop first. */
+void mbs_closure_multipliers(mbs_data *d, double *r)
 {
     const mbs_model *m = d->model;
     const mbs_closure_model *cm = m->closure;
@@ -131,32 +125,57 @@ static void multipliers(mbs_data *d, double *r)
     }
 }
 
-/* See closure.h: at the prepared kinematics and forces; qacc and lambda written only on
-   success. */
-int mbs_closure_reduced_forward(mbs_data *d)
+/* See closure.h. */
+int mbs_closure_reduced_run(mbs_data *d, const mbs_closure_passes *ps)
 {
     const mbs_closure_model *cm = d->model->closure;
     mbs_closure_data *C = d->closure;
     const int nv = d->model->nv, nd = cm->ndof;
     if (!(C->jac_valid && mbs_loops_is_closed(d))) {
         C->B_valid = 0;
+        if (ps->unclosed) ps->unclosed(d);
         const int st = mbs_closure_jacobians(d);
         if (st != MBS_OK) return st;
     }
     if (!C->B_valid) mbs_closure_basis(d);
-    accel0(d, C->a0);
+    ps->accel0(d);
     mbs_closure_bias(d, C->b);
-    forward_pass(d);
-    if (nd > 0 && mbs_dense_cholesky(nd, C->Mr) != 0)
+    for (int j = 0; j < nd; ++j) {
+        double s = 0.0;
+        for (int k = 0; k < nv; ++k) s += C->B[(size_t)nv * j + k] * (d->tau[k] + d->gen_force[k]);
+        C->x[j] = s;
+        for (int i = 0; i <= j; ++i) C->Mr[j + (size_t)nd * i] = 0.0;
+    }
+    ps->forward(d);
+    if (nd > 0 && mbs_closure_solve_reduced(d) != MBS_OK)
         return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "closure: the mass matrix reduced to the "
                              "independent coordinates is singular (massless links?)");
-    if (nd > 0) mbs_dense_cholesky_solve(nd, C->Mr, C->x);
-    backward_pass(d, C->r);
+    ps->backward(d, C->r);
     for (int k = 0; k < nv; ++k) {
         double acc = C->b[k];
         for (int j = 0; j < nd; ++j) acc += C->B[(size_t)nv * j + k] * C->x[j];
         d->qacc[k] = acc;
     }
-    multipliers(d, C->r);
+    mbs_closure_multipliers(d, C->r);
+    return MBS_OK;
+}
+
+static void spatial_accel0(mbs_data *d) { accel0(d, d->closure->a0); }
+
+/* See closure.h: at the prepared kinematics and forces; qacc and lambda written only on
+   success. */
+int mbs_closure_reduced_forward(mbs_data *d)
+{
+    static const mbs_closure_passes spatial = {NULL, spatial_accel0, forward_pass, backward_pass};
+    return mbs_closure_reduced_run(d, &spatial);
+}
+
+/* See closure.h. */
+int mbs_closure_solve_reduced(mbs_data *d)
+{
+    mbs_closure_data *C = d->closure;
+    const int nd = d->model->closure->ndof;
+    if (mbs_dense_cholesky(nd, C->Mr) != 0) return MBS_ERR_SINGULAR;
+    mbs_dense_cholesky_solve(nd, C->Mr, C->x);
     return MBS_OK;
 }

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "planar/planar.h"
 #include "solvers/loops.h"
 
 #define ROWS_COND 1e-6 /* a kept row set whose rate matrix has a Hadamard ratio below this is
@@ -24,6 +25,7 @@ int mbs_closure_data_create(mbs_data *d)
     if (!C) return MBS_ERR_NOMEM;
     d->closure = C;
     C->analytic = 1;
+    C->planar = m->planar != NULL;
     const size_t na = (size_t)cm->nasm, nv1 = (size_t)m->nv + 1, nb = (size_t)m->nbody;
     const size_t nd1 = (size_t)cm->ndof + 1;
     C->rows = calloc(3 * na, sizeof(int));
@@ -60,7 +62,8 @@ static int positions(mbs_data *d, double *kmin)
 {
     const mbs_closure_model *cm = d->model->closure;
     mbs_closure_data *C = d->closure;
-    mbs_kinematics_pos(d);
+    if (C->planar) mbs_planar_poses(d);
+    else mbs_kinematics_pos(d);
     *kmin = 1.0;
     for (int i = 0; i < cm->nasm; ++i) {
         const mbs_assembly *a = &cm->asm_[i];
@@ -68,7 +71,8 @@ static int positions(mbs_data *d, double *kmin)
         const int st = a->ops->position(d, a, &C->kappa[i]);
         if (st != MBS_OK) return st;
         *kmin = fmin(*kmin, C->kappa[i]);
-        mbs_kinematics_pos_some(d, a->update, a->nupdate);
+        if (C->planar) mbs_planar_poses_some(d, a->update, a->nupdate);
+        else mbs_kinematics_pos_some(d, a->update, a->nupdate);
     }
     return MBS_OK;
 }
@@ -101,6 +105,11 @@ static int take_rows(mbs_data *d)
 static int set_rows(mbs_data *d)
 {
     mbs_closure_data *C = d->closure;
+    if (C->planar) { /* the assemblies' own rows: nothing to select */
+        const int st = mbs_closure_planar_rows(d);
+        if (st == MBS_OK) C->rows_set = C->ever_set = 1, C->B_valid = 0;
+        return st == MBS_OK ? mbs_closure_jacobians(d) : st;
+    }
     int st = mbs_loops_select(d);
     if (st != MBS_OK) return st;
     int fit = take_rows(d);
@@ -150,7 +159,8 @@ static int check_rows(mbs_data *d)
 static int finish(mbs_data *d, int flags)
 {
     mbs_closure_data *C = d->closure;
-    mbs_kinematics_S(d);
+    if (C->planar) mbs_closure_planar_subspace(d);
+    else mbs_kinematics_S(d);
     int st = mbs_closure_jacobians(d);
     if (st == MBS_OK && !C->rows_set) st = set_rows(d);
     if (st != MBS_OK) return st;
@@ -197,7 +207,7 @@ static int close_analytic(mbs_data *d, int flags)
     if (st == MBS_OK) st = finish(d, flags);
     if (st == MBS_OK) {
         mbs_loops_mark_closed(d);
-        d->closure->pose_gen = d->kin_gen;
+        d->closure->pose_gen = d->closure->planar ? d->kin_gen - 1 : d->kin_gen;
         return MBS_OK;
     }
     restore(d);
@@ -266,7 +276,7 @@ void mbs_closure_newton_closed(mbs_data *d, int flags)
         C->analytic = 1;
         mbs_loops_note_event(d);
         mbs_loops_mark_closed(d);
-        C->pose_gen = d->kin_gen;
+        C->pose_gen = C->planar ? d->kin_gen - 1 : d->kin_gen;
         return;
     }
     restore(d);

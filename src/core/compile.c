@@ -510,14 +510,12 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
     v3_copy(m->gravity, b->gravity);
     v3_copy(m->gravity_center, b->gravity_center);
     m->gravity_mu = b->gravity_mu;
-    if (b->planar == MBS_PLANAR_AUTO && mbs_planar_detect(m, &m->planar) != MBS_OK) {
+    if ((b->closure == MBS_CLOSURE_ANALYTIC && mbs_closure_detect(m, &m->closure) != MBS_OK) ||
+        (b->planar == MBS_PLANAR_AUTO && mbs_planar_detect(m, &m->planar) != MBS_OK)) {
         mbs_model_destroy(m);
         return MBS_ERR_NOMEM;
     }
-    if (b->closure == MBS_CLOSURE_ANALYTIC && mbs_closure_detect(m, &m->closure) != MBS_OK) {
-        mbs_model_destroy(m);
-        return MBS_ERR_NOMEM;
-    }
+    mbs_closure_planar_links(m);
     *out = m;
     return MBS_OK;
 }

@@ -103,7 +103,7 @@ static int planar_forward(mbs_data *d)
     const int nv = d->model->nv;
     double *saved = d->work;
     for (int i = 0; i < nv; ++i) saved[i] = d->qacc[i];
-    const int st = mbs_planar_forward(d);
+    const int st = d->model->ncon > 0 ? mbs_closure_planar_forward(d) : mbs_planar_forward(d);
     const int bad = st == MBS_OK ? first_nonfinite(d->qacc, nv) : -1;
     if (st == MBS_OK && bad < 0) return MBS_OK;
     for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
@@ -120,7 +120,8 @@ int mbs_forward_dynamics(mbs_data *d)
     const mbs_model *m = d->model;
     const int nv = m->nv;
     int st = mbs_check_state(d, 1, 1);
-    if (st == MBS_OK && m->planar) return planar_forward(d);
+    if (st == MBS_OK && m->planar && (m->ncon == 0 || mbs_closure_planar_now(d)))
+        return planar_forward(d);
     if (st == MBS_OK) st = prepare(d);
     if (st != MBS_OK) return st;
     double *saved = d->work, *saved_l = d->work + nv;

@@ -70,4 +70,23 @@ int mbs_planar_usable(const mbs_data *d);
    MBS_ERR_SINGULAR naming the body. */
 int mbs_planar_forward(mbs_data *d);
 
+/* Parts of the planar path for the loops closed in closed form (src/closure/planar_loops.c). */
+/* Poses, world angles and origins of every body (no velocities). */
+void mbs_planar_poses(mbs_data *d);
+/* The same for the bodies at tree positions t[0..n) (ascending; their parents current). */
+void mbs_planar_poses_some(mbs_data *d, const int *t, int n);
+/* S, velocities and c of every body at the poses computed. */
+void mbs_planar_motion(mbs_data *d);
+/* S only, at the poses computed. */
+void mbs_planar_subspace(mbs_data *d);
+/* Gravity, host wrenches and elements into the planar f and d->gen_force. */
+void mbs_planar_forces(mbs_data *d);
+/* o = I v for the planar inertia of body b. */
+void mbs_planar_inertia_mulv(const mbs_planar *p, int b, const double v[3], double o[3]);
+/* Motion vector from the parent's planar frame to the child's (pose: cos, sin, px, py), and
+   force vector from the child's to the parent's; o = m x* f. */
+void mbs_planar_xm(double o[3], const double pose[4], const double m[3]);
+void mbs_planar_xf_t(double o[3], const double pose[4], const double f[3]);
+void mbs_planar_cross_f(double o[3], const double m[3], const double f[3]);
+
 #endif

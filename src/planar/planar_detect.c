@@ -1,5 +1,6 @@
 /* Finding a planar model at compile and describing it in planar frames (planar.h). */
 #include "planar/planar.h"
+#include "closure/closure.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -110,7 +111,7 @@ static void describe_body(const mbs_model *m, const mbs_pose *xw, const mbs_plan
 int mbs_planar_detect(const mbs_model *m, mbs_planar **out)
 {
     *out = NULL;
-    if (m->ncon > 0 || m->ntree == 0) return MBS_OK;
+    if (m->ntree == 0 || (m->ncon > 0 && !m->closure)) return MBS_OK;
     for (int i = 0; i < m->nforce; ++i)
         if (!force_supported(&m->forces[i])) return MBS_OK;
     mbs_pose *xw = calloc((size_t)m->nbody, sizeof *xw);
@@ -126,6 +127,7 @@ int mbs_planar_detect(const mbs_model *m, mbs_planar **out)
     }
     mbs_neutral_poses(m, xw);
     int ok = find_normal(m, xw, p);
+    if (ok && m->ncon > 0) ok = mbs_closure_planar_ok(m, p->n); /* loops in closed form */
     for (int t = 0; ok && t < m->ntree; ++t)
         ok = describe_joint(m, xw, p, &m->joints[m->tree[t]], &p->joints[t]);
     for (int b = 1; ok && b < m->nbody; ++b) describe_body(m, xw, p, b, &p->bodies[b]);

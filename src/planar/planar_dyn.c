@@ -64,27 +64,36 @@ static void cross_f(double o[3], const double m[3], const double f[3])
     o[1] = -m[0] * f[2], o[2] = m[0] * f[1];
 }
 
-/* The child's pose in its parent, S (child planar frame) and c_J of one joint. */
-static void joint_state(const mbs_planar_joint *pj, const double *q, const double *v,
-                        double pose[4], double *S, double cJ[3])
+/* The child's pose in its parent (cos phi, sin phi, px, py) of one joint. */
+static void joint_pose(const mbs_planar_joint *pj, const double *q, double pose[4])
 {
     double rr[2], c = 1.0, s = 0.0;
-    cJ[0] = cJ[1] = cJ[2] = 0.0;
     if (pj->kind == MBS_PL_REVOLUTE || pj->kind == MBS_PL_PLANAR) {
         const double phi = pj->s * q[pj->kind == MBS_PL_PLANAR ? pj->qadr + 2 : pj->qadr];
         c = cos(phi), s = sin(phi);
     }
     rot(rr, c, s, pj->r);
     pose[0] = c, pose[1] = s, pose[2] = pj->a[0] + rr[0], pose[3] = pj->a[1] + rr[1];
+    if (pj->kind == MBS_PL_PRISMATIC)
+        pose[2] += q[pj->qadr] * pj->u[0], pose[3] += q[pj->qadr] * pj->u[1];
+    if (pj->kind == MBS_PL_PLANAR) {
+        const double x = q[pj->qadr], y = q[pj->qadr + 1];
+        pose[2] += x * pj->u[0] + y * pj->w[0], pose[3] += x * pj->u[1] + y * pj->w[1];
+    }
+}
+
+/* S (child planar frame) and c_J of one joint at its pose. */
+static void joint_motion_pl(const mbs_planar_joint *pj, const double pose[4], const double *v,
+                            double *S, double cJ[3])
+{
+    const double c = pose[0], s = pose[1];
+    cJ[0] = cJ[1] = cJ[2] = 0.0;
     double *Sr = S; /* the rotation column */
     if (pj->kind == MBS_PL_PRISMATIC) {
-        pose[2] += q[pj->qadr] * pj->u[0], pose[3] += q[pj->qadr] * pj->u[1];
         S[0] = 0.0, S[1] = pj->u[0], S[2] = pj->u[1];
         return;
     }
     if (pj->kind == MBS_PL_PLANAR) {
-        const double x = q[pj->qadr], y = q[pj->qadr + 1];
-        pose[2] += x * pj->u[0] + y * pj->w[0], pose[3] += x * pj->u[1] + y * pj->w[1];
         S[0] = 0.0, rot_t(S + 1, c, s, pj->u);
         S[3] = 0.0, rot_t(S + 4, c, s, pj->w);
         const double wz = pj->s * v[pj->vadr + 2];
@@ -97,6 +106,79 @@ static void joint_state(const mbs_planar_joint *pj, const double *q, const doubl
     Sr[0] = pj->s, Sr[1] = -pj->s * pj->r[1], Sr[2] = pj->s * pj->r[0];
 }
 
+/* World angle and origin of body b from its pose in its parent. */
+static void world_frame(mbs_planar_data *w, int b, int par)
+{
+    double Pp[2];
+    const double *pose = w->pose + 4 * b, cp = w->th[2 * par], sp = w->th[2 * par + 1];
+    rot(Pp, cp, sp, pose + 2);
+    w->th[2 * b] = cp * pose[0] - sp * pose[1], w->th[2 * b + 1] = sp * pose[0] + cp * pose[1];
+    w->P[2 * b] = w->P[2 * par] + Pp[0], w->P[2 * b + 1] = w->P[2 * par + 1] + Pp[1];
+}
+
+/* Velocity and c of body b from its parent's (pose and S of its joint current). */
+static void body_motion(mbs_data *d, const mbs_planar_joint *pj, int nv, mbs_planar_data *w)
+{
+    const int b = pj->child, par = pj->parent;
+    double *S = w->S + 3 * (nv ? pj->vadr : 0), cJ[3], vJ[3] = {0, 0, 0}, vp[3], Sfixed[9];
+    joint_motion_pl(pj, w->pose + 4 * b, d->v, nv ? S : Sfixed, cJ);
+    for (int k = 0; k < nv; ++k)
+        for (int i = 0; i < 3; ++i) vJ[i] += S[3 * k + i] * d->v[pj->vadr + k];
+    xm(vp, w->pose + 4 * b, w->vel + 3 * par);
+    double *vb = w->vel + 3 * b, *cb = w->c + 3 * b;
+    for (int i = 0; i < 3; ++i) vb[i] = vp[i] + vJ[i];
+    cb[0] = cJ[0]; /* c = v x vJ + cJ: (0, w J vJ_lin - wJ J v_lin) */
+    cb[1] = cJ[1] - vb[0] * vJ[2] + vJ[0] * vb[2];
+    cb[2] = cJ[2] + vb[0] * vJ[1] - vJ[0] * vb[1];
+}
+
+/* See planar.h. */
+void mbs_planar_poses(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    mbs_planar_data *w = d->planar;
+    w->th[0] = 1.0, w->th[1] = 0.0, w->P[0] = w->P[1] = 0.0;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_planar_joint *pj = &m->planar->joints[t];
+        joint_pose(pj, d->q, w->pose + 4 * pj->child);
+        world_frame(w, pj->child, pj->parent);
+    }
+}
+
+/* See planar.h. */
+void mbs_planar_poses_some(mbs_data *d, const int *t, int n)
+{
+    mbs_planar_data *w = d->planar;
+    for (int i = 0; i < n; ++i) {
+        const mbs_planar_joint *pj = &d->model->planar->joints[t[i]];
+        joint_pose(pj, d->q, w->pose + 4 * pj->child);
+        world_frame(w, pj->child, pj->parent);
+    }
+}
+
+/* See planar.h. */
+void mbs_planar_motion(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    mbs_planar_data *w = d->planar;
+    w->vel[0] = w->vel[1] = w->vel[2] = 0.0;
+    for (int t = 0; t < m->ntree; ++t)
+        body_motion(d, &m->planar->joints[t], m->joints[m->tree[t]].nv, w);
+}
+
+/* See planar.h. */
+void mbs_planar_subspace(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    mbs_planar_data *w = d->planar;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_planar_joint *pj = &m->planar->joints[t];
+        const int nv = m->joints[m->tree[t]].nv;
+        double cJ[3], Sfixed[9];
+        joint_motion_pl(pj, w->pose + 4 * pj->child, d->v, nv ? w->S + 3 * pj->vadr : Sfixed, cJ);
+    }
+}
+
 /* Poses, world angles and origins, velocities and c of every body (tree order). */
 static void planar_kinematics(mbs_data *d, const mbs_planar *p, mbs_planar_data *w)
 {
@@ -105,23 +187,9 @@ static void planar_kinematics(mbs_data *d, const mbs_planar *p, mbs_planar_data 
     w->vel[0] = w->vel[1] = w->vel[2] = 0.0;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_planar_joint *pj = &p->joints[t];
-        const int b = pj->child, par = pj->parent, nv = m->joints[m->tree[t]].nv;
-        double *pose = w->pose + 4 * b, *S = w->S + 3 * (nv ? pj->vadr : 0), cJ[3], vJ[3] = {0, 0, 0}, vp[3];
-        double Sfixed[9];
-        joint_state(pj, d->q, d->v, pose, nv ? S : Sfixed, cJ);
-        for (int k = 0; k < nv; ++k)
-            for (int i = 0; i < 3; ++i) vJ[i] += S[3 * k + i] * d->v[pj->vadr + k];
-        xm(vp, pose, w->vel + 3 * par);
-        double *vb = w->vel + 3 * b, *cb = w->c + 3 * b;
-        for (int i = 0; i < 3; ++i) vb[i] = vp[i] + vJ[i];
-        cb[0] = cJ[0]; /* c = v x vJ + cJ: (0, w J vJ_lin - wJ J v_lin) */
-        cb[1] = cJ[1] - vb[0] * vJ[2] + vJ[0] * vb[2];
-        cb[2] = cJ[2] + vb[0] * vJ[1] - vJ[0] * vb[1];
-        double Pp[2];
-        const double cp = w->th[2 * par], sp = w->th[2 * par + 1];
-        rot(Pp, cp, sp, pose + 2);
-        w->th[2 * b] = cp * pose[0] - sp * pose[1], w->th[2 * b + 1] = sp * pose[0] + cp * pose[1];
-        w->P[2 * b] = w->P[2 * par] + Pp[0], w->P[2 * b + 1] = w->P[2 * par + 1] + Pp[1];
+        joint_pose(pj, d->q, w->pose + 4 * pj->child);
+        world_frame(w, pj->child, pj->parent);
+        body_motion(d, pj, m->joints[m->tree[t]].nv, w);
     }
 }
 
@@ -423,6 +491,22 @@ int mbs_planar_forward(mbs_data *d)
     }
     return MBS_OK;
 }
+
+/* See planar.h. */
+void mbs_planar_forces(mbs_data *d) { planar_forces(d, d->model->planar, d->planar); }
+
+/* See planar.h. */
+void mbs_planar_inertia_mulv(const mbs_planar *p, int b, const double v[3], double o[3])
+{
+    double I[9];
+    body_inertia(&p->bodies[b], I);
+    m3v(o, I, v);
+}
+
+/* See planar.h. */
+void mbs_planar_xm(double o[3], const double pose[4], const double m[3]) { xm(o, pose, m); }
+void mbs_planar_xf_t(double o[3], const double pose[4], const double f[3]) { xf_t(o, pose, f); }
+void mbs_planar_cross_f(double o[3], const double m[3], const double f[3]) { cross_f(o, m, f); }
 
 int mbs_planar_usable(const mbs_data *d) { return d->model->planar != NULL; }
 

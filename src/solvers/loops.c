@@ -948,6 +948,26 @@ int mbs_loops_select(mbs_data *d)
 /* See loops.h. */
 void mbs_loops_deselect(mbs_data *d) { d->loops->selected = 0; }
 
+/* See loops.h: no QR; the partition is left to be made when Newton needs one. */
+int mbs_loops_set_selection(mbs_data *d, const unsigned char *active)
+{
+    mbs_loops *L = d->loops;
+    int na = 0, nd = 0;
+    for (int i = 0; i < L->m; ++i) {
+        L->active[i] = active[i] != 0;
+        if (L->active[i]) L->arow[na++] = i;
+        else L->drow[nd++] = i;
+    }
+    if (na > L->mn) return MBS_DATA_FAIL(d, MBS_ERR_STATE, "loops: %d rows for %d dofs", na, L->nv);
+    L->rank = na;
+    L->selected = 1;
+    L->lu_ok = L->lu_here = L->jac_closed = 0;
+    L->cond_retry = 0.0;
+    L->cond_smooth = MBS_LOOP_SMOOTH_COND;
+    L->nevents++;
+    return MBS_OK;
+}
+
 /* See loops.h. */
 const unsigned char *mbs_loops_selection(const mbs_data *d, int *rank)
 {

@@ -86,6 +86,9 @@ long mbs_loops_newton_iterations(const mbs_data *d);
  * partition and the closed-state bookkeeping. */
 /* Make the row selection (and a partition) at q when there is none (an event). */
 int mbs_loops_select(mbs_data *d);
+/* Make the rows flagged in active (ncon) the selection, with no QR (planar models whose
+   assemblies name their rows; an event). */
+int mbs_loops_set_selection(mbs_data *d, const unsigned char *active);
 /* Forget the selection: the next call that needs one makes it afresh. */
 void mbs_loops_deselect(mbs_data *d);
 /* The active-row mask (ncon) of the current selection and its rank; NULL when none. */
