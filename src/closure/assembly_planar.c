@@ -17,7 +17,13 @@
  * Of the (up to) two roots the one nearest to the current coordinates is taken. */
 #include "closure/closure.h"
 
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3") /* as src/planar/: its inner loops */
+#endif
+
 #include <math.h>
+
+#include "planar/planar.h"
 
 #define PARALLEL_TOL 1e-12 /* |a x n| or |a . n| of unit axes taken as 0 (as src/planar/) */
 
@@ -138,10 +144,12 @@ static int solve_rpp(pl2 X1, pl2 X2, pl2 T, cx u2, cx u3, cx x[2][3], double xs[
 static int chain_roots(const mbs_data *d, const mbs_assembly *a, cx rot[2][3], double sl[2][3],
                        double *kappa)
 {
-    const mbs_pose *XA = &d->x_world[a->anc];
     double e[6];
-    m3_mulv(e, XA->R, a->e_anc);
-    m3_mulv(e + 3, XA->R, a->e_anc + 3);
+    if (!d->closure->planar) { /* the plane basis in the world (3-D poses) */
+        const mbs_pose *XA = &d->x_world[a->anc];
+        m3_mulv(e, XA->R, a->e_anc);
+        m3_mulv(e + 3, XA->R, a->e_anc + 3);
+    }
     fr2 in[3], out[3];
     for (int i = 0; i < 3; ++i) {
         const mbs_planar_link *L = &a->link[i];
@@ -185,36 +193,59 @@ static int chain_roots(const mbs_data *d, const mbs_assembly *a, cx rot[2][3], d
 }
 
 /* d - 2 pi round(d / 2 pi): the angle difference wrapped near (-pi, pi]. */
-static double wrap_fast(double d) { return d - 6.283185307179586 * nearbyint(d * 0.15915494309189535); }
+/* e^{i q} of the current coordinate q of revolute tree link L: on the planar path the
+   rotation of its child's pose (computed at the current q: only this loop writes its
+   coordinates), else by cos, sin. */
+static cx current_turn(const mbs_data *d, const mbs_planar_link *L, double q)
+{
+    if (d->closure->planar) {
+        const double *pose = d->planar->pose + 4 * d->model->joints[L->joint].child;
+        return cx_of(pose[0], L->pl_s * pose[1]);
+    }
+    return cx_of(cos(q), sin(q));
+}
 
-/* The two tree joints' coordinates from the root nearest to the current ones. */
+/* The two tree joints' coordinates from the root nearest to the current ones: distances
+   (q - q_cur) / scale for slides and the chord |e^{i q} - e^{i q_cur}| for angles (their
+   difference, to third order); the angle then continued from the current one by the
+   relative turn of the root taken. */
 static int planar_position(mbs_data *d, const mbs_assembly *a, double *kappa)
 {
-    cx rot[2][3];
+    cx rot[2][3], rel[2][3];
     double sl[2][3];
     const int n = chain_roots(d, a, rot, sl, kappa);
     if (n == 0) return MBS_CLOSURE_DEFER;
-    double best = INFINITY, qn[3] = {0, 0, 0};
+    double best = INFINITY, cur[3] = {0, 0, 0};
+    int sb = 0;
+    for (int i = 0; i < 3; ++i) {
+        const mbs_planar_link *L = &a->link[i];
+        if (!L->tree) continue;
+        cur[i] = d->q[d->model->joints[L->joint].qadr];
+        if (L->prismatic) continue;
+        const cx zc = current_turn(d, L, cur[i]);
+        for (int s = 0; s < n; ++s) /* e^{i (q_s - q_cur)}, q_s = qsign x_s */
+            rel[s][i] = cx_mulc(L->qsign > 0.0 ? rot[s][i] : cx_of(rot[s][i].re, -rot[s][i].im), zc);
+    }
     for (int s = 0; s < n; ++s) {
-        double dist = 0.0, qs[3] = {0, 0, 0};
+        double dist = 0.0;
         for (int i = 0; i < 3; ++i) {
             const mbs_planar_link *L = &a->link[i];
             if (!L->tree) continue;
-            const double cur = d->q[d->model->joints[L->joint].qadr];
-            double e;
             if (L->prismatic) {
-                qs[i] = sl[s][i];
-                e = (qs[i] - cur) / a->scale;
+                const double e = (sl[s][i] - cur[i]) / a->scale;
+                dist += e * e;
             } else {
-                e = wrap_fast(L->qsign * atan2(rot[s][i].im, rot[s][i].re) - cur);
-                qs[i] = cur + e;
+                dist += 2.0 * (1.0 - rel[s][i].re); /* the chord squared */
             }
-            dist += e * e;
         }
-        if (dist < best) best = dist, memcpy(qn, qs, sizeof qn);
+        if (dist < best) best = dist, sb = s;
     }
-    for (int i = 0; i < 3; ++i)
-        if (a->link[i].tree) d->q[d->model->joints[a->link[i].joint].qadr] = qn[i];
+    for (int i = 0; i < 3; ++i) {
+        const mbs_planar_link *L = &a->link[i];
+        if (!L->tree) continue;
+        d->q[d->model->joints[L->joint].qadr] =
+            L->prismatic ? sl[sb][i] : cur[i] + atan2(rel[sb][i].im, rel[sb][i].re);
+    }
     return MBS_OK;
 }
 

@@ -77,6 +77,8 @@ typedef struct mbs_planar_link {
     double u[2];               /* prismatic: slide direction in the entry basis, q = x */
     double pr_in[2], pu_in[2], pr_out[2], pu_out[2]; /* planar models: origins and f1 in
                                   their bodies' planar frames (planar_loops.c) */
+    double pl_s;               /* planar models, a tree revolute: its planar joint's sign
+                                  (the child's pose turns by pl_s q) */
 } mbs_planar_link;
 
 struct mbs_assembly {
@@ -103,6 +105,11 @@ struct mbs_assembly {
     double offset_n;           /* PLANAR: the cut frames' offset along n (constant; != 0:
                                   the loop can never close) */
     double scale;              /* a length of the loop (branch distances, tolerances) */
+    /* PLANAR in a planar model (planar_loops.c): its rows in the cut bodies' planar frames:
+       the child frame's origin, each row's direction e (parent) and f (child, angle rows)
+       projected on the plane, its kind (1 angle, 0 point) and scale */
+    double pl_xc[2], pl_e[3][2], pl_f[3][2], pl_scale[3];
+    int pl_angle[3];
     int nupdate, *update;      /* tree positions whose poses its coordinates change */
     int ncross, *cross;        /* dependent dofs of earlier loops on its path... */
     double *cross_sign;        /* ... and their path signs (the multipliers' back-substitution) */
@@ -181,7 +188,10 @@ typedef struct mbs_closure_data {
     int jac_valid;             /* W, Mi of every assembly are those of the closed q */
     int B_valid;               /* B too */
     unsigned long pose_gen;    /* d->kin_gen when the last closure finished */
-    int planar;                /* the model runs the planar path (planar_loops.c) */
+    int planar;                /* the model runs the planar path (planar_loops.c): Sw, Vw,
+                                  Aw and W hold planar 3-vectors (w, v1, v2 in the plane
+                                  basis at the world origin) in their first 3 entries */
+    unsigned long ppose_gen;   /* planar: d->planar->gen when the last closure finished */
     int *rows;                 /* [3 nasm] cut rows of each assembly */
     double *W;                 /* [18 nasm] their world wrenches */
     double *Mi;                /* [9 nasm] inverse of each assembly's rate matrix (row-major) */
@@ -236,8 +246,13 @@ void mbs_closure_planar_links(mbs_model *m);
 /* World origin P and direction u (plane basis) of a link's entry (out 0) or exit frame. */
 void mbs_closure_planar_frame(const mbs_data *d, const mbs_planar_link *L, int out, double P[2],
                               double u[2]);
-/* S by the planar motion pass; the motion subspaces Sw and the cut bodies' 3-D poses. */
+/* S by the planar motion pass and the motion subspaces Sw (planar, world origin). */
 void mbs_closure_planar_subspace(mbs_data *d);
+/* The world wrenches W (3 per row, stride 6) of assembly a's rows and, when Vw is given
+   (planar world velocities, stride 6), their rates Wd: the planar parts of constraints.c's
+   rows, exact for planar motion. */
+void mbs_closure_planar_rows_w(const mbs_data *d, const mbs_assembly *a, const double *Vw,
+                               double *W, double *Wd);
 /* The assemblies' rows as the selection (no QR); a status. */
 int mbs_closure_planar_rows(mbs_data *d);
 /* Forward dynamics of a planar model with loops in closed form (planar kinematics, forces,

@@ -1,12 +1,17 @@
 /* Planar models whose loops are closed in closed form run the planar path (src/planar/;
  * Höbinger, Otter, "PlanarMultiBody - a Modelica library for planar multi-body systems"):
  * planar poses for the closures, the reduced dynamics with planar motion and force vectors
- * and 3 x 3 inertias. The loops' rates keep their 6-vector algebra (rates.c) on motion
- * subspaces and wrenches built from the planar frames: world spatial vectors (w n, v1 e1 + v2
- * e2) of the planar ones, and the 3-D poses of the cut joints' bodies only. The row
- * selection is the assemblies' own rows, two per loop in the plane: nothing to select, no
- * redundant out-of-plane row to drop. */
+ * and 3 x 3 inertias. The loops' rates (rates.c) run on planar world vectors: motion
+ * (w, v1, v2: the rate about n and the velocity of the point at the world origin in the
+ * plane basis e1, e2) and wrenches (moment about n at the origin, force in the plane), the
+ * rows of the cut joints reduced to their planar parts (exact for planar motion: a row's
+ * out-of-plane parts meet no planar motion). The row selection is the assemblies' own rows,
+ * two per loop in the plane: nothing to select, no redundant out-of-plane row to drop. */
 #include "closure/closure.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3") /* as src/planar/: its inner loops */
+#endif
 
 #include <math.h>
 
@@ -39,52 +44,93 @@ static void planar_frame(const mbs_planar *p, int b, const double pt[3], const d
     u[0] = v3_dot(y, p->e1), u[1] = v3_dot(y, p->e2);
 }
 
-/* See closure.h. */
+/* See closure.h: the link frames, and the cut's rows. */
 void mbs_closure_planar_links(mbs_model *m)
 {
-    for (int i = 0; m->closure && m->planar && i < m->closure->nasm; ++i)
+    static const double zero[3] = {0.0, 0.0, 0.0};
+    for (int i = 0; m->closure && m->planar && i < m->closure->nasm; ++i) {
+        mbs_assembly *a = &m->closure->asm_[i];
         for (int k = 0; k < 3; ++k) {
-            mbs_planar_link *L = &m->closure->asm_[i].link[k];
+            mbs_planar_link *L = &a->link[k];
             planar_frame(m->planar, L->body_in, L->p_in, L->g_in, L->pr_in, L->pu_in);
             planar_frame(m->planar, L->body_out, L->p_out, L->g_out, L->pr_out, L->pu_out);
+            for (int t = 0; L->tree && t < m->ntree; ++t)
+                if (m->tree[t] == L->joint) L->pl_s = m->planar->joints[t].s;
         }
+        const mbs_joint_model *j = &m->joints[a->cut];
+        double u[2];
+        planar_frame(m->planar, j->child, j->frame_child.p, zero, a->pl_xc, u);
+        for (int r = 0; r < a->ndep; ++r) {
+            const mbs_cut_row *row = &j->rows[a->row[r]];
+            double o[2];
+            a->pl_angle[r] = row->kind == MBS_CUT_ANGLE;
+            a->pl_scale[r] = a->pl_angle[r] ? row->scale : 1.0;
+            planar_frame(m->planar, j->parent, zero, row->e, o, a->pl_e[r]);
+            planar_frame(m->planar, j->child, zero, row->f, o, a->pl_f[r]);
+        }
+    }
 }
 
 /* ---------------------------------------------------------------- 3-D views of planar frames */
 
-/* World spatial vector (w n, v at the world origin) of the planar motion m given in body b's
-   planar frame. */
-static void world_motion3(const mbs_planar *p, const mbs_planar_data *w, int b, const double m[3],
-                          double o[6])
+/* Planar world motion (w, velocity of the point at the world origin) of the planar motion m
+   given in body b's planar frame. */
+static void world_motion3(const mbs_planar_data *w, int b, const double m[3], double o[3])
 {
     const double c = w->th[2 * b], s = w->th[2 * b + 1], *P = w->P + 2 * b;
-    const double vx = c * m[1] - s * m[2] - m[0] * -P[1], vy = s * m[1] + c * m[2] - m[0] * P[0];
-    for (int i = 0; i < 3; ++i) o[i] = m[0] * p->n[i], o[3 + i] = vx * p->e1[i] + vy * p->e2[i];
+    o[0] = m[0];
+    o[1] = c * m[1] - s * m[2] + m[0] * P[1];
+    o[2] = s * m[1] + c * m[2] - m[0] * P[0];
 }
 
-/* Sw of every dof from the planar S, and the 3-D poses of the cut joints' bodies (the rest of
-   x_world is not touched and not current: the pose generation moves on). */
+/* Sw of every dof (planar world motion, stride 6) from the planar S. */
 static void synth_world(mbs_data *d)
 {
     const mbs_model *m = d->model;
-    const mbs_planar *p = m->planar;
     const mbs_planar_data *w = d->planar;
     mbs_closure_data *C = d->closure;
-    for (int k = 0; k < m->nv; ++k) world_motion3(p, w, m->joints[m->dof_joint[k]].child, w->S + 3 * k, C->Sw + 6 * k);
-    const mbs_closure_model *cm = m->closure;
-    for (int i = 0; i < cm->ncutbody; ++i) {
-        const int b = cm->cutbody[i];
-        double R[9];
-        const double cs = w->th[2 * b], sn = w->th[2 * b + 1], *n = p->n, t = 1.0 - cs;
-        R[0] = cs + t * n[0] * n[0], R[1] = -sn * n[2] + t * n[0] * n[1], R[2] = sn * n[1] + t * n[0] * n[2];
-        R[3] = sn * n[2] + t * n[1] * n[0], R[4] = cs + t * n[1] * n[1], R[5] = -sn * n[0] + t * n[1] * n[2];
-        R[6] = -sn * n[1] + t * n[2] * n[0], R[7] = sn * n[0] + t * n[2] * n[1], R[8] = cs + t * n[2] * n[2];
-        mbs_pose *X = &d->x_world[b]; /* R(n, theta) R0 */
-        m3_mul(X->R, R, p->bodies[b].R0);
-        for (int r = 0; r < 3; ++r)
-            X->p[r] = w->P[2 * b] * p->e1[r] + w->P[2 * b + 1] * p->e2[r] + p->bodies[b].n0 * n[r];
+    for (int k = 0; k < m->nv; ++k)
+        world_motion3(w, m->joints[m->dof_joint[k]].child, w->S + 3 * k, C->Sw + 6 * k);
+}
+
+/* x0 y1 - x1 y0 (the n component of x cross y) */
+static inline double cross2(const double x[2], const double y[2]) { return x[0] * y[1] - x[1] * y[0]; }
+
+/* See closure.h. A point row (force along a = R_p e at the child's frame origin x_c):
+   W = (x_c x a, a), Wd = (x_c' x a + x_c x a', a') with a' = w_p n x a; an angle row
+   (s (b x a) . n, no force), Wd = s (b' x a + b x a'). */
+void mbs_closure_planar_rows_w(const mbs_data *d, const mbs_assembly *a, const double *Vw,
+                               double *W, double *Wd)
+{
+    const mbs_planar_data *w = d->planar;
+    const mbs_joint_model *j = &d->model->joints[a->cut];
+    const int bp = j->parent, bc = j->child;
+    const double cp = w->th[2 * bp], sp = w->th[2 * bp + 1];
+    const double cc = w->th[2 * bc], sc = w->th[2 * bc + 1];
+    const double xc[2] = {w->P[2 * bc] + cc * a->pl_xc[0] - sc * a->pl_xc[1],
+                          w->P[2 * bc + 1] + sc * a->pl_xc[0] + cc * a->pl_xc[1]};
+    for (int r = 0; r < a->ndep; ++r) {
+        const double *e = a->pl_e[r];
+        const double u[2] = {cp * e[0] - sp * e[1], sp * e[0] + cp * e[1]};
+        double *Wr = W + 6 * r, *Wdr = Wd ? Wd + 6 * r : NULL;
+        const double wp = Vw ? Vw[6 * bp] : 0.0, ud[2] = {-wp * u[1], wp * u[0]};
+        if (a->pl_angle[r]) {
+            const double *f = a->pl_f[r], s = a->pl_scale[r];
+            const double b[2] = {cc * f[0] - sc * f[1], sc * f[0] + cc * f[1]};
+            Wr[0] = s * cross2(b, u), Wr[1] = Wr[2] = 0.0;
+            if (Wdr) {
+                const double wc = Vw[6 * bc], bd[2] = {-wc * b[1], wc * b[0]};
+                Wdr[0] = s * (cross2(bd, u) + cross2(b, ud)), Wdr[1] = Wdr[2] = 0.0;
+            }
+        } else {
+            Wr[0] = cross2(xc, u), Wr[1] = u[0], Wr[2] = u[1];
+            if (Wdr) {
+                const double *Vc = Vw + 6 * bc;
+                const double xcd[2] = {Vc[1] - Vc[0] * xc[1], Vc[2] + Vc[0] * xc[0]};
+                Wdr[0] = cross2(xcd, u) + cross2(xc, ud), Wdr[1] = ud[0], Wdr[2] = ud[1];
+            }
+        }
     }
-    d->kin_gen++;
 }
 
 /* ---------------------------------------------------------------- closure */
@@ -124,8 +170,8 @@ int mbs_closure_planar_rows(mbs_data *d)
 
 /* ---------------------------------------------------------------- dynamics */
 
-/* Velocity-product accelerations a0 (planar, body frames) and, for the cut bodies, the world
-   spatial velocity and a0 (3-D) into Vw, Aw. */
+/* Velocity-product accelerations a0 (planar, body frames) and, for the cut bodies, the
+   planar world velocity and a0 into Vw, Aw. */
 static void planar_accel0(mbs_data *d)
 {
     const mbs_model *m = d->model;
@@ -142,10 +188,10 @@ static void planar_accel0(mbs_data *d)
     }
     for (int i = 0; i < m->closure->ncutbody; ++i) {
         const int b = m->closure->cutbody[i];
-        world_motion3(p, w, b, w->vel + 3 * b, C->Vw + 6 * b);
-        world_motion3(p, w, b, a0 + 3 * b, C->Aw + 6 * b);
+        world_motion3(w, b, w->vel + 3 * b, C->Vw + 6 * b);
+        world_motion3(w, b, a0 + 3 * b, C->Aw + 6 * b);
     }
-    for (int e = 0; e < 6; ++e) C->Vw[e] = C->Aw[e] = 0.0; /* the world */
+    for (int e = 0; e < 3; ++e) C->Vw[e] = C->Aw[e] = 0.0; /* the world */
 }
 
 /* x (planar motion) = X a_p + sum_k S_k y_k for body b. */
@@ -228,7 +274,8 @@ int mbs_closure_planar_forward(mbs_data *d)
         if (st != MBS_OK) return st;
         C->rows_set = C->ever_set = 1, C->jac_valid = 0;
     }
-    mbs_planar_poses(d);
+    if (!(C->jac_valid && mbs_loops_is_closed(d) && d->planar->gen == C->ppose_gen))
+        mbs_planar_poses(d); /* else those of the closure of this state */
     mbs_planar_motion(d);
     mbs_planar_forces(d);
     static const mbs_closure_passes planar = {synth_world, planar_accel0, planar_forward_pass,

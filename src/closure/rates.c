@@ -8,8 +8,13 @@
  * (1 x 1, 2 x 2 or 3 x 3, inverted once per closed state by its adjugate); twice, the same M with
  * -(Wdot . (V_c - V_p) + W . (A_c - A_p)) on the right, A the spatial accelerations at the
  * loop's known accelerations (and the velocity-product terms). Loops come in solve order, so
- * every dof a loop reads is independent or already written by an earlier one. */
+ * every dof a loop reads is independent or already written by an earlier one. A planar
+ * model's vectors are planar (closure.h): the first 3 entries of each 6, dim 3. */
 #include "closure/closure.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3") /* as src/planar/: its inner loops */
+#endif
 
 #include <math.h>
 
@@ -21,19 +26,39 @@ static int is_own(const mbs_assembly *a, int k)
     return 0;
 }
 
+/* The length of the data's motion and force vectors: 3 planar, 6 spatial. The loops below
+   take it as an argument, each entry point calling them with a constant (inlined). */
+static inline int vdim(const mbs_closure_data *C) { return C->planar ? 3 : 6; }
+
+/* a . b over the first n (3 or 6) entries */
+static inline double dotn(const double *a, const double *b, int n)
+{
+    return n == 3 ? a[0] * b[0] + a[1] * b[1] + a[2] * b[2] : s6_dot(a, b);
+}
+
 /* sum of sign_k Sw_k x_k over a's path without its own dependent dofs: the relative
    twist (or acceleration) of the cut's child to its parent the known coordinates give. */
-static void known_twist(const mbs_closure_model *cm, const mbs_assembly *a, const double *Sw,
-                        const double *x, double tw[6])
+static inline MBS_INLINE void known_twist(const mbs_closure_model *cm, const mbs_assembly *a, const double *Sw,
+                        const double *x, int dim, double tw[6])
 {
     const mbs_con_topo *t = &cm->topo;
-    for (int e = 0; e < 6; ++e) tw[e] = 0.0;
+    for (int e = 0; e < dim; ++e) tw[e] = 0.0;
     for (int p = t->path_adr[a->icut]; p < t->path_adr[a->icut + 1]; ++p) {
         const int k = t->path_dof[p];
         if (x[k] == 0.0 || is_own(a, k)) continue;
         const double s = t->path_sign[p] * x[k];
-        for (int e = 0; e < 6; ++e) tw[e] += s * Sw[6 * k + e];
+        if (dim == 3) tw[0] += s * Sw[6 * k], tw[1] += s * Sw[6 * k + 1], tw[2] += s * Sw[6 * k + 2];
+        else for (int e = 0; e < 6; ++e) tw[e] += s * Sw[6 * k + e];
     }
+}
+
+/* The world wrenches W (and Wd when Vw is given) of assembly i's rows. */
+static void rows_of(const mbs_data *d, int i, const double *Vw, double *W, double *Wd)
+{
+    const mbs_closure_data *C = d->closure;
+    const mbs_assembly *a = &d->model->closure->asm_[i];
+    if (C->planar) mbs_closure_planar_rows_w(d, a, Vw, W, Wd);
+    else mbs_con_rows(d, a->cut, C->rows + 3 * i, a->ndep, Vw, W, Wd);
 }
 
 /* Mi = M^-1 for n <= 3 (row-major) by the adjugate; returns the Hadamard ratio
@@ -70,15 +95,16 @@ int mbs_closure_jacobians(mbs_data *d)
 {
     const mbs_closure_model *cm = d->model->closure;
     mbs_closure_data *C = d->closure;
+    const int dim = vdim(C);
     if (!C->planar) mbs_con_world_motion(d, C->Sw); /* planar: made from the planar frames */
     for (int i = 0; i < cm->nasm; ++i) {
         const mbs_assembly *a = &cm->asm_[i];
         const int n = a->ndep;
         double *W = C->W + 18 * i, M[9];
-        mbs_con_rows(d, a->cut, C->rows + 3 * i, n, NULL, W, NULL);
+        rows_of(d, i, NULL, W, NULL);
         for (int r = 0; r < n; ++r)
             for (int c = 0; c < n; ++c)
-                M[n * r + c] = a->dep_sign[c] * s6_dot(W + 6 * r, C->Sw + 6 * a->dep[c]);
+                M[n * r + c] = a->dep_sign[c] * dotn(W + 6 * r, C->Sw + 6 * a->dep[c], dim);
         C->hada[i] = small_inverse(n, M, C->Mi + 9 * i);
         if (!(C->hada[i] > 1e-14)) {
             char buf[96];
@@ -93,13 +119,15 @@ int mbs_closure_jacobians(mbs_data *d)
 }
 
 /* x_dep = M^-1 (-W . tw - extra) for assembly i (extra NULL: none), written into y. */
-static void solve_own(const mbs_closure_data *C, const mbs_assembly *a, int i,
-                      const double tw[6], const double *extra, double *y)
+static inline MBS_INLINE void solve_own(const mbs_closure_data *C, const mbs_assembly *a, int i,
+                                        const double tw[6], const double *extra, int dim,
+                                        double *y)
 {
     const int n = a->ndep;
     const double *Mi = C->Mi + 9 * i;
     double x[3];
-    for (int r = 0; r < n; ++r) x[r] = -s6_dot(C->W + 18 * i + 6 * r, tw) - (extra ? extra[r] : 0.0);
+    for (int r = 0; r < n; ++r)
+        x[r] = -dotn(C->W + 18 * i + 6 * r, tw, dim) - (extra ? extra[r] : 0.0);
     for (int r = 0; r < n; ++r) {
         double s = 0.0;
         for (int k = 0; k < n; ++k) s += Mi[n * r + k] * x[k];
@@ -108,15 +136,20 @@ static void solve_own(const mbs_closure_data *C, const mbs_assembly *a, int i,
 }
 
 /* See closure.h. */
-void mbs_closure_rates(const mbs_data *d, double *v)
+static inline MBS_INLINE void rates_dim(const mbs_data *d, double *v, int dim)
 {
     const mbs_closure_model *cm = d->model->closure;
     const mbs_closure_data *C = d->closure;
     for (int i = 0; i < cm->nasm; ++i) {
         double tw[6];
-        known_twist(cm, &cm->asm_[i], C->Sw, v, tw);
-        solve_own(C, &cm->asm_[i], i, tw, NULL, v);
+        known_twist(cm, &cm->asm_[i], C->Sw, v, dim, tw);
+        solve_own(C, &cm->asm_[i], i, tw, NULL, dim, v);
     }
+}
+void mbs_closure_rates(const mbs_data *d, double *v)
+{
+    if (d->closure->planar) rates_dim(d, v, 3); /* each with its vector length built in */
+    else rates_dim(d, v, 6);
 }
 
 /* See closure.h: column j is the closure of the unit rate of independent dof ind[j]. */
@@ -158,7 +191,7 @@ void mbs_closure_apply_basis(const mbs_data *d, double *v)
 }
 
 /* See closure.h: the rows' second derivatives with the known accelerations b. */
-void mbs_closure_bias(mbs_data *d, double *b)
+static inline MBS_INLINE void bias_dim(mbs_data *d, double *b, int dim)
 {
     const mbs_closure_model *cm = d->model->closure;
     const mbs_closure_data *C = d->closure;
@@ -169,13 +202,18 @@ void mbs_closure_bias(mbs_data *d, double *b)
         if (!C->planar) world_motion(d, C, c->parent), world_motion(d, C, c->child);
         const double *Vp = C->Vw + 6 * c->parent, *Vc = C->Vw + 6 * c->child;
         double tw[6], dV[6], extra[3], W[18], Wd[18];
-        known_twist(cm, a, C->Sw, b, tw);
-        for (int e = 0; e < 6; ++e) {
+        known_twist(cm, a, C->Sw, b, dim, tw);
+        for (int e = 0; e < dim; ++e) {
             tw[e] += C->Aw[6 * c->child + e] - C->Aw[6 * c->parent + e];
             dV[e] = Vc[e] - Vp[e];
         }
-        mbs_con_rows(d, a->cut, C->rows + 3 * i, a->ndep, C->Vw, W, Wd);
-        for (int r = 0; r < a->ndep; ++r) extra[r] = s6_dot(Wd + 6 * r, dV);
-        solve_own(C, a, i, tw, extra, b);
+        rows_of(d, i, C->Vw, W, Wd);
+        for (int r = 0; r < a->ndep; ++r) extra[r] = dotn(Wd + 6 * r, dV, dim);
+        solve_own(C, a, i, tw, extra, dim, b);
     }
+}
+void mbs_closure_bias(mbs_data *d, double *b)
+{
+    if (d->closure->planar) bias_dim(d, b, 3);
+    else bias_dim(d, b, 6);
 }

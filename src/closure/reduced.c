@@ -99,6 +99,12 @@ static void backward_pass(mbs_data *d, double *r)
     }
 }
 
+/* a . b over the first n (3 or 6) entries */
+static inline double dotw(const double *a, const double *b, int n)
+{
+    return n == 3 ? a[0] * b[0] + a[1] * b[1] + a[2] * b[2] : s6_dot(a, b);
+}
+
 /* See closure.h: last loop first. */
 void mbs_closure_multipliers(mbs_data *d, double *r)
 {
@@ -110,6 +116,7 @@ void mbs_closure_multipliers(mbs_data *d, double *r)
         const mbs_assembly *a = &cm->asm_[i];
         const int n = a->ndep, adr = m->joints[a->cut].conadr;
         const double *Mi = C->Mi + 9 * i;
+        const int dim = C->planar ? 3 : 6; /* planar vectors: closure.h */
         double x[3];
         for (int k = 0; k < n; ++k) {
             x[k] = 0.0;
@@ -119,7 +126,7 @@ void mbs_closure_multipliers(mbs_data *d, double *r)
         for (int c = 0; c < a->ncross; ++c) {
             const int k = a->cross[c];
             double s = 0.0;
-            for (int row = 0; row < n; ++row) s += x[row] * s6_dot(C->W + 18 * i + 6 * row, C->Sw + 6 * k);
+            for (int row = 0; row < n; ++row) s += x[row] * dotw(C->W + 18 * i + 6 * row, C->Sw + 6 * k, dim);
             r[k] -= a->cross_sign[c] * s;
         }
     }

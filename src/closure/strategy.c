@@ -134,6 +134,7 @@ static int check_rows(mbs_data *d)
     const mbs_closure_model *cm = m->closure;
     mbs_closure_data *C = d->closure;
     char buf[96];
+    if (C->planar) mbs_kinematics_pos(d); /* the 3-D poses every row reads */
     for (int i = 0; i < cm->nasm; ++i) {
         const mbs_assembly *a = &cm->asm_[i];
         if (fabs(a->offset_n) <= 1e-9 * a->scale) continue;
@@ -196,6 +197,16 @@ static void restore(mbs_data *d)
     memcpy(d->v, d->closure->vbak, (size_t)d->model->nv * sizeof(double));
 }
 
+/* The closed forms closed the data's state: the loops' closed state, and which poses are
+   those of this state (the 3-D ones, or on the planar path the planar ones). */
+static void mark_closed(mbs_data *d)
+{
+    mbs_closure_data *C = d->closure;
+    mbs_loops_mark_closed(d);
+    if (C->planar) C->ppose_gen = d->planar->gen;
+    else C->pose_gen = d->kin_gen;
+}
+
 /* Positions and rates holding the independent coordinates; on failure q, v as they were. */
 static int close_analytic(mbs_data *d, int flags)
 {
@@ -206,11 +217,11 @@ static int close_analytic(mbs_data *d, int flags)
     if (st == MBS_OK && kmin < kl) st = MBS_CLOSURE_DEFER;
     if (st == MBS_OK) st = finish(d, flags);
     if (st == MBS_OK) {
-        mbs_loops_mark_closed(d);
-        d->closure->pose_gen = d->closure->planar ? d->kin_gen - 1 : d->kin_gen;
+        mark_closed(d);
         return MBS_OK;
     }
     restore(d);
+    d->closure->jac_valid = d->closure->B_valid = 0;
     return st;
 }
 
@@ -275,8 +286,7 @@ void mbs_closure_newton_closed(mbs_data *d, int flags)
     if (st == MBS_OK) {
         C->analytic = 1;
         mbs_loops_note_event(d);
-        mbs_loops_mark_closed(d);
-        C->pose_gen = C->planar ? d->kin_gen - 1 : d->kin_gen;
+        mark_closed(d);
         return;
     }
     restore(d);
@@ -299,7 +309,7 @@ int mbs_closure_forward(mbs_data *d)
 int mbs_closure_poses_current(const mbs_data *d)
 {
     const mbs_closure_data *C = d->closure;
-    return C && C->analytic && !C->unusable && C->pose_gen == d->kin_gen &&
+    return C && C->analytic && !C->unusable && !C->planar && C->pose_gen == d->kin_gen &&
            mbs_loops_is_closed(d);
 }
 

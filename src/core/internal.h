@@ -6,8 +6,10 @@
 
 #if defined(__GNUC__)
 #define MBS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define MBS_INLINE __attribute__((always_inline)) /* a hot helper inlined at every call */
 #else
 #define MBS_PRINTF(a, b)
+#define MBS_INLINE
 #endif
 
 /* Write a message into buf (MBS_ERROR_LEN bytes) and return status. */
