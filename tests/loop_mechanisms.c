@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LM_PI 3.14159265358979323846
@@ -76,14 +77,14 @@ void lm_mech_free(lm_mech *mech)
 }
 
 /* Reset mech before a build. */
-static void mech_init(lm_mech *mech)
+void lm_mech_init(lm_mech *mech)
 {
     memset(mech, 0, sizeof *mech);
     for (int i = 0; i < 8; ++i) mech->joint[i] = mech->body[i] = -1;
 }
 
 /* Add a joint, recording cut and distance joints for the residual; the id or a status. */
-static int add_joint(mbs_builder *b, lm_mech *mech, const mbs_joint_def *def)
+int lm_add_joint(mbs_builder *b, lm_mech *mech, const mbs_joint_def *def)
 {
     int id = mbs_add_joint(b, def);
     if (id >= 0 && (def->cut || def->type == MBS_JOINT_DISTANCE)) {
@@ -95,9 +96,19 @@ static int add_joint(mbs_builder *b, lm_mech *mech, const mbs_joint_def *def)
     return id;
 }
 
+static mbs_closure lm_closure_mode = MBS_CLOSURE_ANALYTIC;
+
+void lm_set_closure(mbs_closure closure) { lm_closure_mode = closure; }
+
+static mbs_planar_mode lm_planar_mode = MBS_PLANAR_AUTO;
+
+void lm_set_planar(mbs_planar_mode mode) { lm_planar_mode = mode; }
+
 /* Compile b into mech->model (keeping the builder's message on failure), destroy b. */
-static int finish(mbs_builder *b, lm_mech *mech, int status)
+int lm_finish(mbs_builder *b, lm_mech *mech, int status)
 {
+    if (status >= 0) status = mbs_builder_set_closure(b, lm_closure_mode);
+    if (status >= 0) status = mbs_builder_set_planar(b, lm_planar_mode);
     if (status >= 0) status = mbs_compile(b, &mech->model);
     if (status < 0) snprintf(mech->error, sizeof mech->error, "%s: %s", mbs_status_name(status),
                              mbs_builder_error(b));
@@ -106,11 +117,11 @@ static int finish(mbs_builder *b, lm_mech *mech, int status)
 }
 
 /* Fold a creation result into a running status. */
-static int keep(int status, int id) { return status < 0 ? status : (id < 0 ? id : status); }
+int lm_keep(int status, int id) { return status < 0 ? status : (id < 0 ? id : status); }
 
 /* A uniform bar of length L along body x from the origin: com (L/2, 0, 0), I_yy = I_zz =
    m L^2 / 12 and a thin-rod I_xx. */
-static int add_bar(mbs_builder *b, double length, double mass)
+int lm_add_bar(mbs_builder *b, double length, double mass)
 {
     mbs_body_def def = mbs_default_body_def();
     def.mass = mass;
@@ -122,7 +133,7 @@ static int add_bar(mbs_builder *b, double length, double mass)
 }
 
 /* A compact block: mass m at the origin, inertia m diag(1e-3). */
-static int add_block(mbs_builder *b, double mass)
+int lm_add_block(mbs_builder *b, double mass)
 {
     mbs_body_def def = mbs_default_body_def();
     def.mass = mass;
@@ -132,7 +143,7 @@ static int add_block(mbs_builder *b, double mass)
 }
 
 /* Joint def: parent frame at ppos with rotation prot (NULL: identity), child frame at cpos. */
-static mbs_joint_def joint_at(mbs_joint_type type, int parent, int child, const double ppos[3],
+mbs_joint_def lm_joint_at(mbs_joint_type type, int parent, int child, const double ppos[3],
                               const double prot[9], const double cpos[3])
 {
     mbs_joint_def j = mbs_default_joint_def(type);
@@ -262,35 +273,35 @@ static int fourbar_joints(const lm_fourbar *p, mbs_builder *b, lm_mech *mech, co
     double o4p[3] = {p->d * cos(p->ground_angle), p->d * sin(p->ground_angle), 0.0}, o4[3];
     double pa[3] = {p->a, 0, 0}, pb[3] = {p->b, 0, 0}, pc[3] = {p->c, 0, 0};
     m3_vec(R, o4p, o4);
-    mbs_joint_def jc = joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, cr, NULL, R, NULL);
+    mbs_joint_def jc = lm_joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, cr, NULL, R, NULL);
     jc.state_priority = 1;
     mbs_joint_def j1, j2, cut;
     if (p->cut == LM_CUT_B) {
-        j1 = joint_at(MBS_JOINT_REVOLUTE, cr, co, pa, NULL, NULL);
-        j2 = joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, ro, o4, R, NULL);
-        cut = joint_at(p->cut_type, co, ro, pb, NULL, pc);
+        j1 = lm_joint_at(MBS_JOINT_REVOLUTE, cr, co, pa, NULL, NULL);
+        j2 = lm_joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, ro, o4, R, NULL);
+        cut = lm_joint_at(p->cut_type, co, ro, pb, NULL, pc);
     } else if (p->cut == LM_CUT_A) {
-        j2 = joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, ro, o4, R, NULL);
-        j1 = joint_at(MBS_JOINT_REVOLUTE, ro, co, pc, NULL, pb);
-        cut = joint_at(p->cut_type, cr, co, pa, NULL, NULL);
+        j2 = lm_joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, ro, o4, R, NULL);
+        j1 = lm_joint_at(MBS_JOINT_REVOLUTE, ro, co, pc, NULL, pb);
+        cut = lm_joint_at(p->cut_type, cr, co, pa, NULL, NULL);
     } else {
-        j1 = joint_at(MBS_JOINT_REVOLUTE, cr, co, pa, NULL, NULL);
-        j2 = joint_at(MBS_JOINT_REVOLUTE, co, ro, pb, NULL, pc);
-        cut = joint_at(p->cut_type, MBS_WORLD, ro, o4, R, NULL);
+        j1 = lm_joint_at(MBS_JOINT_REVOLUTE, cr, co, pa, NULL, NULL);
+        j2 = lm_joint_at(MBS_JOINT_REVOLUTE, co, ro, pb, NULL, pc);
+        cut = lm_joint_at(p->cut_type, MBS_WORLD, ro, o4, R, NULL);
     }
     cut.cut = 1;
     int st = MBS_OK;
-    st = keep(st, mech->joint[0] = add_joint(b, mech, &jc));
+    st = lm_keep(st, mech->joint[0] = lm_add_joint(b, mech, &jc));
     if (p->cut == LM_CUT_A) {
-        st = keep(st, mech->joint[2] = add_joint(b, mech, &j2));
-        st = keep(st, mech->joint[1] = add_joint(b, mech, &j1));
+        st = lm_keep(st, mech->joint[2] = lm_add_joint(b, mech, &j2));
+        st = lm_keep(st, mech->joint[1] = lm_add_joint(b, mech, &j1));
     } else {
-        st = keep(st, mech->joint[1] = add_joint(b, mech, &j1));
-        st = keep(st, mech->joint[2] = add_joint(b, mech, &j2));
+        st = lm_keep(st, mech->joint[1] = lm_add_joint(b, mech, &j1));
+        st = lm_keep(st, mech->joint[2] = lm_add_joint(b, mech, &j2));
     }
-    st = keep(st, mech->joint[3] = add_joint(b, mech, &cut));
+    st = lm_keep(st, mech->joint[3] = lm_add_joint(b, mech, &cut));
     if (st >= 0 && p->damping > 0.0)
-        st = keep(st, mbs_add_joint_spring_damper(b, mech->joint[0], 0, 0.0, p->damping, 0.0));
+        st = lm_keep(st, mbs_add_joint_spring_damper(b, mech->joint[0], 0, 0.0, p->damping, 0.0));
     return st;
 }
 
@@ -301,7 +312,7 @@ int lm_build_fourbar(const lm_fourbar *p, lm_mech *mech)
 
 int lm_build_fourbar_ex(const lm_fourbar *p, lm_extra_fn extra, void *user, lm_mech *mech)
 {
-    mech_init(mech);
+    lm_mech_init(mech);
     mbs_builder *b = mbs_builder_create();
     if (!b) return MBS_ERR_NOMEM;
     double R[9], gp[3] = {0.0, -p->g, 0.0}, g[3];
@@ -309,10 +320,10 @@ int lm_build_fourbar_ex(const lm_fourbar *p, lm_extra_fn extra, void *user, lm_m
     m3_vec(R, gp, g);
     int st = p->g > 0.0 ? mbs_builder_set_gravity(b, g) : mbs_builder_set_no_gravity(b);
     const double len[3] = {p->a, p->b, p->c};
-    for (int i = 0; i < 3; ++i) st = keep(st, mech->body[i] = add_bar(b, len[i], p->mass[i]));
+    for (int i = 0; i < 3; ++i) st = lm_keep(st, mech->body[i] = lm_add_bar(b, len[i], p->mass[i]));
     if (st >= 0) st = fourbar_joints(p, b, mech, R);
     if (st >= 0 && extra) st = extra(b, mech, user);
-    return finish(b, mech, st);
+    return lm_finish(b, mech, st);
 }
 
 /* Loop closure a e^{i th2} + b e^{i th3} - c e^{i th4} - d e^{i g} = 0 (complex plane of the
@@ -415,21 +426,21 @@ static int slider_crank_joints(const lm_slider_crank *p, mbs_builder *b, lm_mech
 {
     const int cr = mech->body[0], rod = mech->body[1], sl = mech->body[2];
     const double pr[3] = {p->r, 0, 0}, pl[3] = {p->l, 0, 0}, pe[3] = {0, p->e, 0};
-    mbs_joint_def jc = joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, cr, NULL, NULL, NULL);
+    mbs_joint_def jc = lm_joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, cr, NULL, NULL, NULL);
     jc.state_priority = 1;
     mbs_joint_def jr, js, cut;
     if (p->cut == LM_SC_CUT_B) {
-        jr = joint_at(MBS_JOINT_REVOLUTE, cr, rod, pr, NULL, NULL);
-        js = joint_at(MBS_JOINT_PRISMATIC, MBS_WORLD, sl, pe, NULL, NULL);
-        cut = joint_at(MBS_JOINT_REVOLUTE, rod, sl, pl, NULL, NULL);
+        jr = lm_joint_at(MBS_JOINT_REVOLUTE, cr, rod, pr, NULL, NULL);
+        js = lm_joint_at(MBS_JOINT_PRISMATIC, MBS_WORLD, sl, pe, NULL, NULL);
+        cut = lm_joint_at(MBS_JOINT_REVOLUTE, rod, sl, pl, NULL, NULL);
     } else if (p->cut == LM_SC_CUT_SLIDER) {
-        jr = joint_at(MBS_JOINT_REVOLUTE, cr, rod, pr, NULL, NULL);
-        js = joint_at(MBS_JOINT_REVOLUTE, rod, sl, pl, NULL, NULL);
-        cut = joint_at(MBS_JOINT_PRISMATIC, MBS_WORLD, sl, pe, NULL, NULL);
+        jr = lm_joint_at(MBS_JOINT_REVOLUTE, cr, rod, pr, NULL, NULL);
+        js = lm_joint_at(MBS_JOINT_REVOLUTE, rod, sl, pl, NULL, NULL);
+        cut = lm_joint_at(MBS_JOINT_PRISMATIC, MBS_WORLD, sl, pe, NULL, NULL);
     } else {
-        js = joint_at(MBS_JOINT_PRISMATIC, MBS_WORLD, sl, pe, NULL, NULL);
-        jr = joint_at(MBS_JOINT_REVOLUTE, sl, rod, NULL, NULL, pl);
-        cut = joint_at(MBS_JOINT_REVOLUTE, cr, rod, pr, NULL, NULL);
+        js = lm_joint_at(MBS_JOINT_PRISMATIC, MBS_WORLD, sl, pe, NULL, NULL);
+        jr = lm_joint_at(MBS_JOINT_REVOLUTE, sl, rod, NULL, NULL, pl);
+        cut = lm_joint_at(MBS_JOINT_REVOLUTE, cr, rod, pr, NULL, NULL);
     }
     v3_set(js.axis, 1.0, 0.0, 0.0);
     if (p->cut == LM_SC_CUT_SLIDER) {
@@ -438,11 +449,11 @@ static int slider_crank_joints(const lm_slider_crank *p, mbs_builder *b, lm_mech
     }
     cut.cut = 1;
     int st = MBS_OK;
-    st = keep(st, mech->joint[0] = add_joint(b, mech, &jc));
-    if (p->cut == LM_SC_CUT_A) st = keep(st, mech->joint[2] = add_joint(b, mech, &js));
-    st = keep(st, mech->joint[1] = add_joint(b, mech, &jr));
-    if (p->cut != LM_SC_CUT_A) st = keep(st, mech->joint[2] = add_joint(b, mech, &js));
-    st = keep(st, mech->joint[3] = add_joint(b, mech, &cut));
+    st = lm_keep(st, mech->joint[0] = lm_add_joint(b, mech, &jc));
+    if (p->cut == LM_SC_CUT_A) st = lm_keep(st, mech->joint[2] = lm_add_joint(b, mech, &js));
+    st = lm_keep(st, mech->joint[1] = lm_add_joint(b, mech, &jr));
+    if (p->cut != LM_SC_CUT_A) st = lm_keep(st, mech->joint[2] = lm_add_joint(b, mech, &js));
+    st = lm_keep(st, mech->joint[3] = lm_add_joint(b, mech, &cut));
     return st;
 }
 
@@ -454,17 +465,17 @@ int lm_build_slider_crank(const lm_slider_crank *p, lm_mech *mech)
 int lm_build_slider_crank_ex(const lm_slider_crank *p, lm_extra_fn extra, void *user,
                              lm_mech *mech)
 {
-    mech_init(mech);
+    lm_mech_init(mech);
     mbs_builder *b = mbs_builder_create();
     if (!b) return MBS_ERR_NOMEM;
     const double g[3] = {0.0, -p->g, 0.0};
     int st = p->g > 0.0 ? mbs_builder_set_gravity(b, g) : mbs_builder_set_no_gravity(b);
-    st = keep(st, mech->body[0] = add_bar(b, p->r, p->mass[0]));
-    st = keep(st, mech->body[1] = add_bar(b, p->l, p->mass[1]));
-    st = keep(st, mech->body[2] = add_block(b, p->mass[2]));
+    st = lm_keep(st, mech->body[0] = lm_add_bar(b, p->r, p->mass[0]));
+    st = lm_keep(st, mech->body[1] = lm_add_bar(b, p->l, p->mass[1]));
+    st = lm_keep(st, mech->body[2] = lm_add_block(b, p->mass[2]));
     if (st >= 0) st = slider_crank_joints(p, b, mech);
     if (st >= 0 && extra) st = extra(b, mech, user);
-    return finish(b, mech, st);
+    return lm_finish(b, mech, st);
 }
 
 /* Pin A = r (cos th, sin th), slider pin B = (x, e), |B - A| = l. With u = r sin th - e and
@@ -566,40 +577,40 @@ static int door_hinge2(mbs_builder *b, lm_mech *mech, int nhinge, int rod, const
     double w2[3] = {h2[0] + off[0], h2[1] + off[1], h2[2] + off[2]};
     int st = MBS_OK;
     if (rod == 0 && nhinge == 2) {
-        mbs_joint_def j = joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, mech->body[0], w2, NULL, h2);
+        mbs_joint_def j = lm_joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, mech->body[0], w2, NULL, h2);
         v3_set(j.axis, 0.0, 1.0, 0.0);
         j.cut = 1;
-        st = keep(st, mech->joint[1] = add_joint(b, mech, &j));
+        st = lm_keep(st, mech->joint[1] = lm_add_joint(b, mech, &j));
     } else if (rod == 1) {
-        st = keep(st, mech->body[1] = add_rod2(b));
-        mbs_joint_def j = joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, mech->body[1], w2, NULL, h2);
+        st = lm_keep(st, mech->body[1] = add_rod2(b));
+        mbs_joint_def j = lm_joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, mech->body[1], w2, NULL, h2);
         v3_set(j.axis, 0.0, 1.0, 0.0);
-        st = keep(st, mech->joint[1] = add_joint(b, mech, &j));
-        mbs_joint_def f = joint_at(MBS_JOINT_FIXED, mech->body[1], mech->body[0], lug, NULL, lug);
+        st = lm_keep(st, mech->joint[1] = lm_add_joint(b, mech, &j));
+        mbs_joint_def f = lm_joint_at(MBS_JOINT_FIXED, mech->body[1], mech->body[0], lug, NULL, lug);
         f.cut = 1;
-        st = keep(st, mech->joint[2] = add_joint(b, mech, &f));
+        st = lm_keep(st, mech->joint[2] = lm_add_joint(b, mech, &f));
     } else if (rod == 2) {
-        st = keep(st, mech->body[1] = add_rod2(b));
-        mbs_joint_def f = joint_at(MBS_JOINT_FIXED, mech->body[0], mech->body[1], NULL, NULL, NULL);
-        st = keep(st, mech->joint[2] = add_joint(b, mech, &f));
+        st = lm_keep(st, mech->body[1] = add_rod2(b));
+        mbs_joint_def f = lm_joint_at(MBS_JOINT_FIXED, mech->body[0], mech->body[1], NULL, NULL, NULL);
+        st = lm_keep(st, mech->joint[2] = lm_add_joint(b, mech, &f));
     }
     return st;
 }
 
 int lm_build_door(int nhinge, int rod, const double offset[3], lm_mech *mech)
 {
-    mech_init(mech);
+    lm_mech_init(mech);
     mbs_builder *b = mbs_builder_create();
     if (!b) return MBS_ERR_NOMEM;
     const double g[3] = {0.0, -9.81, -1.5}, h1[3] = {0.0, 0.2, 0.0}, zero[3] = {0, 0, 0};
     int st = mbs_builder_set_gravity(b, g);
-    st = keep(st, mech->body[0] = add_door(b));
-    mbs_joint_def j = joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, mech->body[0], h1, NULL, h1);
+    st = lm_keep(st, mech->body[0] = add_door(b));
+    mbs_joint_def j = lm_joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, mech->body[0], h1, NULL, h1);
     v3_set(j.axis, 0.0, 1.0, 0.0);
     j.state_priority = 1;
-    st = keep(st, mech->joint[0] = add_joint(b, mech, &j));
+    st = lm_keep(st, mech->joint[0] = lm_add_joint(b, mech, &j));
     if (st >= 0) st = door_hinge2(b, mech, nhinge, rod, offset ? offset : zero);
-    return finish(b, mech, st);
+    return lm_finish(b, mech, st);
 }
 
 /* ---------------------------------------------------------------- engines */
@@ -639,19 +650,19 @@ static int add_cylinder(mbs_builder *b, lm_mech *mech, int cr, double x, double 
 {
     const double pin[3] = {x, ENG_R * cos(ph), ENG_R * sin(ph)}, wp[3] = {x, 0.0, 0.0};
     const double top[3] = {0.0, ENG_L, 0.0};
-    int st = MBS_OK, rod = add_rod_y(b, ENG_L, 0.6), pis = add_block(b, 0.5);
-    st = keep(keep(st, rod), pis);
+    int st = MBS_OK, rod = add_rod_y(b, ENG_L, 0.6), pis = lm_add_block(b, 0.5);
+    st = lm_keep(lm_keep(st, rod), pis);
     if (st < 0) return st;
-    mbs_joint_def jr = joint_at(MBS_JOINT_REVOLUTE, cr, rod, pin, NULL, NULL);
+    mbs_joint_def jr = lm_joint_at(MBS_JOINT_REVOLUTE, cr, rod, pin, NULL, NULL);
     v3_set(jr.axis, 1.0, 0.0, 0.0);
-    mbs_joint_def js = joint_at(slide, MBS_WORLD, pis, wp, NULL, NULL);
+    mbs_joint_def js = lm_joint_at(slide, MBS_WORLD, pis, wp, NULL, NULL);
     v3_set(js.axis, 0.0, 1.0, 0.0);
-    mbs_joint_def cut = joint_at(MBS_JOINT_REVOLUTE, rod, pis, top, NULL, NULL);
+    mbs_joint_def cut = lm_joint_at(MBS_JOINT_REVOLUTE, rod, pis, top, NULL, NULL);
     v3_set(cut.axis, 1.0, 0.0, 0.0);
     cut.cut = 1;
-    st = keep(st, ids[0] = add_joint(b, mech, &jr));
-    st = keep(st, ids[1] = add_joint(b, mech, &js));
-    st = keep(st, ids[2] = add_joint(b, mech, &cut));
+    st = lm_keep(st, ids[0] = lm_add_joint(b, mech, &jr));
+    st = lm_keep(st, ids[1] = lm_add_joint(b, mech, &js));
+    st = lm_keep(st, ids[2] = lm_add_joint(b, mech, &cut));
     return st;
 }
 
@@ -660,36 +671,36 @@ static int add_crank_x(mbs_builder *b, lm_mech *mech, double mass, double xc)
 {
     const double g[3] = {0.0, -9.81, 0.0};
     int st = mbs_builder_set_gravity(b, g);
-    st = keep(st, mech->body[0] = add_crankshaft(b, mass, xc));
-    mbs_joint_def jc = joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, mech->body[0], NULL, NULL, NULL);
+    st = lm_keep(st, mech->body[0] = add_crankshaft(b, mass, xc));
+    mbs_joint_def jc = lm_joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, mech->body[0], NULL, NULL, NULL);
     v3_set(jc.axis, 1.0, 0.0, 0.0);
     jc.state_priority = 1;
-    return keep(st, mech->joint[0] = add_joint(b, mech, &jc));
+    return lm_keep(st, mech->joint[0] = lm_add_joint(b, mech, &jc));
 }
 
 int lm_build_engine1(mbs_joint_type slide, lm_mech *mech)
 {
-    mech_init(mech);
+    lm_mech_init(mech);
     mbs_builder *b = mbs_builder_create();
     if (!b) return MBS_ERR_NOMEM;
     int st = add_crank_x(b, mech, 2.0, 0.0);
     if (st >= 0) st = add_cylinder(b, mech, mech->body[0], 0.05, 0.0, slide, mech->unit[0]);
     for (int i = 0; i < 3; ++i) mech->joint[1 + i] = mech->unit[0][i];
-    return finish(b, mech, st);
+    return lm_finish(b, mech, st);
 }
 
 static const double phase_deg[6] = {0.0, 240.0, 120.0, 120.0, 240.0, 0.0};
 
 int lm_build_engine6(lm_mech *mech)
 {
-    mech_init(mech);
+    lm_mech_init(mech);
     mbs_builder *b = mbs_builder_create();
     if (!b) return MBS_ERR_NOMEM;
     int st = add_crank_x(b, mech, 12.0, 0.3);
     for (int k = 0; k < 6 && st >= 0; ++k)
         st = add_cylinder(b, mech, mech->body[0], 0.12 * k, phase_deg[k] * LM_PI / 180.0,
                           MBS_JOINT_PRISMATIC, mech->unit[k]);
-    return finish(b, mech, st);
+    return lm_finish(b, mech, st);
 }
 
 /* Cylinder k at crank angle al = th + phase_k is a centred slider-crank in the world (y, z)
@@ -715,32 +726,32 @@ void lm_engine_set(const lm_mech *mech, int ncyl, double th, double w, mbs_data 
 
 int lm_build_a02(int n, lm_mech *mech)
 {
-    mech_init(mech);
+    lm_mech_init(mech);
     if (n < 1 || n > A02_MAX) return MBS_ERR_ARG;
     mbs_builder *b = mbs_builder_create();
     if (!b) return MBS_ERR_NOMEM;
     const double g[3] = {0.0, -9.81, 0.0}, tip[3] = {1.0, 0.0, 0.0};
     int st = mbs_builder_set_gravity(b, g), crank[A02_MAX + 1], coupler[A02_MAX];
-    for (int i = 0; i <= n; ++i) st = keep(st, crank[i] = add_bar(b, 1.0, 1.0));
-    for (int i = 0; i < n; ++i) st = keep(st, coupler[i] = add_bar(b, 1.0, 1.0));
+    for (int i = 0; i <= n; ++i) st = lm_keep(st, crank[i] = lm_add_bar(b, 1.0, 1.0));
+    for (int i = 0; i < n; ++i) st = lm_keep(st, coupler[i] = lm_add_bar(b, 1.0, 1.0));
     for (int i = 0; i <= n && st >= 0; ++i) { /* joint ids 0..n */
         const double pivot[3] = {(double)i, 0.0, 0.0};
-        mbs_joint_def j = joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, crank[i], pivot, NULL, NULL);
+        mbs_joint_def j = lm_joint_at(MBS_JOINT_REVOLUTE, MBS_WORLD, crank[i], pivot, NULL, NULL);
         j.state_priority = i == 0;
-        st = keep(st, add_joint(b, mech, &j));
+        st = lm_keep(st, lm_add_joint(b, mech, &j));
     }
     for (int i = 0; i < n && st >= 0; ++i) { /* joint ids n+1..2n */
-        mbs_joint_def j = joint_at(MBS_JOINT_REVOLUTE, crank[i], coupler[i], tip, NULL, NULL);
-        st = keep(st, add_joint(b, mech, &j));
+        mbs_joint_def j = lm_joint_at(MBS_JOINT_REVOLUTE, crank[i], coupler[i], tip, NULL, NULL);
+        st = lm_keep(st, lm_add_joint(b, mech, &j));
     }
     for (int i = 0; i < n && st >= 0; ++i) { /* cuts 2n+1..3n */
-        mbs_joint_def j = joint_at(MBS_JOINT_REVOLUTE, coupler[i], crank[i + 1], tip, NULL, tip);
+        mbs_joint_def j = lm_joint_at(MBS_JOINT_REVOLUTE, coupler[i], crank[i + 1], tip, NULL, tip);
         j.cut = 1;
-        st = keep(st, add_joint(b, mech, &j));
+        st = lm_keep(st, lm_add_joint(b, mech, &j));
     }
     mech->joint[0] = 0;
     mech->body[0] = crank[0];
-    return finish(b, mech, st);
+    return lm_finish(b, mech, st);
 }
 
 void lm_a02_initial(int n, const lm_mech *mech, mbs_data *d)
@@ -780,7 +791,7 @@ static void bricard_axis(int i, double p[3], double u[3])
 
 int lm_build_bricard(lm_mech *mech)
 {
-    mech_init(mech);
+    lm_mech_init(mech);
     mbs_builder *b = mbs_builder_create();
     if (!b) return MBS_ERR_NOMEM;
     const double g[3] = {0.0, 0.0, -9.81};
@@ -794,17 +805,30 @@ int lm_build_bricard(lm_mech *mech)
         for (int i = 0; i < 3; ++i) def.com[i] = 0.5 * (p0[i] + p1[i]);
         memset(def.inertia, 0, sizeof def.inertia);
         def.inertia[0] = 0.02, def.inertia[4] = 0.03, def.inertia[8] = 0.025;
-        st = keep(st, body[k] = mbs_add_body(b, &def));
+        st = lm_keep(st, body[k] = mbs_add_body(b, &def));
     }
     for (int i = 0; i < 6 && st >= 0; ++i) {
         double p[3], u[3];
         bricard_axis(i, p, u);
-        mbs_joint_def j = i < 5 ? joint_at(MBS_JOINT_REVOLUTE, body[i], body[i + 1], p, NULL, p)
-                                : joint_at(MBS_JOINT_REVOLUTE, body[5], MBS_WORLD, p, NULL, p);
+        mbs_joint_def j = i < 5 ? lm_joint_at(MBS_JOINT_REVOLUTE, body[i], body[i + 1], p, NULL, p)
+                                : lm_joint_at(MBS_JOINT_REVOLUTE, body[5], MBS_WORLD, p, NULL, p);
         memcpy(j.axis, u, sizeof u);
         j.state_priority = i == 0;
         j.cut = i == 5;
-        st = keep(st, mech->joint[i] = add_joint(b, mech, &j));
+        st = lm_keep(st, mech->joint[i] = lm_add_joint(b, mech, &j));
     }
-    return finish(b, mech, st);
+    return lm_finish(b, mech, st);
+}
+
+#ifndef LM_MODELS_DIR
+#define LM_MODELS_DIR "models"
+#endif
+
+/* See loop_mechanisms.h. */
+int lm_load_model(mbs_builder *b, const char *name)
+{
+    const char *dir = getenv("MBS_MODELS");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.xml", dir && dir[0] ? dir : LM_MODELS_DIR, name);
+    return mbs_builder_load(b, path);
 }

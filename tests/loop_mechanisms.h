@@ -25,6 +25,29 @@ typedef struct lm_mech {
 
 void lm_mech_free(lm_mech *mech); /* destroys the model; the struct stays */
 
+/* How the builders below (and lm_finish) compile loops: MBS_CLOSURE_ANALYTIC (default, closed
+   forms where compile finds them) or MBS_CLOSURE_NEWTON, for comparisons. */
+void lm_set_closure(mbs_closure closure);
+/* Whether they may run the planar path: MBS_PLANAR_AUTO (default) or MBS_PLANAR_OFF. */
+void lm_set_planar(mbs_planar_mode mode);
+
+/* Builder kit for mechanisms elsewhere (tests/loop_assemblies.c). */
+void lm_mech_init(lm_mech *mech);  /* reset before a build */
+/* Add a joint, recording cut and distance joints for lm_residual; its id or a status. */
+int lm_add_joint(mbs_builder *b, lm_mech *mech, const mbs_joint_def *def);
+/* Compile b into mech->model (the message kept in mech->error on failure), destroy b. */
+/* Load models/NAME.xml into b: the folder is $MBS_MODELS, else LM_MODELS_DIR (the source
+   tree's models/, given by meson); its start values live in the compiled model. */
+int lm_load_model(mbs_builder *b, const char *name);
+int lm_finish(mbs_builder *b, lm_mech *mech, int status);
+int lm_keep(int status, int id); /* fold a creation result into a running status */
+/* A uniform bar of length L along body x (com at L / 2), mass m; a compact block. */
+int lm_add_bar(mbs_builder *b, double length, double mass);
+int lm_add_block(mbs_builder *b, double mass);
+/* Joint def: parent frame at ppos with rotation prot (NULL: identity), child frame at cpos. */
+mbs_joint_def lm_joint_at(mbs_joint_type type, int parent, int child, const double ppos[3],
+                          const double prot[9], const double cpos[3]);
+
 /* Largest cut-joint violation from the body poses, per joint type: frame origins apart
    (revolute, spherical, universal, fixed), offset across the axis (prismatic, cylindrical),
    offset along the normal (planar), | |p_c - p_p| - length | (distance), and misalignment:

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "loop_assemblies.h"
 #include "count_alloc.h"
 #include "elements_models.h"
 
@@ -658,6 +659,71 @@ static void test_issue14_no_alloc(void **state)
     mbs_model_destroy(m);
 }
 
+/* Loops closed in closed form (src/closure/): the table and fixed-step stepping on every
+   assembly kind (tests/loop_assemblies.h) and on six coupled loops, from a state not yet
+   closed; the closure stays analytic. The N-four-bars above are JointRRR chains: closed
+   forms while regular, Newton near the flat configuration (the hand-over included); after
+   the table (whose linearisation runs on Newton's partition) the steps take no Newton
+   iteration. */
+static void test_analytic_no_alloc(void **state)
+{
+    (void)state;
+    for (int k = 0; k <= LM_ASM_COUNT; ++k) {
+        lm_mech mech;
+        const int rc = k < LM_ASM_COUNT ? lm_build_assembly((lm_asm_kind)k, &mech) : lm_build_engine6(&mech);
+        assert_int_equal(rc, MBS_OK);
+        mbs_data *d = mbs_data_create(mech.model);
+        assert_non_null(d);
+        if (k < LM_ASM_COUNT) lm_assembly_guess((lm_asm_kind)k, &mech, 0.3, 2.0, 0.01, d);
+        else lm_engine_set(&mech, 6, 0.2, 20.0, d), mbs_data_q(d)[1] += 1e-3;
+        run_table(d); /* its linearisation suspends the closed forms: Newton serves it */
+        steps_no_alloc(d, MBS_STEP_EULER, 1); /* the closed forms take over again */
+        const long newton0 = mbs_loop_newton_iterations(d);
+        steps_no_alloc(d, MBS_STEP_EULER, 20);
+        steps_no_alloc(d, MBS_STEP_RK4, 20);
+        assert_int_equal(mbs_cut_joint_closure(d, mech.cut_id[0]), MBS_CLOSURE_ANALYTIC);
+        assert_int_equal(mbs_loop_newton_iterations(d), newton0);
+        mbs_data_destroy(d);
+        lm_mech_free(&mech);
+    }
+}
+
+/* A curve-curve contact (src/contact/): a wheel (circle) rolling on a line, with its
+   contact solves and their rates, through the table and RK4 stepping. */
+static void test_curve_no_alloc(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    const double g[3] = {0.0, -9.81, 0.0};
+    assert_int_equal(mbs_builder_set_gravity(b, g), MBS_OK);
+    mbs_body_def bd = mbs_default_body_def();
+    bd.com[0] = 0.05; /* off centre: it rocks */
+    const int body = mbs_add_body(b, &bd);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_PLANAR);
+    j.child = body;
+    assert_true(mbs_add_joint(b, &j) >= 0);
+    mbs_curve_joint_def c = mbs_default_curve_joint_def();
+    c.child = body, c.rolling = 1, c.s_child = -0.15 * 1.5707963267948966;
+    c.curve_child.kind = MBS_CURVE_CIRCLE, c.curve_child.a = 0.15;
+    const int cj = mbs_add_curve_joint(b, &c);
+    assert_true(cj >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_q(d)[1] = 0.2, mbs_data_q(d)[2] = 0.4;
+    run_table(d);
+    steps_no_alloc(d, MBS_STEP_RK4, 20);
+    double s[2];
+    count_begin();
+    const int st = mbs_curve_joint_contact(d, cj, s, NULL, NULL);
+    assert_int_equal(count_end(), 0);
+    assert_int_equal(st, MBS_OK);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -666,6 +732,8 @@ int main(void)
         cmocka_unit_test(test_callback_no_alloc),
         cmocka_unit_test(test_errors_no_alloc),
         cmocka_unit_test(test_loops_no_alloc),
+        cmocka_unit_test(test_analytic_no_alloc),
+        cmocka_unit_test(test_curve_no_alloc),
         cmocka_unit_test(test_hold_no_alloc),
         cmocka_unit_test(test_elements_no_alloc),
         cmocka_unit_test(test_analyses_no_alloc),

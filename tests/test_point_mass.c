@@ -499,7 +499,7 @@ static void test_bad_input(void **state)
     mbs_builder *b = mbs_builder_create();
     mbs_body_def bd = mbs_default_body_def();
     int id = mbs_add_body(b, &bd);
-    mbs_joint_def tj = mbs_default_joint_def((mbs_joint_type)(MBS_JOINT_TRANSLATIONAL + 1));
+    mbs_joint_def tj = mbs_default_joint_def((mbs_joint_type)(MBS_JOINT_CURVE + 1));
     tj.child = id;
     assert_int_equal(mbs_add_joint(b, &tj), MBS_ERR_ARG);
     assert_non_null(strstr(mbs_builder_error(b), "unknown joint type"));
@@ -546,7 +546,7 @@ static void strip_element(char *text, const char *tag)
     }
 }
 
-/* models/point_masses.xml (Fig. 7 as an mbs-sim model file; its mbs-sim elements stripped):
+/* models/point_gravity.xml (Fig. 7 as an mbs-sim model file; its mbs-sim elements stripped):
    two point masses on translational joints (3 / 3 each), started as its <initial> elements
    say; after one period of each orbit (2 pi sqrt(a^3 / mu), a from the vis-viva energy) the
    mass is back at its start to 1e-8, the energy kept to 1e-9. */
@@ -558,8 +558,8 @@ static void test_model_file(void **state)
         print_message("MBS_MODELS not set: skipping the model-file check\n");
         skip();
     }
-    char path[1024], tmp[] = "/tmp/mbs_point_masses_XXXXXX";
-    snprintf(path, sizeof path, "%s/point_masses.xml", dir);
+    char path[1024], tmp[] = "/tmp/mbs_point_gravity_XXXXXX";
+    snprintf(path, sizeof path, "%s/point_gravity.xml", dir);
     char *text = read_text(path);
     assert_non_null(text);
     const char *const sim[] = {"simulation", "initial", "track", "plot"};
@@ -598,7 +598,7 @@ static void test_model_file(void **state)
         double err = 0.0;
         for (int k = 0; k < 3; ++k) err = fmax(err, fabs(q[k] - p0[i][k]));
         const double dE = fabs(total_energy(d) - E0) / fabs(E0);
-        print_message("models/point_masses.xml: %s period %.4f s, back at the start to %.2e, "
+        print_message("models/point_gravity.xml: %s period %.4f s, back at the start to %.2e, "
                       "energy %.2e\n", name, T, err, dE);
         assert_true(err < 1e-8 && dE < 1e-9);
         mbs_stepper_destroy(s);

@@ -8,6 +8,7 @@
  * max |y - y_ref| <= 2e-3 range(y_ref) + 1e-6 (IFToMM: 1e-3 m on B0). Skips, saying so,
  * when the folder is absent. */
 #include "common.h"
+#include "loop_assemblies.h"
 #include "loop_mechanisms.h"
 #include "refcsv.h"
 
@@ -110,43 +111,10 @@ static const char *refdata_or_skip(void)
 
 /* ---------------------------------------------------------------- MSL parts */
 
-/* Frames.from_nxy(n_x, n_y) rows e_x, e_y, e_z (MSL), as in tools/msl_body_properties.py. */
-static void from_nxy(const double nx[3], double T[9])
-{
-    double ny[3] = {0.0, 1.0, 0.0}, n = sqrt(nx[0] * nx[0] + nx[1] * nx[1] + nx[2] * nx[2]);
-    double ex[3] = {nx[0] / n, nx[1] / n, nx[2] / n};
-    double ez[3] = {ex[1] * ny[2] - ex[2] * ny[1], ex[2] * ny[0] - ex[0] * ny[2], ex[0] * ny[1] - ex[1] * ny[0]};
-    if (ez[0] * ez[0] + ez[1] * ez[1] + ez[2] * ez[2] <= 1e-6) { /* n_x along y */
-        ny[0] = fabs(ex[0]) > 1e-6 ? 0.0 : 1.0, ny[1] = fabs(ex[0]) > 1e-6 ? 1.0 : 0.0;
-        ez[0] = ex[1] * ny[2] - ex[2] * ny[1], ez[1] = ex[2] * ny[0] - ex[0] * ny[2], ez[2] = ex[0] * ny[1] - ex[1] * ny[0];
-    }
-    n = sqrt(ez[0] * ez[0] + ez[1] * ez[1] + ez[2] * ez[2]);
-    for (int i = 0; i < 3; ++i) T[i] = ex[i], T[6 + i] = ez[i] / n;
-    T[3] = T[7] * T[2] - T[8] * T[1], T[4] = T[8] * T[0] - T[6] * T[2], T[5] = T[6] * T[1] - T[7] * T[0];
-}
-
-/* An MSL BodyBox (width = height = w) or BodyCylinder (diameter w) from frame_a along r,
-   density 7700: com r/2, inertia T^T diag(...) T about the com in frame_a axes. */
+/* An MSL part (tests/loop_assemblies.h), asserting success. */
 static int msl_part(mbs_builder *b, const double r[3], double w, int cylinder)
 {
-    double L = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]), D[3], T[9];
-    mbs_body_def def = mbs_default_body_def();
-    if (cylinder) {
-        double rad = 0.5 * w;
-        def.mass = 7700.0 * PI * L * rad * rad;
-        D[0] = def.mass * rad * rad / 2.0;
-        D[1] = D[2] = def.mass * (L * L + 3.0 * rad * rad) / 12.0;
-    } else {
-        def.mass = 7700.0 * L * w * w;
-        D[0] = def.mass * (w * w + w * w) / 12.0;
-        D[1] = D[2] = def.mass * (L * L + w * w) / 12.0;
-    }
-    for (int i = 0; i < 3; ++i) def.com[i] = 0.5 * r[i];
-    from_nxy(r, T);
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            def.inertia[3 * i + j] = T[i] * D[0] * T[j] + T[3 + i] * D[1] * T[3 + j] + T[6 + i] * D[2] * T[6 + j];
-    int id = mbs_add_body(b, &def);
+    const int id = lm_msl_part(b, r, w, cylinder);
     assert_true(id > 0);
     return id;
 }
@@ -185,42 +153,31 @@ static void compile_into(mbs_builder *b, lm_mech *mech)
 /* world -> j1 revolute x (stateSelect always, w0 = 300 deg/s) -> b1 BodyCylinder
    r = (0, 0.5, 0.1), d 0.05; world (1.2, 0, 0) -> j2 prismatic x (s0 = -0.2) -> b2
    BodyCylinder r = (0, 0.2, 0), d 0.05; UniversalSpherical massless rod from b2.frame_b to
-   b1.frame_b, length |(-1, 0.3, 0.1)| (computeRodLength at s0 = -0.2): a distance joint. */
+   b1.frame_b, length |(-1, 0.3, 0.1)| (computeRodLength at s0 = -0.2): a distance joint
+   (tests/loop_assemblies.h: MSL Fourbar_analytic, which agrees with Fourbar2 to 3e-11). The
+   loop is a JointSSP: closed in closed form, with no Newton iteration over the run. */
 static void test_msl_fourbar2(void **state)
 {
     (void)state;
     const char *dir = refdata_or_skip();
-    mbs_builder *b = msl_builder();
     lm_mech mech;
-    memset(&mech, 0, sizeof mech);
-    const double r1[3] = {0.0, 0.5, 0.1}, r2[3] = {0.0, 0.2, 0.0};
-    int b1 = msl_part(b, r1, 0.05, 1), b2 = msl_part(b, r2, 0.05, 1);
-    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
-    j.name = "j1", j.child = b1, j.state_priority = 1;
-    j.axis[0] = 1.0, j.axis[2] = 0.0;
-    int j1 = add_recorded(b, &mech, &j);
-    j = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
-    j.name = "j2", j.child = b2, j.frame_parent.pos[0] = 1.2;
-    j.axis[0] = 1.0, j.axis[2] = 0.0;
-    int j2 = add_recorded(b, &mech, &j);
-    j = mbs_default_joint_def(MBS_JOINT_DISTANCE);
-    j.name = "rod", j.parent = b2, j.child = b1, j.length = sqrt(1.1);
-    memcpy(j.frame_parent.pos, r2, sizeof r2);
-    memcpy(j.frame_child.pos, r1, sizeof r1);
-    add_recorded(b, &mech, &j);
-    compile_into(b, &mech);
+    assert_int_equal(lm_build_fourbar_analytic(&mech), MBS_OK);
     assert_int_equal(mbs_model_ncon(mech.model), 1);
+    assert_string_equal(mbs_model_cut_assembly(mech.model, mech.cut_id[0]), "JointSSP");
     mbs_data *d = mbs_data_create(mech.model);
     assert_non_null(d);
-    int q1 = mbs_model_joint_qadr(mech.model, j1), q2 = mbs_model_joint_qadr(mech.model, j2);
-    mbs_data_q(d)[q2] = -0.2;
-    mbs_data_v(d)[mbs_model_joint_vadr(mech.model, j1)] = 5.235987755982989;
+    const int q1 = mbs_model_joint_qadr(mech.model, mech.joint[0]);
+    const int q2 = mbs_model_joint_qadr(mech.model, mech.joint[1]);
+    lm_fourbar_analytic_start(&mech, d);
     assert_int_equal(mbs_assemble(d), MBS_OK);
-    assert_true(mbs_data_q(d)[q1] == 0.0 && mbs_data_q(d)[q2] == -0.2); /* consistent start */
-    const signal sig[] = {{"j1.phi", sig_q, q1}, {"j1.w", sig_v, mbs_model_joint_vadr(mech.model, j1)}};
+    /* a consistent start stays (the closed form recomputes j2 to rounding) */
+    assert_true(mbs_data_q(d)[q1] == 0.0 && fabs(mbs_data_q(d)[q2] + 0.2) <= 1e-14);
+    const signal sig[] = {{"j1.phi", sig_q, q1}, {"j1.w", sig_v, mbs_model_joint_vadr(mech.model, mech.joint[0])}};
     const run_spec spec = {"msl/Loops_Fourbar2/Fourbar2.csv", 5.0, 0.0025, sig, 2, 2e-3, 1e-6,
                            MBS_STEP_CVODE_ADAMS, 1e-10, 0.0};
     run_and_compare(dir, &mech, d, &spec);
+    assert_int_equal(mbs_cut_joint_closure(d, mech.cut_id[0]), MBS_CLOSURE_ANALYTIC);
+    assert_int_equal(mbs_loop_newton_iterations(d), 0);
     mbs_data_destroy(d);
     lm_mech_free(&mech);
 }
@@ -265,13 +222,17 @@ static void test_msl_planar_fourbar(void **state)
     assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
     int rank = -1;
     assert_int_equal(mbs_constraint_info(d, &rank, NULL), MBS_OK);
-    print_message("PlanarFourbar: revolute cut of 5 rows, rank %d\n", rank);
+    print_message("PlanarFourbar: revolute cut of 5 rows, rank %d, %s\n", rank,
+                  mbs_model_cut_assembly(mech.model, mech.cut_id[0]));
     assert_int_equal(rank, 2);
+    assert_string_equal(mbs_model_cut_assembly(mech.model, mech.cut_id[0]), "JointRRR");
     int q1 = mbs_model_joint_qadr(mech.model, rev1), v1 = mbs_model_joint_vadr(mech.model, rev1);
     const signal sig[] = {{"revolute1.phi", sig_q, q1}, {"revolute1.w", sig_v, v1}};
     const run_spec spec = {"msl/Loops_PlanarFourbar/PlanarFourbar.csv", 5.0, 0.0025, sig, 2,
                            2e-3, 1e-6, MBS_STEP_CVODE_ADAMS, 1e-10, 0.0};
     run_and_compare(dir, &mech, d, &spec);
+    assert_int_equal(mbs_cut_joint_closure(d, mech.cut_id[0]), MBS_CLOSURE_ANALYTIC);
+    assert_int_equal(mbs_loop_newton_iterations(d), 0);
     mbs_data_destroy(d);
     lm_mech_free(&mech);
 }
@@ -303,6 +264,9 @@ static void a02_run(const char *dir, mbs_stepper_kind kind)
                            1e-10, 1e-3};
     print_message("A02 with %s\n", kind == MBS_STEP_RK4 ? "RK4 at 1 kHz" : "CVODE Adams 1e-10");
     run_and_compare(dir, &mech, d, &spec);
+    /* 40 coupled JointRRR loops: closed forms, Newton near the flat configurations */
+    print_message("A02: %s loops, %ld Newton iterations in 20 s\n",
+                  mbs_model_cut_assembly(mech.model, mech.cut_id[0]), mbs_loop_newton_iterations(d));
     mbs_data_destroy(d);
     lm_mech_free(&mech);
 }

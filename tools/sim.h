@@ -135,6 +135,8 @@ typedef struct sim_io {
 
 typedef struct sim_result {
     int nq, nv, nbody, njoint, nforce, ncon, nloops, rank, dropped, dof;
+    int nanalytic;        /* loops closed in closed form at the end of the run */
+    long newton_iters;    /* Newton iterations of the loop closures over the run */
     long steps;           /* mbs_stepper_step calls */
     long csv_rows;        /* rows written to the CSV file */
     double t_reached;     /* simulated time at the end */

@@ -391,7 +391,10 @@ static double violation(const mbs_joint_def *j, const double dp[3], const double
             ra2[i] = Rr[3 * i] * j->axis2[0] + Rr[3 * i + 1] * j->axis2[1] + Rr[3 * i + 2] * j->axis2[2];
         return fmax(norm(dp), fabs(dot(j->axis, ra2) - dot(j->axis, j->axis2)));
     }
-    default: return 0.0; /* free: nothing to violate */
+    case MBS_JOINT_CURVE: return 0.0; /* its frames carry no curve geometry: the contact is
+                                         kept by the library's contact search (its closure
+                                         is reported by mbs_curve_joint_contact) */
+    default: return 0.0; /* free, translational: nothing to violate */
     }
 }
 

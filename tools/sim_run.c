@@ -335,6 +335,9 @@ int sim_run(const mech *m, const sim_settings *s, sim_io *io, sim_result *r, cha
         }
     }
     if (st == MBS_OK) sim_check(m, r);
+    for (int j = 0; c.d && j < r->njoint; ++j)
+        r->nanalytic += mbs_cut_joint_closure(c.d, j) == MBS_CLOSURE_ANALYTIC;
+    if (c.d) r->newton_iters = mbs_loop_newton_iterations(c.d);
     mbs_stepper_destroy(c.stepper);
     mbs_data_destroy(c.d);
     mbs_model_destroy(c.model);

@@ -101,6 +101,9 @@ void sim_print_summary(FILE *f, const mech *m, const sim_settings *s, const sim_
             r->nforce, plural(r->nforce, "element", "elements"));
     fprintf(f, "  loops           %d (%d constraint rows, rank %d, %d redundant %s dropped)\n",
             r->nloops, r->ncon, r->rank, r->dropped, plural(r->dropped, "row", "rows"));
+    if (r->nloops > 0)
+        fprintf(f, "  closure         %d of %d loops in closed form at the end, %ld Newton "
+                "iterations over the run\n", r->nanalytic, r->nloops, r->newton_iters);
     print_stepping(f, s, r);
     const double scale = r->e_scale > 0.0 ? r->e_scale : 1.0;
     fprintf(f, "  energy drift    E(end) - E(0) = %.4g J (%.3g of %.3g J); max |E - E(0)| %.3g J\n",

@@ -110,7 +110,8 @@ typedef enum mbs_joint_type {
     MBS_JOINT_FREE,
     MBS_JOINT_FIXED,
     MBS_JOINT_DISTANCE, /* rod with ball ends: constraint only, |p_child - p_parent| = length */
-    MBS_JOINT_TRANSLATIONAL /* three translations, no rotation (the joint of a point mass) */
+    MBS_JOINT_TRANSLATIONAL, /* three translations, no rotation (the joint of a point mass) */
+    MBS_JOINT_CURVE     /* curve-curve contact: added by mbs_add_curve_joint only (see below) */
 } mbs_joint_type;
 typedef enum mbs_rotation { MBS_ROT_QUATERNION, MBS_ROT_CARDAN } mbs_rotation;
 /* Rotation coordinates of the free joints that compile adds for bodies not connected to the
@@ -393,10 +394,13 @@ int mbs_builder_load(mbs_builder *b, const char *path);
 
 /* ---------------------------------------------------------------- planar models */
 /* A model whose tree joints all move in one plane (revolute axes parallel, prismatic axes
-   perpendicular to them, planar joints with that normal, fixed joints), with no closed loop
-   and no force callback, runs its forward dynamics in planar algebra (3-vectors instead of
-   spatial 6-vectors; Höbinger and Otter, "PlanarMultiBody - a Modelica library for planar
-   multi-body systems"): same API, same results to rounding. */
+   perpendicular to them, planar joints with that normal, fixed joints), no force callback,
+   and no closed loop or only loops closed in closed form by planar assemblies (JointRRR,
+   JointRRP, JointRPP below, whose normal is the model's), runs its forward dynamics in planar
+   algebra (3-vectors instead of spatial 6-vectors; Höbinger and Otter, "PlanarMultiBody - a
+   Modelica library for planar multi-body systems"): same API, same results to rounding. A
+   planar loop keeps the two rows its assembly closes (no rank decision); while Newton serves
+   its loops (near a singular position) the model runs the 3-D path. */
 typedef enum mbs_planar_mode {
     MBS_PLANAR_AUTO, /* default: compile finds a planar model and uses the planar path */
     MBS_PLANAR_OFF   /* always the 3-D path */
@@ -845,6 +849,98 @@ int mbs_linearize_coordinates(mbs_data *d, unsigned char *independent, int *n);
    |lambda| rad/s and the damping ratio zeta = -Re(lambda) / |lambda|. A build without
    LAPACK (-Dlapack=disabled) returns MBS_ERR_STATE. */
 int mbs_modes(mbs_data *d, double *eig_re, double *eig_im, int *n);
+/* ---------------------------------------------------------------- loops closed in closed form */
+/* Compile recognises loops with the structure of the assemblies of the Modelica MultiBody
+   library (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library", §7.2-7.3;
+   MSL Joints.Assemblies) and closes them in closed form instead of by Newton's method:
+     JointSSR, JointSSP   a distance joint (rod with ball ends) and a revolute or prismatic
+                          joint of its loop;
+     JointUSR, JointUSP   a rod body on a universal joint (or a spherical one, whose spin
+     (SSR, SSP)           about the rod stays free), closed by a spherical cut joint at its
+                          other end, and a revolute or prismatic joint of the loop;
+     JointUPS (SPS)       a universal (or spherical) joint, a prismatic joint below it and a
+                          spherical cut joint;
+     JointRRR, RRP, RPP   a planar loop (revolute axes parallel, prismatic axes perpendicular
+                          to them) closed by a revolute or prismatic cut joint, with two more
+                          revolute or prismatic joints.
+   Every loop of the model must have one, no two loops may share a dependent coordinate, and
+   the loops must admit an order in which each reads only independent coordinates and those
+   of the loops before it (coupled loops such as the slider-cranks of an engine on one
+   crankshaft); otherwise every loop keeps Newton. The dependent coordinates are the ones with
+   the lowest state_priority. A closure takes the root nearest to the current coordinates
+   (at mbs_assemble: the user's guess), so the motion stays on its branch; rates and
+   accelerations come from the derivatives of each assembly's equations, and the dynamics
+   are reduced to the independent coordinates (lambda as before). Near a singular position
+   (a rod stretched straight or folded, a planar loop flat), where the closed forms lose
+   accuracy, Newton closes the loops instead (an event for the steppers) until they are well
+   away from it again; mbs_cut_joint_closure tells which one runs. */
+typedef enum mbs_closure { MBS_CLOSURE_NEWTON, MBS_CLOSURE_ANALYTIC } mbs_closure;
+/* MBS_CLOSURE_ANALYTIC (default): closed forms where compile finds them; MBS_CLOSURE_NEWTON:
+   Newton for every loop. */
+int mbs_builder_set_closure(mbs_builder *b, mbs_closure closure);
+/* How the loop of a cut joint (or distance joint) is closed now: MBS_CLOSURE_ANALYTIC or
+   MBS_CLOSURE_NEWTON; MBS_ERR_ARG for NULL or a joint that is not a cut joint. */
+int mbs_cut_joint_closure(const mbs_data *d, int cut_joint);
+/* The assembly compile found for a cut joint's loop ("JointRRR", "JointSSP", ...; static
+   string), NULL when the model's loops keep Newton or for a bad argument. */
+const char *mbs_model_cut_assembly(const mbs_model *m, int cut_joint);
+/* Newton iterations the loop closures of d have made since its creation (0 while every loop
+   is closed analytically). */
+long mbs_loop_newton_iterations(const mbs_data *d);
+
+/* ---------------------------------------------------------------- curve-curve contact */
+/* A cut joint keeping a planar curve fixed on its parent (in the x-y plane of frame_parent)
+   in contact with one on its child (x-y plane of frame_child): cam and follower, a wheel on a
+   track, gear flanks (Höbinger, Otter, "PlanarMultiBody - a Modelica library for planar
+   multi-body systems", §7, CurveCurveJoint). Bilateral: the curves slide (frictionless) or
+   roll without slipping along each other, they never separate. The contact parameters s
+   (one per curve) are part of the state, solved at every closure (Newton's method on the
+   paper's conditions: the points on a common normal, and atan2(n1 . t2, -n1 . n2) = 0,
+   whose Jacobian is regular and which only holds with the normals opposite).
+   A curve is p(s) in its frame's x-y plane; its contact normal n is its unit tangent turned
+   by -90 degrees about the frame's z axis (to the right of increasing s; outward for the
+   counterclockwise circle and ellipse), the other way with flip:
+     MBS_CURVE_LINE     p(s) = (s, 0), normal +y (flip: -y)
+     MBS_CURVE_CIRCLE   p(s) = a (cos(s / a), sin(s / a)) (s: arc length), radius a > 0
+     MBS_CURVE_ELLIPSE  p(s) = (a cos s, b sin s), semi-axes a, b > 0 along x and y
+     MBS_CURVE_USER     fn gives p(s), dp/ds (the tangent, nonzero) and d^2p/ds^2
+   Rows (mbs_constraint_info, lambda): the normal contact force on the child along the
+   parent curve's normal (positive when the curves press on each other), for rolling the
+   tangential (friction) force along the parent curve's tangent, then the three rows of a
+   planar joint keeping the two planes one (dropped as redundant in a planar model). */
+typedef enum mbs_curve_kind {
+    MBS_CURVE_LINE, MBS_CURVE_CIRCLE, MBS_CURVE_ELLIPSE, MBS_CURVE_USER
+} mbs_curve_kind;
+/* A user curve: p, dp/ds and d^2p/ds^2 at s (2 each, frame coordinates); 0 ok, nonzero to
+   fail (MBS_ERR_CALLBACK). Called during closure and dynamics: no mbs calls inside. */
+typedef int (*mbs_curve_fn)(double s, double p[2], double dp[2], double ddp[2], void *user);
+typedef struct mbs_curve {
+    mbs_curve_kind kind;
+    double a, b;            /* ellipse semi-axes; circle radius a; unused for a line */
+    int flip;               /* nonzero: contact on the other side (normal reversed) */
+    mbs_curve_fn fn;        /* MBS_CURVE_USER */
+    void *user;
+} mbs_curve;
+typedef struct mbs_curve_joint_def {
+    const char *name;
+    int parent, child;                     /* body ids; MBS_WORLD allowed */
+    mbs_frame frame_parent, frame_child;   /* each curve lies in the x-y plane of its frame */
+    mbs_curve curve_parent, curve_child;
+    double s_parent, s_child;              /* guesses of the contact parameters at the start */
+    int rolling;                           /* nonzero: rolling without slipping */
+} mbs_curve_joint_def;
+/* name NULL, bodies 0 and 0 (set them), identity frames, two lines, s 0, sliding. */
+mbs_curve_joint_def mbs_default_curve_joint_def(void);
+/* Joint id (>= 0, type MBS_JOINT_CURVE, always a cut joint) or a negative status:
+   MBS_ERR_ARG for a bad body, frame, curve kind, a radius or semi-axis <= 0 or beyond 1e100,
+   a user curve without fn, two lines (which cannot touch at one point) or non-finite s. */
+int mbs_add_curve_joint(mbs_builder *b, const mbs_curve_joint_def *def);
+/* The contact of a curve joint at the data's state: parameters s (2: parent, child curve),
+   the contact point on the parent curve and its contact normal (world, 3 each; any output
+   may be NULL). MBS_ERR_ARG for a bad id; MBS_ERR_CONVERGENCE when no contact point is
+   found near the last one (the message says where). */
+int mbs_curve_joint_contact(mbs_data *d, int joint, double s[2], double point[3],
+                            double normal[3]);
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop

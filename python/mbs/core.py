@@ -14,6 +14,7 @@ JOINT_TYPES = {"revolute": 0, "prismatic": 1, "cylindrical": 2, "universal": 3,
                "spherical": 4, "planar": 5, "free": 6, "fixed": 7, "distance": 8,
                "translational": 9}
 ROTATIONS = {"quaternion": 0, "cardan": 1}
+CLOSURES = {"newton": 0, "analytic": 1}
 STEPPERS = {"euler": 0, "rk4": 1, "cvode_adams": 2, "cvode_bdf": 3}
 
 
@@ -112,6 +113,11 @@ class Builder:
     def set_planar(self, on):
         """False keeps a planar model on the 3-D path (MBS_PLANAR_OFF); True: found at compile."""
         return self._call(lib.mbs_builder_set_planar(self._b, 0 if on else 1))
+
+    def set_closure(self, closure):
+        """"analytic" (default: loops with an assembly's structure closed in closed form) or
+        "newton" (Newton's method for every loop)."""
+        return self._call(lib.mbs_builder_set_closure(self._b, CLOSURES[closure]))
 
     def add_body(self, name=None, mass=1.0, com=(0, 0, 0), inertia=None):
         """Body id >= 1; inertia about the COM (3x3 or 9 values, default diag(1e-3))."""
@@ -300,6 +306,11 @@ class Model:
     def is_planar(self):
         """True when forward dynamics runs the planar path."""
         return lib.mbs_model_is_planar(self._m) == 1
+
+    def cut_assembly(self, joint):
+        """The assembly compile found for a cut joint's loop ("JointRRR", ...) or None."""
+        s = lib.mbs_model_cut_assembly(self._m, int(joint))
+        return s.decode() if s else None
 
     def _id(self, status, what):
         if status < 0:

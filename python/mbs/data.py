@@ -5,6 +5,8 @@ import numpy as np
 
 from ._lib import lib, PositionTarget, StepperDef
 from .core import STEPPERS, Model, _check, _ptr, _vec
+from ._lib import lib, StepperDef
+from .core import STEPPERS, Model, _check, _ptr, _vec, status_name
 
 
 def _view(ptr, n, writable):
@@ -105,6 +107,19 @@ class Data:
 
     def assemble(self):
         return self._call(lib.mbs_assemble(self._d))
+
+    def cut_joint_closure(self, joint):
+        """"analytic" or "newton": how the loop of a cut joint is closed now."""
+        st = lib.mbs_cut_joint_closure(self._d, int(joint))
+        if st < 0:
+            from .errors import ArgError
+            raise ArgError(st, status_name(st), f"joint {joint} is not a cut joint")
+        return "analytic" if st == 1 else "newton"
+
+    @property
+    def newton_iterations(self):
+        """Newton iterations of the loop closures since the data was created."""
+        return lib.mbs_loop_newton_iterations(self._d)
 
     def constraint_info(self):
         """(rank, active) with active a bool array of the ncon rows."""

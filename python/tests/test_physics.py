@@ -260,3 +260,38 @@ def test_joint_force_drives():
     d = mbs.Data(b.compile())
     d.forward_dynamics()
     assert abs(d.qacc[0] - 3.0) < 1e-14
+def _fourbar(closure):
+    """A planar four-bar (crank 0.2, coupler 0.7, rocker 0.5, ground 0.6), cut at the
+    coupler-rocker revolute; the crank keeps its coordinate (state priority)."""
+    b = mbs.Builder()
+    b.set_closure(closure)
+    crank = b.add_body("crank", mass=1.0, com=(0.1, 0, 0))
+    coupler = b.add_body("coupler", mass=1.5, com=(0.35, 0, 0))
+    rocker = b.add_body("rocker", mass=1.2, com=(0.25, 0, 0))
+    b.add_joint("revolute", mbs.WORLD, crank, state_priority=1)
+    b.add_joint("revolute", crank, coupler, frame_parent=((0.2, 0, 0), None))
+    b.add_joint("revolute", mbs.WORLD, rocker, frame_parent=((0.6, 0, 0), None))
+    cut = b.add_joint("revolute", coupler, rocker, frame_parent=((0.7, 0, 0), None),
+                      frame_child=((0.5, 0, 0), None), cut=True)
+    return b.compile(), cut
+
+
+def test_analytic_closure_matches_newton():
+    """The four-bar's loop is a JointRRR: closed in closed form, with the same closed state
+    and accelerations as Newton's method, and no Newton iteration."""
+    out = []
+    for closure in ("analytic", "newton"):
+        m, cut = _fourbar(closure)
+        d = mbs.Data(m)
+        d.q[:] = (0.4, 1.2, 1.9)
+        d.v[0] = 2.0
+        d.assemble()
+        out.append((m, d, cut, d.q.copy(), d.forward_dynamics().copy()))
+    (ma, da, cut, qa, aa), (mn, dn, _, qn, an) = out
+    assert ma.cut_assembly(cut) == "JointRRR" and mn.cut_assembly(cut) is None
+    assert da.cut_joint_closure(cut) == "analytic" and dn.cut_joint_closure(cut) == "newton"
+    assert da.newton_iterations == 0 and dn.newton_iterations > 0
+    assert np.allclose(qa, qn, rtol=0, atol=1e-10)
+    assert np.allclose(aa, an, rtol=1e-10, atol=1e-10)
+    with pytest.raises(mbs.ArgError):
+        da.cut_joint_closure(0)

@@ -13,6 +13,7 @@
  * themselves, accepted while they still do positive work at its end (downhill). Every iterate keeps the
  * loops closed; q and v are restored on failure. */
 #include "analysis/analysis.h"
+#include "closure/closure.h"
 
 #include <math.h>
 
@@ -309,11 +310,13 @@ int mbs_equilibrium(mbs_data *d, const unsigned char *fixed)
                          "configured with -Dlapack=disabled)");
 #endif
     mbs_analysis_save(d);
+    mbs_closure_suspend(d, 1); /* Newton's partition serves the held coordinates */
     memset(d->v, 0, (size_t)d->model->nv * sizeof(double));
     st = solve(d);
     if (st == MBS_OK && !mbs_all_finite(d->q, d->model->nq))
         st = MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "equilibrium: q is not finite");
     if (st != MBS_OK) mbs_analysis_restore(d);
+    mbs_closure_suspend(d, 0);
     const int usual = mbs_analysis_usual_partition(d);
     return st != MBS_OK ? st : usual;
 }

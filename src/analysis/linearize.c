@@ -11,6 +11,7 @@
  * couplings: rotors, point masses on lines; nodes) takes the same central differences with
  * every coordinate independent. */
 #include "analysis/derivs.h"
+#include "closure/closure.h"
 #include "events/events.h"
 #include "solvers/loops.h"
 
@@ -189,7 +190,11 @@ int mbs_linearize(mbs_data *d, double *A, double *B, int *nx)
     if (st != MBS_OK) return st;
     const mbs_model *m = d->model;
     const int analytic = m->ncon == 0 && mbs_nqrow(m) == 0 && m->ncrow == 0 && m->nnode == 0;
-    return analytic ? tree_linearize(d, A, B, nx) : loops_linearize(d, A, B, nx);
+    if (analytic) return tree_linearize(d, A, B, nx);
+    mbs_closure_suspend(d, 1); /* the independent coordinates of Newton's partition */
+    const int sl = loops_linearize(d, A, B, nx);
+    mbs_closure_suspend(d, 0);
+    return sl;
 }
 
 int mbs_linearize_coordinates(mbs_data *d, unsigned char *independent, int *n)

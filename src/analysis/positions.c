@@ -12,6 +12,7 @@
  * naming the worst target or cut joint. Finally the loops are closed by Newton holding the
  * fixed coordinates, and v projected. */
 #include "analysis/analysis.h"
+#include "closure/closure.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -260,10 +261,12 @@ int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
                          "configured with -Dlapack=disabled)");
 #endif
     mbs_analysis_save(d);
+    mbs_closure_suspend(d, 1); /* Newton's partition serves the held coordinates */
     st = solve(d, targets, n);
     if (st == MBS_OK && !mbs_all_finite(d->q, d->model->nq))
         st = MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "solve_positions: q is not finite");
     if (st != MBS_OK) mbs_analysis_restore(d);
+    mbs_closure_suspend(d, 0);
     const int usual = mbs_analysis_usual_partition(d);
     return st != MBS_OK ? st : usual;
 }

@@ -2,6 +2,7 @@
  * Every adder validates its whole input before it changes anything, so a failed call leaves
  * the builder exactly as it was (only its error message changes). */
 #include "core/builder.h"
+#include "contact/contact.h"
 #include "core/internal.h"
 #include "couplings/couplings.h"
 
@@ -65,6 +66,7 @@ mbs_builder *mbs_builder_create(void)
     b->gravity_kind = MBS_GRAVITY_UNIFORM;
     v3_set(b->gravity, 0.0, 0.0, -9.81);
     b->root_rotation = MBS_ROT_QUATERNION;
+    b->closure = MBS_CLOSURE_ANALYTIC;
     return b;
 }
 
@@ -94,6 +96,7 @@ void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *k)
     for (int i = k->nrotor; i < b->nrotor; ++i) free(b->rotors[i].name);
     b->nrotor = k->nrotor;
     mbs_events_builder_truncate(b, k->nevent, k->nmotion);
+    mbs_curve_rollback(b, k->njoint); /* curve joints added after the mark go too */
     b->nbody = k->nbody, b->njoint = k->njoint, b->nforce = k->nforce, b->nvisual = k->nvisual;
     b->nstart = k->nstart;
     b->gravity_kind = k->gravity_kind, b->gravity_mu = k->gravity_mu;
@@ -119,6 +122,7 @@ void mbs_builder_destroy(mbs_builder *b)
     free(b->joints);
     free(b->forces);
     free(b->starts);
+    free(b->curves);
     free(b);
 }
 
@@ -187,6 +191,16 @@ int mbs_builder_set_planar(mbs_builder *b, mbs_planar_mode mode)
     if (mode != MBS_PLANAR_AUTO && mode != MBS_PLANAR_OFF)
         return mbs_errorf(b->error, MBS_ERR_ARG, "planar: unknown mode %d", (int)mode);
     b->planar = mode;
+    return MBS_OK;
+}
+
+/* Whether compile may close loops in closed form (src/closure/) where it finds assemblies. */
+int mbs_builder_set_closure(mbs_builder *b, mbs_closure closure)
+{
+    if (!b) return MBS_ERR_ARG;
+    if (closure != MBS_CLOSURE_NEWTON && closure != MBS_CLOSURE_ANALYTIC)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "closure: unknown strategy %d", (int)closure);
+    b->closure = closure;
     return MBS_OK;
 }
 
@@ -401,10 +415,14 @@ static int check_axes(mbs_builder *b, const mbs_joint_def *d, const char *lbl, m
     return MBS_OK;
 }
 
-/* Validate type, rotation, bodies and the distance length of a joint definition. */
-static int check_joint_kind(mbs_builder *b, const mbs_joint_def *d, const char *lbl)
+/* Validate type, rotation, bodies and the distance length of a joint definition (a curve
+   joint only through mbs_add_curve_joint, which passes curve 1). */
+static int check_joint_kind(mbs_builder *b, const mbs_joint_def *d, const char *lbl, int curve)
 {
-    if ((int)d->type < (int)MBS_JOINT_REVOLUTE || (int)d->type > (int)MBS_JOINT_TRANSLATIONAL)
+    if (d->type == MBS_JOINT_CURVE && !curve)
+        return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: a curve joint is added by "
+                          "mbs_add_curve_joint", lbl);
+    if ((int)d->type < (int)MBS_JOINT_REVOLUTE || (int)d->type > (int)MBS_JOINT_CURVE)
         return mbs_errorf(b->error, MBS_ERR_ARG, "joint %s: unknown joint type %d", lbl,
                           (int)d->type);
     if (d->rotation != MBS_ROT_QUATERNION && d->rotation != MBS_ROT_CARDAN)
@@ -434,16 +452,22 @@ int mbs_add_joint(mbs_builder *b, const mbs_joint_def *def)
 {
     if (!b) return MBS_ERR_ARG;
     if (!def) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_joint: def is NULL");
+    return mbs_builder_push_joint(b, def, 0);
+}
+
+/* See builder.h. */
+int mbs_builder_push_joint(mbs_builder *b, const mbs_joint_def *def, int curve)
+{
     int id = b->njoint;
     char lbl[96];
     elem_label(def->name, id, lbl, sizeof lbl);
     mbs_joint_def j = *def;
-    int st = check_joint_kind(b, def, lbl);
+    int st = check_joint_kind(b, def, lbl, curve);
     if (st == MBS_OK) st = check_frame(b, &def->frame_parent, "frame_parent", lbl);
     if (st == MBS_OK) st = check_frame(b, &def->frame_child, "frame_child", lbl);
     if (st == MBS_OK) st = check_axes(b, def, lbl, &j);
     if (st != MBS_OK) return st;
-    j.cut = (def->cut != 0 || def->type == MBS_JOINT_DISTANCE) ? 1 : 0;
+    j.cut = (def->cut != 0 || def->type == MBS_JOINT_DISTANCE || curve) ? 1 : 0;
     if (mbs_builder_grow((void **)&b->joints, &b->joint_cap, b->njoint + 1, sizeof *b->joints) != 0)
         return mbs_errorf(b->error, MBS_ERR_NOMEM, "joint %s: out of memory", lbl);
     char *name = mbs_strdup_name(def->name);

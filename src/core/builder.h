@@ -21,6 +21,7 @@ struct mbs_builder {
     double gravity_mu;
     mbs_rotation root_rotation; /* of automatic free joints */
     mbs_planar_mode planar;     /* MBS_PLANAR_AUTO: planar algebra when compile finds it */
+    mbs_closure closure;        /* MBS_CLOSURE_ANALYTIC: closed forms where compile finds them */
     int nvisual, visual_cap;
     mbs_visual_def *visuals;   /* [nvisual], name and mesh owned (src/core/visual.c) */
     /* start values and held coordinates (src/core/start.c): one entry per call, applied in
@@ -34,6 +35,9 @@ struct mbs_builder {
     struct mbs_event_model *events;   /* [nevent], names owned */
     int nmotion, motion_cap;
     struct mbs_motion_model *motions; /* [nmotion] */
+    /* curve joints (src/contact/): their curves with their joint ids */
+    int ncurve, curve_cap;
+    struct mbs_curve_pair *curves; /* [ncurve] */
 };
 
 /* The builder's sizes and settings at one moment, to undo what was added after it (a model
@@ -63,6 +67,9 @@ int mbs_start_compile(const mbs_builder *b, mbs_model *m, char *err);
 /* Free the events from index nevent and the motions from nmotion on (event_builder.c). */
 void mbs_events_builder_truncate(mbs_builder *b, int nevent, int nmotion);
 
+/* mbs_add_joint after its NULL checks; curve 1 allows MBS_JOINT_CURVE (always a cut joint,
+   from mbs_add_curve_joint). The id or a status. */
+int mbs_builder_push_joint(mbs_builder *b, const mbs_joint_def *def, int curve);
 /* Copy of a name (NULL -> ""), or NULL when out of memory. */
 char *mbs_strdup_name(const char *name);
 /* Append one force element (copied; takes ownership of its name); returns its id or

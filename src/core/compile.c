@@ -19,6 +19,8 @@
 #include "events/events.h"
 #include "core/params.h"
 #include "core/point_mass.h"
+#include "closure/closure.h"
+#include "contact/contact.h"
 #include "planar/planar.h"
 #include "couplings/compile_elements.h"
 
@@ -45,7 +47,7 @@ typedef struct topo {
 
 static const char *const type_names[] = {"revolute", "prismatic", "cylindrical", "universal",
                                          "spherical", "planar",    "free",        "fixed",
-                                         "distance", "translational"};
+                                         "distance", "translational", "curve"};
 
 /* The builder's error buffer: compile reports into it although the builder is const
    (the message is the only thing a compile changes in the builder). */
@@ -365,6 +367,8 @@ static int fill_joints(const mbs_builder *b, const topo *t, mbs_model *m)
         char *name = mbs_strdup_name(b->joints[j].name);
         if (!name) return MBS_ERR_NOMEM;
         fill_joint(&m->joints[j], &b->joints[j], name, is_tree(b, t, j));
+        if (b->joints[j].type == MBS_JOINT_CURVE && mbs_curve_compile(b, j, &m->joints[j]) != MBS_OK)
+            return MBS_ERR_NOMEM;
     }
     for (int r = 0; r < t->nroots; ++r) {
         int body = t->roots[r];
@@ -393,6 +397,10 @@ static int layout(const topo *t, mbs_model *m)
         m->nq += jm->nq;
         m->nv += jm->nv;
         if (jm->ops && jm->ops->naux > 0) jm->auxadr = m->naux, m->naux += jm->ops->naux;
+    }
+    for (int j = 0; j < m->njoint; ++j) { /* cut joints with state (curve contacts) */
+        mbs_joint_model *jm = &m->joints[j];
+        if (jm->cut && jm->ops && jm->ops->naux > 0) jm->auxadr = m->naux, m->naux += jm->ops->naux;
     }
     m->dof_parent = alloc_ints((size_t)m->nv);
     m->dof_joint = alloc_ints((size_t)m->nv);
@@ -518,13 +526,22 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
     v3_copy(m->gravity, b->gravity);
     v3_copy(m->gravity_center, b->gravity_center);
     m->gravity_mu = b->gravity_mu;
-    /* the planar path has no point masses, rotors or nodes: those models take the 3-D one */
-    const int plain = m->ncrow == 0 && m->nnode == 0;
-    if (b->planar == MBS_PLANAR_AUTO && plain && mbs_planar_detect(m, &m->planar) != MBS_OK) {
-        mbs_model_destroy(m);
-        return MBS_ERR_NOMEM;
-    }
     *out = m;
+    return MBS_OK;
+}
+
+/* The analytic closure and the planar path, for the models they serve (after the events and
+   start values are compiled): the closure only without coordinate rows, inertial couplings,
+   nodes or held coordinates (its reduced dynamics see the cut-joint rows alone); the planar
+   path without couplings, nodes or coordinate rows (those need the 3-D path's loops). */
+static int detect_paths(const mbs_builder *b, mbs_model *m, char *err)
+{
+    const int plain = m->ncrow == 0 && m->nnode == 0 && mbs_nqrow(m) == 0;
+    if ((b->closure == MBS_CLOSURE_ANALYTIC && plain && m->nhold == 0 &&
+         mbs_closure_detect(m, &m->closure) != MBS_OK) ||
+        (b->planar == MBS_PLANAR_AUTO && plain && mbs_planar_detect(m, &m->planar) != MBS_OK))
+        return mbs_errorf(err, MBS_ERR_NOMEM, "compile: out of memory");
+    mbs_closure_planar_links(m);
     return MBS_OK;
 }
 
@@ -566,6 +583,7 @@ int mbs_compile(const mbs_builder *b, mbs_model **out)
     free(t.block);
     if (st == MBS_OK) st = mbs_events_compile(b, m, err); /* events, motions, friction, stops */
     if (st == MBS_OK) st = check_loops_supported(m, err);
+    if (st == MBS_OK) st = detect_paths(b, m, err);
     if (st == MBS_OK)
         *out = m;
     else

@@ -8,6 +8,7 @@
 #include "core/linalg.h"
 #include "analysis/analysis.h"
 #include "events/events.h"
+#include "closure/closure.h"
 #include "planar/planar.h"
 #include "solvers/loops.h"
 #include "couplings/couplings.h"
@@ -63,7 +64,8 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     d->force_in = alloc0(6 * (size_t)m->nforce, sizeof(double));
     if (!d->force_in) return MBS_ERR_NOMEM;
     if (mbs_derivs_create(d) != MBS_OK) return MBS_ERR_NOMEM;
-    return mbs_loops_create(d); /* loop workspace (nothing for a tree without rows) */
+    if (mbs_loops_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* nothing for a tree */
+    return mbs_closure_data_create(d);
 }
 
 /* q, v = the model's start values (neutral and rest unless given), aux = initial reference
@@ -73,7 +75,7 @@ static void data_init_state(mbs_data *d)
     const mbs_model *m = d->model;
     for (int j = 0; j < m->njoint; ++j) {
         const mbs_joint_model *jm = &m->joints[j];
-        if (jm->cut || !jm->ops) continue;
+        if (!jm->ops) continue;
         if (jm->auxadr >= 0 && jm->ops->aux_init) jm->ops->aux_init(jm, d->aux + jm->auxadr);
     }
     mbs_model_start(m, d->q, d->v);
@@ -142,6 +144,7 @@ void mbs_data_destroy(mbs_data *d)
     free(d->Fw);
     free(d->crba_done);
     free(d->force_in);
+    mbs_closure_data_destroy(d);
     mbs_loops_destroy(d);
     mbs_couplings_destroy(d);
     mbs_analysis_destroy(d);

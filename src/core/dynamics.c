@@ -1,5 +1,6 @@
 /* Public dynamics entry points: validation, kinematics, forces, then one recursive pass.
  * A failed call leaves q, v, time and the previous outputs (qacc) as they were. */
+#include "closure/closure.h"
 #include "core/internal.h"
 #include "events/events.h"
 #include "planar/planar.h"
@@ -92,7 +93,10 @@ int mbs_check_state(mbs_data *d, int check_v, int check_tau)
 /* Kinematics and forces at the current state; the element's status on failure. */
 static int prepare(mbs_data *d)
 {
-    mbs_kinematics(d);
+    if (mbs_closure_poses_current(d)) /* just closed: the poses are those of q */
+        mbs_kinematics_vel(d);
+    else
+        mbs_kinematics(d);
     return mbs_forces_accumulate(d);
 }
 
@@ -102,7 +106,7 @@ static int planar_forward(mbs_data *d)
     const int nv = d->model->nv;
     double *saved = d->work;
     for (int i = 0; i < nv; ++i) saved[i] = d->qacc[i];
-    const int st = mbs_planar_forward(d);
+    const int st = d->model->ncon > 0 ? mbs_closure_planar_forward(d) : mbs_planar_forward(d);
     const int bad = st == MBS_OK ? first_nonfinite(d->qacc, nv) : -1;
     if (st == MBS_OK && bad < 0) return MBS_OK;
     for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
@@ -133,7 +137,8 @@ int mbs_forward_dynamics(mbs_data *d)
     const mbs_model *m = d->model;
     const int nv = m->nv, nrow = m->ncon + mbs_nqrow(m);
     int st = mbs_check_state(d, 1, 1);
-    if (st == MBS_OK && m->planar) return planar_forward(d);
+    if (st == MBS_OK && m->planar && (m->ncon == 0 || mbs_closure_planar_now(d)))
+        return planar_forward(d);
     if (st == MBS_OK) st = mbs_events_update_targets(d); /* prescribed motions at t */
     if (st == MBS_OK) st = prepare(d);
     if (st != MBS_OK) return st;

@@ -6,8 +6,10 @@
 
 #if defined(__GNUC__)
 #define MBS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define MBS_INLINE __attribute__((always_inline)) /* a hot helper inlined at every call */
 #else
 #define MBS_PRINTF(a, b)
+#define MBS_INLINE
 #endif
 
 /* Write a message into buf (MBS_ERROR_LEN bytes) and return status. */
@@ -39,6 +41,15 @@ int mbs_refuse_nested(mbs_data *d, const char *call);
 void mbs_kinematics(mbs_data *d);
 /* Forward kinematics of poses only (no velocities). */
 void mbs_kinematics_pos(mbs_data *d);
+/* World poses xw (nbody) of every body at the neutral q (compile-time geometry). */
+void mbs_neutral_poses(const mbs_model *m, mbs_pose *xw);
+/* Poses of the bodies at tree positions t[0..n) only (ascending; the parents' poses must be
+   current): after some coordinates changed. */
+void mbs_kinematics_pos_some(mbs_data *d, const int *t, int n);
+/* mbs_kinematics without the poses: they must be those of the data's q. */
+void mbs_kinematics_vel(mbs_data *d);
+/* Motion subspaces S only (the poses are not touched). */
+void mbs_kinematics_S(mbs_data *d);
 /* Poses and motion subspaces S only (no velocities): enough for CRBA. */
 void mbs_kinematics_subspace(mbs_data *d);
 /* RNEA with current kinematics and forces: tau = M qacc + c - (J^T f_ext + gen_force).

@@ -59,9 +59,36 @@ static void joint_pose_up(const mbs_data *d, const mbs_joint_model *jm, mbs_pose
 void mbs_kinematics_pos(mbs_data *d)
 {
     const mbs_model *m = d->model;
+    d->kin_gen++;
     mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = m->bodies[b].parent;
+        joint_pose_up(d, jm, &xup[b]);
+        pose_compose(&xw[b], &xw[p], &xup[b]);
+    }
+}
+
+/* World poses of every body at the neutral q (all joint transforms the identity). */
+void mbs_neutral_poses(const mbs_model *m, mbs_pose *xw)
+{
+    pose_identity(&xw[0]);
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        mbs_pose up;
+        pose_mul_inv(&up, &jm->frame_parent, &jm->frame_child);
+        pose_mul(&xw[jm->child], &xw[m->bodies[jm->child].parent], &up);
+    }
+}
+
+/* Poses of the bodies at the tree positions t[0..n) (ascending), their parents' current. */
+void mbs_kinematics_pos_some(mbs_data *d, const int *t, int n)
+{
+    const mbs_model *m = d->model;
+    d->kin_gen++;
+    mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
+    for (int i = 0; i < n; ++i) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t[i]]];
         const int b = jm->child, p = m->bodies[b].parent;
         joint_pose_up(d, jm, &xup[b]);
         pose_compose(&xw[b], &xw[p], &xup[b]);
@@ -118,6 +145,7 @@ static inline void body_velocity(double *restrict vel, double *restrict cvel,
 void mbs_kinematics(mbs_data *d)
 {
     const mbs_model *m = d->model;
+    d->kin_gen++;
     mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
@@ -130,19 +158,47 @@ void mbs_kinematics(mbs_data *d)
     }
 }
 
+/* S of joint jm (child-body coordinates) at the data's q. */
+static void joint_subspace(mbs_data *d, const mbs_joint_model *jm)
+{
+    if (jm->nv == 0) return;
+    double *S = d->S + 6 * jm->vadr;
+    mbs_joint_motion(jm, joint_aux(d, jm), d->q + jm->qadr, d->v + jm->vadr, S, NULL);
+    if (!jm->frame_child_identity) subspace_to_body(jm, S);
+}
+
+/* S, body velocities and velocity-product terms at the poses already computed for the data's
+   q (mbs_kinematics without its pose part). */
+void mbs_kinematics_vel(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = m->bodies[b].parent;
+        double vJ[6], cJ[6];
+        joint_motion(d, jm, vJ, cJ);
+        body_velocity(d->vel + 6 * b, d->cvel + 6 * b, &d->x_up[b], d->vel + 6 * p, vJ, cJ);
+    }
+}
+
 /* Poses and S only (what the mass matrix needs): no velocities, no bias terms. */
 void mbs_kinematics_subspace(mbs_data *d)
 {
     const mbs_model *m = d->model;
+    d->kin_gen++;
     mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = m->bodies[b].parent;
         joint_pose_up(d, jm, &xup[b]);
         pose_compose(&xw[b], &xw[p], &xup[b]);
-        if (jm->nv == 0) continue;
-        double *S = d->S + 6 * jm->vadr;
-        mbs_joint_motion(jm, joint_aux(d, jm), d->q + jm->qadr, d->v + jm->vadr, S, NULL);
-        if (!jm->frame_child_identity) subspace_to_body(jm, S);
+        joint_subspace(d, jm);
     }
+}
+
+/* S only, the poses left as they are. */
+void mbs_kinematics_S(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    for (int t = 0; t < m->ntree; ++t) joint_subspace(d, &m->joints[m->tree[t]]);
 }

@@ -1,6 +1,7 @@
 /* Model queries and destroy. The model is immutable after mbs_compile. */
 #include "core/internal.h"
 #include "events/events.h"
+#include "closure/closure.h"
 #include "planar/planar.h"
 #include "couplings/compile_elements.h"
 
@@ -15,7 +16,7 @@ void mbs_model_destroy(mbs_model *m)
     if (m->bodies)
         for (int i = 0; i < m->nbody; ++i) free(m->bodies[i].name);
     if (m->joints)
-        for (int i = 0; i < m->njoint; ++i) free(m->joints[i].name);
+        for (int i = 0; i < m->njoint; ++i) free(m->joints[i].name), free(m->joints[i].curve);
     if (m->forces)
         for (int i = 0; i < m->nforce; ++i) free(m->forces[i].name);
     free(m->bodies);
@@ -31,6 +32,7 @@ void mbs_model_destroy(mbs_model *m)
     free(m->hold);
     mbs_model_elements_free(m);
     mbs_events_model_free(m->ev);
+    mbs_closure_model_free(m->closure);
     free(m);
 }
 

@@ -73,6 +73,10 @@ struct mbs_model {
     char error[MBS_ERROR_LEN];  /* message of the last failed parameter call */
     unsigned long param_rev;    /* counts successful parameter changes: a stepper restarts
                                    CVODE when it changed since its last step */
+
+    /* loops closed in closed form (src/closure/): the assemblies compile found for every
+       loop, NULL when the Newton strategy closes them */
+    struct mbs_closure_model *closure;
 };
 
 /* Host input wrench on one body, held until changed. */
@@ -151,6 +155,11 @@ struct mbs_data {
     /* derivatives of the dynamics, linearisation and modes (src/analysis/derivs.h): their
        workspace, sized at creation */
     struct mbs_derivs *derivs;
+    /* analytic loop closure (src/closure/): its state and workspace, NULL when the model
+       has none; kin_gen counts the pose computations (kinematics.c), so the closure can tell
+       forward dynamics that the poses it left are those of q */
+    struct mbs_closure_data *closure;
+    unsigned long kin_gen;
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

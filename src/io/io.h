@@ -65,6 +65,8 @@ int io_number_list(io_ctx *c, const xmlNode *n, const char *name, double *out, i
                    int *count);
 /* <origin xyz rpy> of element n (identity when absent) as a frame. */
 int io_origin(io_ctx *c, const xmlNode *n, const char *tag, mbs_frame *f);
+/* The body of the link named by attribute attr of n (reported when missing or unknown). */
+int io_link_body(io_ctx *c, const xmlNode *n, const char *attr, int *body);
 /* The link named name, or NULL. */
 io_link *io_find_link(io_ctx *c, const char *name);
 
@@ -75,5 +77,8 @@ int io_read_visuals(io_ctx *c, const xmlNode *n, const io_link *l);
 int io_read_joint(io_ctx *c, const xmlNode *n);
 int io_weld_root(io_ctx *c, const xmlNode *robot);
 int io_read_element(io_ctx *c, const xmlNode *n); /* the superset's force elements, gravity */
+/* io_closure.c: <closure strategy>, <curve_joint> */
+int io_read_closure(io_ctx *c, const xmlNode *n);
+int io_read_curve_joint(io_ctx *c, const xmlNode *n);
 
 #endif

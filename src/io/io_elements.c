@@ -33,8 +33,8 @@ static int read_gravity(io_ctx *c, const xmlNode *n)
     return st < 0 ? io_fail_builder(c, n, st) : MBS_OK;
 }
 
-/* The body of the link named by attribute attr. */
-static int body_of(io_ctx *c, const xmlNode *n, const char *attr, int *body)
+/* See io.h. */
+int io_link_body(io_ctx *c, const xmlNode *n, const char *attr, int *body)
 {
     char name[128];
     if (!io_attr(n, attr, name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute %s is missing", attr);
@@ -50,8 +50,8 @@ static int read_spring_damper(io_ctx *c, const xmlNode *n)
     mbs_spring_damper_def sd = mbs_default_spring_damper_def();
     char name[128];
     if (io_attr(n, "name", name, (int)sizeof name)) sd.name = name;
-    int st = body_of(c, n, "link_a", &sd.body_a);
-    if (st == MBS_OK) st = body_of(c, n, "link_b", &sd.body_b);
+    int st = io_link_body(c, n, "link_a", &sd.body_a);
+    if (st == MBS_OK) st = io_link_body(c, n, "link_b", &sd.body_b);
     if (st == MBS_OK && io_numbers(c, n, "point_a", sd.point_a, 3) < 0) st = MBS_ERR_ARG;
     if (st == MBS_OK && io_numbers(c, n, "point_b", sd.point_b, 3) < 0) st = MBS_ERR_ARG;
     if (st == MBS_OK && io_numbers(c, n, "stiffness", &sd.stiffness, 1) < 0) st = MBS_ERR_ARG;
@@ -71,8 +71,8 @@ static int read_two_masses(io_ctx *c, const xmlNode *n)
     mbs_line_force_two_masses_def t = mbs_default_line_force_two_masses_def();
     char name[128];
     if (io_attr(n, "name", name, (int)sizeof name)) t.name = name;
-    int st = body_of(c, n, "link_a", &t.body_a);
-    if (st == MBS_OK) st = body_of(c, n, "link_b", &t.body_b);
+    int st = io_link_body(c, n, "link_a", &t.body_a);
+    if (st == MBS_OK) st = io_link_body(c, n, "link_b", &t.body_b);
     const char *attr[] = {"stiffness", "damping", "rest_length", "mass_a", "distance_a",
                           "mass_b", "distance_b"};
     double *val[] = {&t.stiffness, &t.damping, &t.rest_length, &t.mass_a, &t.distance_a,
@@ -185,7 +185,7 @@ static int read_rotor(io_ctx *c, const xmlNode *n)
         return MBS_ERR_ARG;
     r.dof = (int)dof;
     char housing[8];
-    if (io_attr(n, "housing", housing, (int)sizeof housing) && body_of(c, n, "housing", &r.housing) != MBS_OK)
+    if (io_attr(n, "housing", housing, (int)sizeof housing) && io_link_body(c, n, "housing", &r.housing) != MBS_OK)
         return MBS_ERR_ARG;
     const int id = mbs_add_rotor(c->b, &r);
     return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
@@ -289,8 +289,8 @@ static int read_frame_force(io_ctx *c, const xmlNode *n)
     mbs_frame_force_def fd = mbs_default_frame_force_def();
     char name[128], buf[8];
     if (io_attr(n, "name", name, (int)sizeof name)) fd.name = name;
-    int st = io_attr(n, "link_a", buf, (int)sizeof buf) ? body_of(c, n, "link_a", &fd.body_a) : MBS_OK;
-    if (st == MBS_OK) st = body_of(c, n, "link_b", &fd.body_b);
+    int st = io_attr(n, "link_a", buf, (int)sizeof buf) ? io_link_body(c, n, "link_a", &fd.body_a) : MBS_OK;
+    if (st == MBS_OK) st = io_link_body(c, n, "link_b", &fd.body_b);
     if (st == MBS_OK) st = read_resolve(c, n, &fd.resolve);
     if (st == MBS_OK) st = io_origin(c, n, "origin_a", &fd.frame_a);
     if (st == MBS_OK) st = io_origin(c, n, "origin_b", &fd.frame_b);
@@ -319,6 +319,7 @@ static const struct {
     {"joint_force", read_joint_force},
     {"joint_friction", read_joint_friction}, {"joint_brake", read_joint_brake},
     {"joint_stop", read_joint_stop},      {"frame_force", read_frame_force},
+    {"closure", io_read_closure},        {"curve_joint", io_read_curve_joint},
     {"material", skip}, {"transmission", skip}, {"gazebo", skip}, {"ros2_control", skip},
     {"simulation", skip}, {"track", skip}, {"plot", skip}, {"input", skip},
 };
@@ -329,6 +330,6 @@ int io_read_element(io_ctx *c, const xmlNode *n)
         if (io_is(n, handlers[k].tag)) return handlers[k].read(c, n);
     return io_fail(c, n, MBS_ERR_ARG, "unknown element (URDF: link, joint, material; mbs: gravity, "
                    "spring_damper, joint_spring_damper, line_force_two_masses, rotor, joint_force, "
-                   "joint_friction, joint_brake, joint_stop, frame_force, initial; mbs-sim: "
-                   "simulation, track, plot; mbs-fmu: input)");
+                   "joint_friction, joint_brake, joint_stop, frame_force, closure, curve_joint, "
+                   "initial; mbs-sim: simulation, track, plot; mbs-fmu: input)");
 }

@@ -20,7 +20,10 @@ typedef struct mbs_joint_ops mbs_joint_ops;
  * that wrench (the cut force along e, the cut torque about scale (d_c x d_p), the push of a
  * rod along d). */
 #define MBS_CUT_MAX_ROWS 6
-typedef enum mbs_cut_kind { MBS_CUT_POINT, MBS_CUT_ANGLE, MBS_CUT_DISTANCE } mbs_cut_kind;
+typedef enum mbs_cut_kind {
+    MBS_CUT_POINT, MBS_CUT_ANGLE, MBS_CUT_DISTANCE,
+    MBS_CUT_CURVE /* a curve joint's contact row (src/contact/: target 0 gap, 1 slip) */
+} mbs_cut_kind;
 typedef struct mbs_cut_row {
     mbs_cut_kind kind;
     double e[3];    /* POINT: e; ANGLE: d_p (joint rows: Fp coordinates; model: parent body) */
@@ -61,6 +64,8 @@ typedef struct mbs_joint_model {
     int rotor_parent;        /* 1 when rotor_I / rotor_U are nonzero (parent not the world) */
     int point_mass;          /* 1: reduced at compile for its point-mass child (src/core/
                                 point_mass.c): translational, swing or fixed ops */
+    /* curve joints (src/contact/): their two curves, owned by the model; NULL otherwise */
+    struct mbs_curve_pair *curve;
 } mbs_joint_model;
 
 struct mbs_joint_ops {
@@ -164,6 +169,7 @@ extern const mbs_joint_ops mbs_joint_distance_ops;
 extern const mbs_joint_ops mbs_joint_translational_ops;
 /* The spherical joint into a point mass, reduced to its two swing rates (swing.c). */
 extern const mbs_joint_ops mbs_joint_swing_ops;
+extern const mbs_joint_ops mbs_joint_curve_ops; /* src/contact/curve_joint.c */
 
 
 /* The Euclidean chart (src/joints/euclidean.c) of the joints whose q and v are the same

@@ -13,6 +13,7 @@ static const mbs_joint_ops *const joint_ops_table[][2] = {
     [MBS_JOINT_FIXED] = {&mbs_joint_fixed_ops, &mbs_joint_fixed_ops},
     [MBS_JOINT_DISTANCE] = {NULL, NULL},
     [MBS_JOINT_TRANSLATIONAL] = {&mbs_joint_translational_ops, &mbs_joint_translational_ops},
+    [MBS_JOINT_CURVE] = {NULL, NULL},
 };
 
 /* Table entry, NULL for distance and for out-of-range type or rotation values. */
@@ -27,7 +28,8 @@ const mbs_joint_ops *mbs_joint_ops_for(mbs_joint_type type, mbs_rotation rotatio
 /* Every type, constraint-only ones included (distance: cut rows only). */
 const mbs_joint_ops *mbs_joint_ops_any(mbs_joint_type type, mbs_rotation rotation)
 {
-    if (type == MBS_JOINT_DISTANCE && (rotation == MBS_ROT_QUATERNION || rotation == MBS_ROT_CARDAN))
-        return &mbs_joint_distance_ops;
+    const int rot_ok = rotation == MBS_ROT_QUATERNION || rotation == MBS_ROT_CARDAN;
+    if (type == MBS_JOINT_DISTANCE && rot_ok) return &mbs_joint_distance_ops;
+    if (type == MBS_JOINT_CURVE && rot_ok) return &mbs_joint_curve_ops;
     return mbs_joint_ops_for(type, rotation);
 }

@@ -8,8 +8,9 @@
  *
  * Every body gets a planar frame: its origin, turned about n by the sum theta_b of the joint
  * angles above it, so that at the neutral q all planar frames are aligned with the plane
- * basis (e1, e2) of the world. Closed loops, force callbacks and joints that leave the plane
- * keep the 3-D path. */
+ * basis (e1, e2) of the world. Force callbacks and joints that leave the plane keep the 3-D
+ * path, and so do closed loops unless every one is a planar assembly closed in closed form
+ * (src/closure/planar_loops.c runs those on these poses and vectors). */
 #ifndef MBS_PLANAR_PLANAR_H
 #define MBS_PLANAR_PLANAR_H
 
@@ -55,6 +56,7 @@ typedef struct mbs_planar_data {
     double *U, *Dinv, *u; /* [3 nv], [9 ntree], [nv] */
     double *acc;      /* [3 nbody] */
     double *S;        /* [3 nv] motion subspace, child planar frame */
+    unsigned long gen; /* counts the pose computations (pose, th, P written) */
 } mbs_planar_data;
 
 /* At compile: *out = the planar description of m, or NULL when it is not planar (the 3-D
@@ -73,5 +75,61 @@ int mbs_planar_usable(const mbs_data *d);
 /* qacc by the planar articulated-body algorithm at the data's q, v, tau; MBS_OK or
    MBS_ERR_SINGULAR naming the body. */
 int mbs_planar_forward(mbs_data *d);
+
+/* Parts of the planar path for the loops closed in closed form (src/closure/planar_loops.c). */
+/* Poses, world angles and origins of every body (no velocities). */
+void mbs_planar_poses(mbs_data *d);
+/* The same for the bodies at tree positions t[0..n) (ascending; their parents current). */
+void mbs_planar_poses_some(mbs_data *d, const int *t, int n);
+/* S, velocities and c of every body at the poses computed. */
+void mbs_planar_motion(mbs_data *d);
+/* S only, at the poses computed. */
+void mbs_planar_subspace(mbs_data *d);
+/* Gravity, host wrenches and elements into the planar f and d->gen_force. */
+void mbs_planar_forces(mbs_data *d);
+
+/* ---- planar vector algebra (inline: the inner loops of both planar paths) */
+/* o = R(phi) x and R(phi)^T x for c = cos phi, s = sin phi. */
+static inline void mbs_planar_rot(double o[2], double c, double s, const double x[2])
+{
+    const double x0 = x[0], x1 = x[1];
+    o[0] = c * x0 - s * x1, o[1] = s * x0 + c * x1;
+}
+static inline void mbs_planar_rot_t(double o[2], double c, double s, const double x[2])
+{
+    const double x0 = x[0], x1 = x[1];
+    o[0] = c * x0 + s * x1, o[1] = -s * x0 + c * x1;
+}
+/* A child's pose in its parent is stored as (cos phi, sin phi, px, py). Motion from parent
+   to child: w' = w, v' = R^T (v + w J p), J p = (-py, px). */
+static inline void mbs_planar_xm(double o[3], const double *pose, const double m[3])
+{
+    const double t[2] = {m[1] - m[0] * pose[3], m[2] + m[0] * pose[2]};
+    o[0] = m[0];
+    mbs_planar_rot_t(o + 1, pose[0], pose[1], t);
+}
+/* Force from child to parent: f_p = R f, n_p = n + p x f_p. */
+static inline void mbs_planar_xf_t(double o[3], const double *pose, const double f[3])
+{
+    double fp[2];
+    mbs_planar_rot(fp, pose[0], pose[1], f + 1);
+    o[0] = f[0] + pose[2] * fp[1] - pose[3] * fp[0];
+    o[1] = fp[0], o[2] = fp[1];
+}
+/* m x* f = (v x f, w J f) */
+static inline void mbs_planar_cross_f(double o[3], const double m[3], const double f[3])
+{
+    o[0] = m[1] * f[2] - m[2] * f[1];
+    o[1] = -m[0] * f[2], o[2] = m[0] * f[1];
+}
+/* o = I v for the planar inertia of body b (m, h, I_n about the origin). */
+static inline void mbs_planar_inertia_mulv(const mbs_planar *p, int b, const double v[3],
+                                           double o[3])
+{
+    const mbs_planar_body *pb = &p->bodies[b];
+    o[0] = pb->I * v[0] - pb->h[1] * v[1] + pb->h[0] * v[2];
+    o[1] = -pb->h[1] * v[0] + pb->m * v[1];
+    o[2] = pb->h[0] * v[0] + pb->m * v[2];
+}
 
 #endif

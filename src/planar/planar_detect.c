@@ -1,5 +1,6 @@
 /* Finding a planar model at compile and describing it in planar frames (planar.h). */
 #include "planar/planar.h"
+#include "closure/closure.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -10,18 +11,6 @@
 static int force_supported(const mbs_force_model *f)
 {
     return f->ops == &mbs_force_spring_damper_ops || f->ops == &mbs_force_joint_spring_damper_ops;
-}
-
-/* World poses of every body at the neutral q (all joint transforms the identity). */
-static void neutral_poses(const mbs_model *m, mbs_pose *xw)
-{
-    pose_identity(&xw[0]);
-    for (int t = 0; t < m->ntree; ++t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        mbs_pose up;
-        pose_mul_inv(&up, &jm->frame_parent, &jm->frame_child);
-        pose_mul(&xw[jm->child], &xw[m->bodies[jm->child].parent], &up);
-    }
 }
 
 static void project(const mbs_planar *p, const double x[3], double out[2])
@@ -130,7 +119,7 @@ static void describe_body(const mbs_model *m, const mbs_pose *xw, const mbs_plan
 int mbs_planar_detect(const mbs_model *m, mbs_planar **out)
 {
     *out = NULL;
-    if (m->ncon > 0 || m->ntree == 0) return MBS_OK;
+    if (m->ntree == 0 || (m->ncon > 0 && !m->closure)) return MBS_OK;
     for (int i = 0; i < m->nforce; ++i)
         if (!force_supported(&m->forces[i])) return MBS_OK;
     mbs_pose *xw = calloc((size_t)m->nbody, sizeof *xw);
@@ -144,8 +133,9 @@ int mbs_planar_detect(const mbs_model *m, mbs_planar **out)
         mbs_planar_free(p);
         return MBS_ERR_NOMEM;
     }
-    neutral_poses(m, xw);
+    mbs_neutral_poses(m, xw);
     int ok = find_normal(m, xw, p);
+    if (ok && m->ncon > 0) ok = mbs_closure_planar_ok(m, p->n); /* loops in closed form */
     for (int t = 0; ok && t < m->ntree; ++t)
         ok = describe_joint(m, xw, p, &m->joints[m->tree[t]], &p->joints[t]);
     for (int b = 1; ok && b < m->nbody; ++b) describe_body(m, xw, p, b, &p->bodies[b]);

@@ -13,36 +13,10 @@
 
 #define SPRING_L_SMALL 1e-10 /* as the 3-D line spring-damper */
 
-/* o = R(phi) x and R(phi)^T x for c = cos phi, s = sin phi. */
-static void rot(double o[2], double c, double s, const double x[2])
-{
-    const double x0 = x[0], x1 = x[1];
-    o[0] = c * x0 - s * x1, o[1] = s * x0 + c * x1;
-}
-static void rot_t(double o[2], double c, double s, const double x[2])
-{
-    const double x0 = x[0], x1 = x[1];
-    o[0] = c * x0 + s * x1, o[1] = -s * x0 + c * x1;
-}
 
 /* A child's pose in its parent is stored as (cos phi, sin phi, px, py). */
 
-/* Motion from parent to child: w' = w, v' = R^T (v + w J p), J p = (-py, px). */
-static void xm(double o[3], const double *pose, const double m[3])
-{
-    const double t[2] = {m[1] - m[0] * pose[3], m[2] + m[0] * pose[2]};
-    o[0] = m[0];
-    rot_t(o + 1, pose[0], pose[1], t);
-}
 
-/* Force from child to parent: f_p = R f, n_p = n + p x f_p. */
-static void xf_t(double o[3], const double *pose, const double f[3])
-{
-    double fp[2];
-    rot(fp, pose[0], pose[1], f + 1);
-    o[0] = f[0] + pose[2] * fp[1] - pose[3] * fp[0];
-    o[1] = fp[0], o[2] = fp[1];
-}
 
 /* Inertia of body b as a 3 x 3 (row-major). */
 static void body_inertia(const mbs_planar_body *pb, double I[9])
@@ -57,36 +31,39 @@ static void m3v(double o[3], const double M[9], const double x[3])
     for (int i = 0; i < 3; ++i) o[i] = M[3 * i] * x[0] + M[3 * i + 1] * x[1] + M[3 * i + 2] * x[2];
 }
 
-/* m x* f = (v x f, w J f) */
-static void cross_f(double o[3], const double m[3], const double f[3])
-{
-    o[0] = m[1] * f[2] - m[2] * f[1];
-    o[1] = -m[0] * f[2], o[2] = m[0] * f[1];
-}
 
-/* The child's pose in its parent, S (child planar frame) and c_J of one joint. */
-static void joint_state(const mbs_planar_joint *pj, const double *q, const double *v,
-                        double pose[4], double *S, double cJ[3])
+/* The child's pose in its parent (cos phi, sin phi, px, py) of one joint. */
+static void joint_pose(const mbs_planar_joint *pj, const double *q, double pose[4])
 {
     double rr[2], c = 1.0, s = 0.0;
-    cJ[0] = cJ[1] = cJ[2] = 0.0;
     if (pj->kind == MBS_PL_REVOLUTE || pj->kind == MBS_PL_PLANAR) {
         const double phi = pj->s * q[pj->kind == MBS_PL_PLANAR ? pj->qadr + 2 : pj->qadr];
         c = cos(phi), s = sin(phi);
     }
-    rot(rr, c, s, pj->r);
+    mbs_planar_rot(rr, c, s, pj->r);
     pose[0] = c, pose[1] = s, pose[2] = pj->a[0] + rr[0], pose[3] = pj->a[1] + rr[1];
+    if (pj->kind == MBS_PL_PRISMATIC)
+        pose[2] += q[pj->qadr] * pj->u[0], pose[3] += q[pj->qadr] * pj->u[1];
+    if (pj->kind == MBS_PL_PLANAR) {
+        const double x = q[pj->qadr], y = q[pj->qadr + 1];
+        pose[2] += x * pj->u[0] + y * pj->w[0], pose[3] += x * pj->u[1] + y * pj->w[1];
+    }
+}
+
+/* S (child planar frame) and c_J of one joint at its pose. */
+static void joint_motion_pl(const mbs_planar_joint *pj, const double pose[4], const double *v,
+                            double *S, double cJ[3])
+{
+    const double c = pose[0], s = pose[1];
+    cJ[0] = cJ[1] = cJ[2] = 0.0;
     double *Sr = S; /* the rotation column */
     if (pj->kind == MBS_PL_PRISMATIC) {
-        pose[2] += q[pj->qadr] * pj->u[0], pose[3] += q[pj->qadr] * pj->u[1];
         S[0] = 0.0, S[1] = pj->u[0], S[2] = pj->u[1];
         return;
     }
     if (pj->kind == MBS_PL_PLANAR) {
-        const double x = q[pj->qadr], y = q[pj->qadr + 1];
-        pose[2] += x * pj->u[0] + y * pj->w[0], pose[3] += x * pj->u[1] + y * pj->w[1];
-        S[0] = 0.0, rot_t(S + 1, c, s, pj->u);
-        S[3] = 0.0, rot_t(S + 4, c, s, pj->w);
+        S[0] = 0.0, mbs_planar_rot_t(S + 1, c, s, pj->u);
+        S[3] = 0.0, mbs_planar_rot_t(S + 4, c, s, pj->w);
         const double wz = pj->s * v[pj->vadr + 2];
         const double lx = v[pj->vadr] * S[1] + v[pj->vadr + 1] * S[4];
         const double ly = v[pj->vadr] * S[2] + v[pj->vadr + 1] * S[5];
@@ -97,6 +74,81 @@ static void joint_state(const mbs_planar_joint *pj, const double *q, const doubl
     Sr[0] = pj->s, Sr[1] = -pj->s * pj->r[1], Sr[2] = pj->s * pj->r[0];
 }
 
+/* World angle and origin of body b from its pose in its parent. */
+static void world_frame(mbs_planar_data *w, int b, int par)
+{
+    double Pp[2];
+    const double *pose = w->pose + 4 * b, cp = w->th[2 * par], sp = w->th[2 * par + 1];
+    mbs_planar_rot(Pp, cp, sp, pose + 2);
+    w->th[2 * b] = cp * pose[0] - sp * pose[1], w->th[2 * b + 1] = sp * pose[0] + cp * pose[1];
+    w->P[2 * b] = w->P[2 * par] + Pp[0], w->P[2 * b + 1] = w->P[2 * par + 1] + Pp[1];
+}
+
+/* Velocity and c of body b from its parent's (pose and S of its joint current). */
+static void body_motion(mbs_data *d, const mbs_planar_joint *pj, int nv, mbs_planar_data *w)
+{
+    const int b = pj->child, par = pj->parent;
+    double *S = w->S + 3 * (nv ? pj->vadr : 0), cJ[3], vJ[3] = {0, 0, 0}, vp[3], Sfixed[9];
+    joint_motion_pl(pj, w->pose + 4 * b, d->v, nv ? S : Sfixed, cJ);
+    for (int k = 0; k < nv; ++k)
+        for (int i = 0; i < 3; ++i) vJ[i] += S[3 * k + i] * d->v[pj->vadr + k];
+    mbs_planar_xm(vp, w->pose + 4 * b, w->vel + 3 * par);
+    double *vb = w->vel + 3 * b, *cb = w->c + 3 * b;
+    for (int i = 0; i < 3; ++i) vb[i] = vp[i] + vJ[i];
+    cb[0] = cJ[0]; /* c = v x vJ + cJ: (0, w J vJ_lin - wJ J v_lin) */
+    cb[1] = cJ[1] - vb[0] * vJ[2] + vJ[0] * vb[2];
+    cb[2] = cJ[2] + vb[0] * vJ[1] - vJ[0] * vb[1];
+}
+
+/* See planar.h. */
+void mbs_planar_poses(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    mbs_planar_data *w = d->planar;
+    w->th[0] = 1.0, w->th[1] = 0.0, w->P[0] = w->P[1] = 0.0;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_planar_joint *pj = &m->planar->joints[t];
+        joint_pose(pj, d->q, w->pose + 4 * pj->child);
+        world_frame(w, pj->child, pj->parent);
+    }
+    w->gen++;
+}
+
+/* See planar.h. */
+void mbs_planar_poses_some(mbs_data *d, const int *t, int n)
+{
+    mbs_planar_data *w = d->planar;
+    for (int i = 0; i < n; ++i) {
+        const mbs_planar_joint *pj = &d->model->planar->joints[t[i]];
+        joint_pose(pj, d->q, w->pose + 4 * pj->child);
+        world_frame(w, pj->child, pj->parent);
+    }
+    w->gen++;
+}
+
+/* See planar.h. */
+void mbs_planar_motion(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    mbs_planar_data *w = d->planar;
+    w->vel[0] = w->vel[1] = w->vel[2] = 0.0;
+    for (int t = 0; t < m->ntree; ++t)
+        body_motion(d, &m->planar->joints[t], m->joints[m->tree[t]].nv, w);
+}
+
+/* See planar.h. */
+void mbs_planar_subspace(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    mbs_planar_data *w = d->planar;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_planar_joint *pj = &m->planar->joints[t];
+        const int nv = m->joints[m->tree[t]].nv;
+        double cJ[3], Sfixed[9];
+        joint_motion_pl(pj, w->pose + 4 * pj->child, d->v, nv ? w->S + 3 * pj->vadr : Sfixed, cJ);
+    }
+}
+
 /* Poses, world angles and origins, velocities and c of every body (tree order). */
 static void planar_kinematics(mbs_data *d, const mbs_planar *p, mbs_planar_data *w)
 {
@@ -105,24 +157,11 @@ static void planar_kinematics(mbs_data *d, const mbs_planar *p, mbs_planar_data 
     w->vel[0] = w->vel[1] = w->vel[2] = 0.0;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_planar_joint *pj = &p->joints[t];
-        const int b = pj->child, par = pj->parent, nv = m->joints[m->tree[t]].nv;
-        double *pose = w->pose + 4 * b, *S = w->S + 3 * (nv ? pj->vadr : 0), cJ[3], vJ[3] = {0, 0, 0}, vp[3];
-        double Sfixed[9];
-        joint_state(pj, d->q, d->v, pose, nv ? S : Sfixed, cJ);
-        for (int k = 0; k < nv; ++k)
-            for (int i = 0; i < 3; ++i) vJ[i] += S[3 * k + i] * d->v[pj->vadr + k];
-        xm(vp, pose, w->vel + 3 * par);
-        double *vb = w->vel + 3 * b, *cb = w->c + 3 * b;
-        for (int i = 0; i < 3; ++i) vb[i] = vp[i] + vJ[i];
-        cb[0] = cJ[0]; /* c = v x vJ + cJ: (0, w J vJ_lin - wJ J v_lin) */
-        cb[1] = cJ[1] - vb[0] * vJ[2] + vJ[0] * vb[2];
-        cb[2] = cJ[2] + vb[0] * vJ[1] - vJ[0] * vb[1];
-        double Pp[2];
-        const double cp = w->th[2 * par], sp = w->th[2 * par + 1];
-        rot(Pp, cp, sp, pose + 2);
-        w->th[2 * b] = cp * pose[0] - sp * pose[1], w->th[2 * b + 1] = sp * pose[0] + cp * pose[1];
-        w->P[2 * b] = w->P[2 * par] + Pp[0], w->P[2 * b + 1] = w->P[2 * par + 1] + Pp[1];
+        joint_pose(pj, d->q, w->pose + 4 * pj->child);
+        world_frame(w, pj->child, pj->parent);
+        body_motion(d, pj, m->joints[m->tree[t]].nv, w);
     }
+    w->gen++;
 }
 
 /* f_b += world in-plane force F (plane basis) at body point r (planar frame of b), plus a
@@ -130,7 +169,7 @@ static void planar_kinematics(mbs_data *d, const mbs_planar *p, mbs_planar_data 
 static void add_force(mbs_planar_data *w, int b, const double F[2], const double r[2], double tn)
 {
     double fb[2];
-    rot_t(fb, w->th[2 * b], w->th[2 * b + 1], F);
+    mbs_planar_rot_t(fb, w->th[2 * b], w->th[2 * b + 1], F);
     double *f = w->f + 3 * b;
     f[0] += tn + r[0] * fb[1] - r[1] * fb[0];
     f[1] += fb[0], f[2] += fb[1];
@@ -155,9 +194,9 @@ static void point_state(const mbs_planar_data *w, int b, const double r[2], doub
 {
     const double c = w->th[2 * b], s = w->th[2 * b + 1], *vb = w->vel + 3 * b;
     double rw[2], vl[2] = {vb[1] - vb[0] * r[1], vb[2] + vb[0] * r[0]};
-    rot(rw, c, s, r);
+    mbs_planar_rot(rw, c, s, r);
     x[0] = w->P[2 * b] + rw[0], x[1] = w->P[2 * b + 1] + rw[1];
-    rot(v, c, s, vl);
+    mbs_planar_rot(v, c, s, vl);
 }
 
 /* The line spring-damper of src/forces/spring_damper.c in the plane; the constant
@@ -316,7 +355,7 @@ static int aba_back(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj,
     }
     transform_add(w->IA + 9 * par, w->pose + 4 * b, Ia);
     double fp[3];
-    xf_t(fp, w->pose + 4 * b, pa);
+    mbs_planar_xf_t(fp, w->pose + 4 * b, pa);
     for (int i = 0; i < 3; ++i) w->f[3 * par + i] += fp[i];
     return MBS_OK;
 }
@@ -352,7 +391,7 @@ static int aba_back_1(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *p
                           pA[2] + Ia[6] * c[0] + Ia[7] * c[1] + Ia[8] * c[2] + U[2] * du};
     transform_add(w->IA + 9 * par, w->pose + 4 * b, Ia);
     double fp[3];
-    xf_t(fp, w->pose + 4 * b, pa);
+    mbs_planar_xf_t(fp, w->pose + 4 * b, pa);
     for (int k = 0; k < 3; ++k) w->f[3 * par + k] += fp[k];
     return MBS_OK;
 }
@@ -362,7 +401,7 @@ static void aba_fwd(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj,
 {
     const int b = pj->child;
     double a[3], x[3];
-    xm(a, w->pose + 4 * b, w->acc + 3 * pj->parent);
+    mbs_planar_xm(a, w->pose + 4 * b, w->acc + 3 * pj->parent);
     for (int i = 0; i < 3; ++i) a[i] += w->c[3 * b + i];
     const double *U = w->U + 3 * (nv ? pj->vadr : 0), *Di = w->Dinv + 9 * t;
     for (int k = 0; k < nv; ++k)
@@ -382,7 +421,7 @@ static void aba_fwd_1(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *p
     const int b = pj->child, i = pj->vadr;
     const double *restrict U = w->U + 3 * i, *restrict S = w->S + 3 * i, *restrict c = w->c + 3 * b;
     double a[3];
-    xm(a, w->pose + 4 * b, w->acc + 3 * pj->parent);
+    mbs_planar_xm(a, w->pose + 4 * b, w->acc + 3 * pj->parent);
     a[0] += c[0], a[1] += c[1], a[2] += c[2];
     const double qdd = w->Dinv[9 * t] * (w->u[i] - (U[0] * a[0] + U[1] * a[1] + U[2] * a[2]));
     d->qacc[i] = qdd;
@@ -405,7 +444,7 @@ int mbs_planar_forward(mbs_data *d)
         const double Iv[3] = {pb->I * v[0] - pb->h[1] * v[1] + pb->h[0] * v[2],
                               pb->m * v[1] - pb->h[1] * v[0], pb->m * v[2] + pb->h[0] * v[0]};
         double vIv[3];
-        cross_f(vIv, v, Iv);
+        mbs_planar_cross_f(vIv, v, Iv);
         for (int i = 0; i < 3; ++i) f[i] = vIv[i] - f[i];
     }
     for (int t = m->ntree - 1; t >= 0; --t) {
@@ -423,6 +462,12 @@ int mbs_planar_forward(mbs_data *d)
     }
     return MBS_OK;
 }
+
+/* See planar.h. */
+void mbs_planar_forces(mbs_data *d) { planar_forces(d, d->model->planar, d->planar); }
+
+
+/* See planar.h. */
 
 int mbs_planar_usable(const mbs_data *d) { return d->model->planar != NULL; }
 

@@ -4,9 +4,11 @@
 #include <stdlib.h>
 
 #include "events/events.h"
+#include "contact/contact.h"
 
 /* World geometry of one cut joint: parent/child poses, frame origins and d = x_c - x_p. */
 typedef struct cut_geom {
+    const mbs_data *data;
     const mbs_joint_model *j;
     const mbs_pose *Xp, *Xc; /* world poses of the parent and child bodies */
     double xp[3], xc[3], d[3];
@@ -195,6 +197,7 @@ void mbs_con_world_accel(const mbs_data *d, double *a, double *Vw, double *Aw)
 /* Geometry of cut joint j from the data's world poses. */
 static void geom(const mbs_data *d, const mbs_joint_model *j, cut_geom *g)
 {
+    g->data = d;
     g->j = j;
     g->Xp = &d->x_world[j->parent];
     g->Xc = &d->x_world[j->child];
@@ -208,6 +211,8 @@ static double row_wrench(const cut_geom *g, const mbs_cut_row *r, double W[6])
 {
     double a[3], b[3];
     switch (r->kind) {
+    case MBS_CUT_CURVE: /* the contact of a curve joint (src/contact/) */
+        return mbs_curve_row(g->data, g->j, (int)r->target, NULL, NULL, W, NULL);
     case MBS_CUT_POINT:
         m3_mulv(a, g->Xp->R, r->e);
         v3_cross(W, g->xc, a);
@@ -291,6 +296,11 @@ static void row_wrench_dot(const cut_geom *g, const mbs_cut_row *r, const double
                            const double Vc[6], double Wd[6])
 {
     double a[3], b[3], ad[3], bd[3], xcd[3], t[3];
+    if (r->kind == MBS_CUT_CURVE) { /* the contact's rate (src/contact/) */
+        double W[6];
+        mbs_curve_row(g->data, g->j, (int)r->target, Vp, Vc, W, Wd);
+        return;
+    }
     m3_mulv(a, g->Xp->R, r->e);
     point_vel(xcd, Vc, g->xc);
     if (r->kind == MBS_CUT_ANGLE) {
@@ -354,6 +364,19 @@ void mbs_con_velocity_target(const mbs_data *d, const mbs_con_topo *t, const int
     for (int i = 0; i < n; ++i) {
         const int r = row_at(rows, i), k = coord_of(t, r);
         c[i] = k >= 0 ? t->row_scale[r] * d->ev->row_vel[k] : 0.0;
+    }
+}
+
+/* See constraints.h. */
+void mbs_con_rows(const mbs_data *d, int joint, const int *k, int n, const double *Vw,
+                  double *W, double *Wd)
+{
+    const mbs_joint_model *j = &d->model->joints[joint];
+    cut_geom g;
+    geom(d, j, &g);
+    for (int i = 0; i < n; ++i) {
+        row_wrench(&g, &j->rows[k[i]], W + 6 * i);
+        if (Vw) row_wrench_dot(&g, &j->rows[k[i]], Vw + 6 * j->parent, Vw + 6 * j->child, Wd + 6 * i);
     }
 }
 

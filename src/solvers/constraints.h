@@ -71,6 +71,11 @@ void mbs_con_cut_wrench(const mbs_data *d, int joint, const double *lambda, doub
    velocity target, 0 for a cut-joint row. */
 void mbs_con_velocity_target(const mbs_data *d, const mbs_con_topo *t, const int *rows, int n,
                              double *c);
+/* World wrenches W (6 n, unscaled, at the world origin) of the rows k[0..n) (0-based within
+   the joint) of cut joint `joint` and, when Vw (6 x nbody world velocities; only the
+   joint's parent and child are read) is given, their rates Wd (6 n); needs the poses. */
+void mbs_con_rows(const mbs_data *d, int joint, const int *k, int n, const double *Vw,
+                  double *W, double *Wd);
 
 /* y = J x for scaled rows J (n x nv) built by mbs_con_jacobian, using the path sparsity. */
 void mbs_con_jmul(const mbs_con_topo *t, const int *rows, int n, const double *J,

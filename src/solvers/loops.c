@@ -6,6 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "closure/closure.h"
+#include "contact/contact.h"
 #include "core/linalg.h"
 #include "events/events.h"
 #include "solvers/constraints.h"
@@ -38,6 +40,7 @@ struct mbs_loops {
     double *vt;              /* [m] velocity targets of the active rows (J_a v = vt) */
     int selected;            /* 1: rank, rows and partition below are valid */
     long nevents;            /* selections and repartitions made */
+    long newton_iters;       /* Newton steps taken (mbs_loops_newton_iterations) */
     int rank;
     unsigned char *active;   /* [m] */
     int *arow, *drow;        /* [m] active (rank) and dropped (m - rank) rows, ascending */
@@ -385,6 +388,7 @@ static void jv_solve(mbs_loops *L, int trans, double *x)
 static void newton_move(mbs_data *d, mbs_loops *L, double alpha)
 {
     L->lu_here = 0;
+    L->newton_iters++;
     mbs_integrate_q(d->model, L->qprev, L->dv, alpha, d->q);
     mbs_normalize_q(d->model, d->q);
 }
@@ -404,8 +408,9 @@ static int newton_fail(mbs_data *d, mbs_loops *L, int it, double res)
     char buf[96];
     const int k = argmax_abs(L->h, L->rank);
     return MBS_DATA_FAIL(d, MBS_ERR_CONVERGENCE, "loops: closure of cut joint %s did not "
-                         "converge in %d Newton iterations (scaled residual %.3g)",
-                         row_label(d, L, L->arow[k], buf, (int)sizeof buf), it, res);
+                         "converge in %d Newton iterations (scaled residual %.3g%s)",
+                         row_label(d, L, L->arow[k], buf, (int)sizeof buf), it, res,
+                         isfinite(res) ? "" : ": a curve joint without a contact point there?");
 }
 
 /* Kinematics and the residual of the active rows at the data's q; its max norm. */
@@ -541,6 +546,10 @@ static int check_dropped(mbs_data *d, mbs_loops *L)
     char buf[96];
     const int r = L->drow[k];
     const mbs_joint_model *j = &d->model->joints[L->t.cut[L->t.row_cut[r]]];
+    if (!isfinite(L->h[k]))
+        return MBS_DATA_FAIL(d, MBS_ERR_CONVERGENCE, "loops: row %d of cut joint %s is not "
+                             "finite here (a curve joint without a contact point?)",
+                             r - j->conadr, row_label(d, L, r, buf, (int)sizeof buf));
     return MBS_DATA_FAIL(d, MBS_ERR_INCONSISTENT, "loops: the constraints of cut joint %s are "
                          "inconsistent: its row %d is redundant but violated by %.3g (scaled) "
                          "once the independent rows hold",
@@ -621,9 +630,11 @@ static void restore_state(mbs_data *d, const mbs_loops *L)
     memcpy(d->v, L->vbak, (size_t)L->nv * sizeof(double));
 }
 
-/* Remember the closed state (mbs_loops_is_closed); jac: L->J holds J_a at it. */
-static void mark_closed(const mbs_data *d, mbs_loops *L, int jac)
+/* Remember the closed state (mbs_loops_is_closed); jac: L->J holds J_a at it. Curve joints
+   keep their contact parameters as the next start (src/contact/). */
+static void mark_closed(mbs_data *d, mbs_loops *L, int jac)
 {
+    mbs_curve_commit(d);
     memcpy(L->qcl, d->q, (size_t)L->nq * sizeof(double));
     memcpy(L->vcl, d->v, (size_t)L->nv * sizeof(double));
     L->tcl = d->time;
@@ -631,10 +642,10 @@ static void mark_closed(const mbs_data *d, mbs_loops *L, int jac)
     L->jac_closed = jac && L->mcut > 0;
 }
 
-/* See loops.h: an inconsistency found with the current selection gets one fresh selection
-   at the closed q before it is reported; with MBS_CLOSE_RECOVER so does any other failure
-   (from the given q). */
-int mbs_loops_close(mbs_data *d, int flags)
+/* Newton closure: an inconsistency found with the current selection gets one fresh
+   selection at the closed q before it is reported; with MBS_CLOSE_RECOVER so does any other
+   failure (from the given q). */
+static int newton_close(mbs_data *d, int flags)
 {
     mbs_loops *L = d->loops;
     save_state(d, L);
@@ -662,6 +673,7 @@ static void restore_independent(mbs_data *d, mbs_loops *L)
     for (int i = 0; i < L->rank; ++i) L->dv[L->dep[i]] = 0.0;
     memcpy(L->qprev, d->q, (size_t)L->nq * sizeof(double));
     newton_move(d, L, 1.0);
+    L->newton_iters--; /* a move, not a Newton step */
 }
 
 /* MBS_ERR_INCONSISTENT naming the joint of a held coordinate that the closure moved from the
@@ -722,11 +734,12 @@ static int assemble(mbs_data *d, mbs_loops *L)
     return MBS_OK;
 }
 
-/* See loops.h. When the closure fails with the held coordinates independent, an assembly
-   without the holds tells whether their values are the cause: if it closes, the held
-   coordinate it moved is reported (MBS_ERR_INCONSISTENT) and q, v are restored; if it fails
-   too, its status and message are returned. */
-int mbs_loops_assemble(mbs_data *d)
+/* Newton assembly (mbs_loops_assemble when the analytic strategy defers). When the closure
+   fails with the held coordinates independent, an assembly without the holds tells whether
+   their values are the cause: if it closes, the held coordinate it moved is reported
+   (MBS_ERR_INCONSISTENT) and q, v are restored; if it fails too, its status and message are
+   returned. */
+static int newton_assemble(mbs_data *d)
 {
     mbs_loops *L = d->loops;
     save_state(d, L);
@@ -1043,9 +1056,9 @@ static int forward_smoothed(mbs_data *d, mbs_loops *L)
     return st2;
 }
 
-/* See loops.h: the direct dynamics, or at a closed near-singular state with v != 0 the
-   smoothed one; qacc and lambda are kept as they were on failure. */
-int mbs_loops_forward(mbs_data *d)
+/* The direct dynamics, or at a closed near-singular state with v != 0 the smoothed one;
+   qacc and lambda are kept as they were on failure. */
+static int newton_forward(mbs_data *d)
 {
     mbs_loops *L = d->loops;
     memcpy(L->qacc_bak, d->qacc, (size_t)L->nv * sizeof(double));
@@ -1174,3 +1187,129 @@ int mbs_loops_active_rows(mbs_data *d, const double *qacc, const double **J, int
     eval_rows_bias(d, L);
     return check_accel(d, L, qacc, L->rank_cut);
 }
+
+/* ------------------------------------------------------------------ strategies */
+
+/* See loops.h: the analytic strategy (closure.h) first; Newton for what it defers, after
+   which it may take over again at the closed state. */
+int mbs_loops_close(mbs_data *d, int flags)
+{
+    const int st = mbs_closure_close(d, flags);
+    if (st != MBS_CLOSURE_DEFER) return st;
+    const int sn = newton_close(d, flags);
+    if (sn == MBS_OK) mbs_closure_newton_closed(d, flags);
+    return sn;
+}
+
+/* See loops.h. */
+int mbs_loops_assemble(mbs_data *d)
+{
+    const int st = mbs_closure_assemble(d);
+    if (st != MBS_CLOSURE_DEFER) return st;
+    const int sn = newton_assemble(d);
+    if (sn == MBS_OK) mbs_closure_newton_closed(d, MBS_CLOSE_REPARTITION);
+    return sn;
+}
+
+/* See loops.h. */
+int mbs_loops_forward(mbs_data *d)
+{
+    const int st = mbs_closure_forward(d);
+    return st != MBS_CLOSURE_DEFER ? st : newton_forward(d);
+}
+
+/* See loops.h. */
+long mbs_loops_newton_iterations(const mbs_data *d)
+{
+    return d->loops ? d->loops->newton_iters : 0;
+}
+
+/* See loops.h. */
+int mbs_loops_select(mbs_data *d)
+{
+    mbs_loops *L = d->loops;
+    return L->selected ? MBS_OK : select_all(d, L);
+}
+
+/* See loops.h. */
+void mbs_loops_deselect(mbs_data *d) { d->loops->selected = 0; }
+
+/* See loops.h: no QR; the partition is left to be made when Newton needs one. */
+int mbs_loops_set_selection(mbs_data *d, const unsigned char *active)
+{
+    mbs_loops *L = d->loops;
+    int na = 0, nd = 0;
+    for (int i = 0; i < L->m; ++i) {
+        L->active[i] = active[i] != 0;
+        if (L->active[i]) L->arow[na++] = i;
+        else L->drow[nd++] = i;
+    }
+    if (na > L->mn) return MBS_DATA_FAIL(d, MBS_ERR_STATE, "loops: %d rows for %d dofs", na, L->nv);
+    L->rank = na;
+    L->rank_cut = 0; /* cut-joint rows come first (the analytic strategy has no other) */
+    while (L->rank_cut < na && L->arow[L->rank_cut] < L->mcut) ++L->rank_cut;
+    L->selected = 1;
+    L->lu_ok = L->lu_here = L->jac_closed = 0;
+    L->cond_retry = 0.0;
+    L->cond_smooth = MBS_LOOP_SMOOTH_COND;
+    L->nevents++;
+    return MBS_OK;
+}
+
+/* See loops.h. */
+const unsigned char *mbs_loops_selection(const mbs_data *d, int *rank)
+{
+    const mbs_loops *L = d->loops;
+    *rank = L && L->selected ? L->rank : 0;
+    return L && L->selected ? L->active : NULL;
+}
+
+/* See loops.h: dep and ind ascending, as partition() leaves them. */
+int mbs_loops_set_partition(mbs_data *d, const unsigned char *dep)
+{
+    mbs_loops *L = d->loops;
+    int nd = 0, ni = 0;
+    for (int k = 0; k < L->nv; ++k) nd += dep[k] != 0;
+    if (!L->selected || nd != L->rank)
+        return MBS_DATA_FAIL(d, MBS_ERR_STATE, "loops: a partition of %d dofs for rank %d", nd,
+                             L->rank);
+    memcpy(L->dep_bak, L->dep, (size_t)L->nv * sizeof(int));
+    memcpy(L->ind_bak, L->ind, (size_t)L->nv * sizeof(int));
+    nd = 0;
+    for (int k = 0; k < L->nv; ++k) {
+        if (dep[k]) L->dep[nd++] = k;
+        else L->ind[ni++] = k;
+    }
+    for (int k = 0; k < ni; ++k) L->dep[nd + k] = L->ind[k];
+    const int st = jac_factor(d, L);
+    if (st != MBS_OK) {
+        memcpy(L->dep, L->dep_bak, (size_t)L->nv * sizeof(int));
+        memcpy(L->ind, L->ind_bak, (size_t)L->nv * sizeof(int));
+        L->lu_ok = 0;
+        return st;
+    }
+    L->cond_retry = MBS_LOOP_REPARTITION_RATIO * fmax(L->cond, 1.0);
+    L->cond_smooth = MBS_LOOP_SMOOTH_COND;
+    return MBS_OK;
+}
+
+/* See loops.h. */
+int mbs_loops_repartition(mbs_data *d)
+{
+    mbs_loops *L = d->loops;
+    if (!L->selected) return select_all(d, L);
+    mbs_kinematics(d);
+    eval_jacobian(d, L, L->arow, L->rank);
+    const int st = partition(d, L);
+    if (st != MBS_OK) return st;
+    L->nevents++;
+    L->cond_retry = 0.0;
+    L->cond_smooth = MBS_LOOP_SMOOTH_COND;
+    return MBS_OK;
+}
+
+/* See loops.h. */
+void mbs_loops_mark_closed(mbs_data *d) { mark_closed(d, d->loops, 0); }
+
+/* See loops.h. */
+void mbs_loops_note_event(mbs_data *d) { d->loops->nevents++; }

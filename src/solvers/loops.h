@@ -116,5 +116,32 @@ void mbs_loops_rows(mbs_data *d, double *h, double *J);
    checking that qacc satisfies them at acceleration level (MBS_ERR_INCONSISTENT naming the
    cut joint); the selection is made at q if there is none. */
 int mbs_loops_active_rows(mbs_data *d, const double *qacc, const double **J, int *rank);
+/* Newton iterations made by the closures of d since its creation. */
+long mbs_loops_newton_iterations(const mbs_data *d);
+
+/* ---- for the other closure strategy (src/closure/, analytic assemblies): mbs_loops_close,
+ * mbs_loops_assemble and mbs_loops_forward first offer the call to it (closure.h); the
+ * Newton machinery above serves what it defers. These let it share the row selection, the
+ * partition and the closed-state bookkeeping. */
+/* Make the row selection (and a partition) at q when there is none (an event). */
+int mbs_loops_select(mbs_data *d);
+/* Make the rows flagged in active (ncon) the selection, with no QR (planar models whose
+   assemblies name their rows; an event). */
+int mbs_loops_set_selection(mbs_data *d, const unsigned char *active);
+/* Forget the selection: the next call that needs one makes it afresh. */
+void mbs_loops_deselect(mbs_data *d);
+/* The active-row mask (ncon) of the current selection and its rank; NULL when none. */
+const unsigned char *mbs_loops_selection(const mbs_data *d, int *rank);
+/* Use the given dependent dofs (mask, nv) as the partition from now on (their count must be
+   the rank); J_v is factored at the data's kinematics: MBS_ERR_SINGULAR when it is singular
+   there (the partition is then kept as it was). */
+int mbs_loops_set_partition(mbs_data *d, const unsigned char *dep);
+/* A fresh partition at the data's q for the current selection (an event); a selection first
+   when there is none. */
+int mbs_loops_repartition(mbs_data *d);
+/* The data's q and v are closed (mbs_loops_is_closed holds until they change). */
+void mbs_loops_mark_closed(mbs_data *d);
+/* Count a strategy change as an integrator event (mbs_loops_events). */
+void mbs_loops_note_event(mbs_data *d);
 
 #endif
