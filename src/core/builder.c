@@ -75,6 +75,7 @@ mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b)
     k.nstart = b->nstart;
     k.nrotor = b->nrotor;
     k.nevent = b->nevent, k.nmotion = b->nmotion;
+    k.nux = b->nux;
     k.gravity_kind = b->gravity_kind, k.gravity_mu = b->gravity_mu;
     v3_copy(k.gravity, b->gravity);
     v3_copy(k.gravity_center, b->gravity_center);
@@ -96,6 +97,7 @@ void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *k)
     mbs_events_builder_truncate(b, k->nevent, k->nmotion);
     b->nbody = k->nbody, b->njoint = k->njoint, b->nforce = k->nforce, b->nvisual = k->nvisual;
     b->nstart = k->nstart;
+    b->nux = k->nux;
     b->gravity_kind = k->gravity_kind, b->gravity_mu = k->gravity_mu;
     v3_copy(b->gravity, k->gravity);
     v3_copy(b->gravity_center, k->gravity_center);
@@ -119,6 +121,7 @@ void mbs_builder_destroy(mbs_builder *b)
     free(b->joints);
     free(b->forces);
     free(b->starts);
+    free(b->ux_start);
     free(b);
 }
 

@@ -34,6 +34,10 @@ struct mbs_builder {
     struct mbs_event_model *events;   /* [nevent], names owned */
     int nmotion, motion_cap;
     struct mbs_motion_model *motions; /* [nmotion] */
+    /* user state equations (src/ustates/): the start values of every element's states, in
+       element order (an element's uxadr indexes them) */
+    int nux, ux_cap;
+    double *ux_start;          /* [nux] */
 };
 
 /* The builder's sizes and settings at one moment, to undo what was added after it (a model
@@ -41,6 +45,7 @@ struct mbs_builder {
 typedef struct mbs_builder_mark {
     int nbody, njoint, nforce, nvisual, nstart, nrotor;
     int nevent, nmotion;
+    int nux;
     mbs_gravity_kind gravity_kind;
     double gravity[3], gravity_center[3], gravity_mu;
     mbs_rotation root_rotation;

@@ -73,6 +73,11 @@ struct mbs_model {
     char error[MBS_ERROR_LEN];  /* message of the last failed parameter call */
     unsigned long param_rev;    /* counts successful parameter changes: a stepper restarts
                                    CVODE when it changed since its last step */
+
+    /* user state equations (src/ustates/): the states of every user-state element, laid
+       out in element order */
+    int nux;                    /* user states of all elements */
+    double *ux_start;           /* [nux] start values (0 where none was given) */
 };
 
 /* Host input wrench on one body, held until changed. */
@@ -151,6 +156,10 @@ struct mbs_data {
     /* derivatives of the dynamics, linearisation and modes (src/analysis/derivs.h): their
        workspace, sized at creation */
     struct mbs_derivs *derivs;
+    /* user state equations (src/ustates/): integrated with q and v by every stepper */
+    double *ux;           /* [nux] the states (start: the model's start values) */
+    double *uxdot;        /* [nux] their derivatives at the last evaluation of the force
+                             elements (written by the elements' functions) */
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */
