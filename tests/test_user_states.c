@@ -593,6 +593,10 @@ static void test_queries(void **state)
     double tau = 0.0;
     assert_int_equal(mbs_inverse_dynamics(d, &qacc, &tau), MBS_OK);
     assert_true(fabs(tau) < 1e-12);
+    /* the joint reaction about the axis: J qacc (what the motor and the damper transmit) */
+    double F[3], T[3];
+    assert_int_equal(mbs_joint_reaction(d, 0, F, T), MBS_OK);
+    assert_true(fabs(T[1] - J * qacc) < 1e-12);
     mbs_data_destroy(d);
     mbs_model_destroy(m);
 
@@ -608,6 +612,41 @@ static void test_queries(void **state)
     d = mbs_data_create(m);
     const double expect[5] = {0.5, -2.0, 1.0, 2.0, 3.0};
     assert_memory_equal(mbs_data_user_states(d), expect, sizeof expect);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
+/* A thrust x[0] along world z on the body's centre of mass (x constant). */
+static int thrust_fn(mbs_data *d, const double *x, double *xdot, void *user)
+{
+    const double f[3] = {0.0, 0.0, x[0]}, com[3] = {0.0, 0.0, -0.5};
+    (void)xdot, (void)user;
+    return mbs_apply_body_wrench(d, 1, f, NULL, com);
+}
+
+/* The joint reaction follows the user states it depends on: another thrust, another
+   reaction (no stale cache: q, v, qacc, tau unchanged); the same thrust again, bitwise the
+   same reaction; after forward dynamics the reaction force balances gravity, thrust and the
+   body's acceleration. */
+static void test_reaction_follows_states(void **state)
+{
+    (void)state;
+    mbs_builder *bl = shaft(0.5, 1e-3, 0.0);
+    const int id = mbs_add_user_states(bl, "thrust", 1, thrust_fn, NULL);
+    mbs_model *m = test_compile_ok(bl);
+    mbs_data *d = mbs_data_create(m);
+    const double x0 = 3.0, x1 = 7.0;
+    assert_int_equal(mbs_data_set_user_states(d, id, &x0), MBS_OK);
+    assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+    double F0[3], F1[3], F2[3], T[3];
+    assert_int_equal(mbs_joint_reaction(d, 0, F0, T), MBS_OK);
+    assert_true(fabs(F0[2] - (G - x0)) < 1e-12); /* at rest, hanging: the axle carries the rest */
+    assert_int_equal(mbs_data_set_user_states(d, id, &x1), MBS_OK);
+    assert_int_equal(mbs_joint_reaction(d, 0, F1, T), MBS_OK);
+    assert_true(fabs(F1[2] - (G - x1)) < 1e-12);
+    assert_int_equal(mbs_data_set_user_states(d, id, &x0), MBS_OK);
+    assert_int_equal(mbs_joint_reaction(d, 0, F2, T), MBS_OK);
+    assert_memory_equal(F0, F2, sizeof F0);
     mbs_data_destroy(d);
     mbs_model_destroy(m);
 }
@@ -749,6 +788,7 @@ int main(void)
         cmocka_unit_test(test_failed_step_restores),
         cmocka_unit_test(test_error_estimate),
         cmocka_unit_test(test_queries),
+        cmocka_unit_test(test_reaction_follows_states),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_bad_derivative),
     };
