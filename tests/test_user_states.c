@@ -714,6 +714,8 @@ static void test_bad_input(void **state)
     assert_int_equal(mbs_user_states_derivative(d, &xdot), MBS_OK);
     assert_true(xdot == -0.7);
     for (int i = 0; i < 3; ++i) assert_int_equal(nested_status[i], MBS_ERR_STATE);
+    assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+    assert_non_null(strstr(mbs_data_error(d), "not allowed inside the callback of user states \"x\""));
     assert_true(mbs_data_user_states(d)[0] == 0.7);
 
     /* a non-finite state: dynamics, the query and a step refuse it, naming the element */
