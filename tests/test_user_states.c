@@ -613,6 +613,21 @@ static void test_queries(void **state)
     const double expect[5] = {0.5, -2.0, 1.0, 2.0, 3.0};
     assert_memory_equal(mbs_data_user_states(d), expect, sizeof expect);
     mbs_data_destroy(d);
+    /* no mechanism at all: the steppers integrate the states alone (x0' = -200 x0, x2' = 1;
+       the functions leave the other derivatives at their zero) */
+    for (int k = 0; k < 4; ++k) {
+        d = mbs_data_create(m);
+        mbs_stepper *s = test_stepper_tight(d, KINDS[k]);
+        run_to(s, d, 0.01, KINDS[k] == MBS_STEP_EULER ? 1e-5 : 1e-4);
+        const double *x = mbs_data_user_states(d), t = mbs_data_time(d);
+        const double tol = KINDS[k] == MBS_STEP_EULER ? 1e-2 : 1e-8; /* RK4: 2.7e-9 */
+        if (fabs(x[0] - 0.5 * exp(-200.0 * t)) > tol * 0.5 * exp(-200.0 * t))
+            fail_msg("kind %d: x0 = %.15g, exact %.15g", (int)KINDS[k], x[0], 0.5 * exp(-200.0 * t));
+        assert_true(x[1] == -2.0 && x[3] == 2.0 && x[4] == 3.0);
+        assert_true(fabs(x[2] - (1.0 + t)) < 1e-12);
+        mbs_stepper_destroy(s);
+        mbs_data_destroy(d);
+    }
     mbs_model_destroy(m);
 }
 
