@@ -88,7 +88,8 @@ int main(void)
             power += voltage(d, j) * i[j];
         }
         if (k % 250 == 0)
-            printf("%6.2f %14.3e %12.4f %12.4f %12.3f\n", mbs_data_time(d), emax, i[1], i[2], power);
+            printf("%6.2f %14.3e %12.4f %12.4f %12.3f\n", mbs_data_time(d), emax, i[1], i[2],
+                   power);
         if (k < 1500) st = mbs_stepper_step(s, 1e-3);
     }
     if (st != MBS_OK) fprintf(stderr, "failed: %s\n", d ? mbs_data_error(d) : "out of memory");

@@ -539,9 +539,9 @@ int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
    read them, call the kinematic queries and mbs_forward_dynamics, and must not change the
    state or inputs; a NaN or infinite g fails the step (MBS_ERR_NONFINITE naming the event).
    h may change q, v, tau, user states, host wrenches and brake limits (quaternions are
-   normalised, loops closed and v projected after it); it must not change the time or step; it returns 0 ok,
-   < 0 fatal (the step fails with MBS_ERR_CALLBACK and t, q, v are as before the step). h may
-   be NULL: the integration only restarts at the crossing. Returns the event id (>= 0). */
+   normalised, loops closed and v projected after it); it must not change the time or step;
+   it returns 0 ok, < 0 fatal (the step fails with MBS_ERR_CALLBACK and t, q, v are as before
+   the step). h may be NULL: the integration only restarts at the crossing. Returns the event id (>= 0). */
 typedef double (*mbs_event_fn)(mbs_data *d, void *user);
 typedef int (*mbs_event_handler)(mbs_data *d, void *user);
 int mbs_add_event(mbs_builder *b, const char *name, mbs_event_fn g, mbs_event_handler h,

@@ -107,8 +107,8 @@ static int alloc_common(mbs_stepper *s)
     s->bak_qacc = alloc_doubles(s->nv);
     s->bak_lambda = alloc_doubles(s->d->model->ncon + mbs_nqrow(s->d->model));
     if (s->naux > 0) s->bak_aux = alloc_doubles(s->naux);
-    if (!s->q0 || !s->v0 || !s->x0 || !s->bak_x || !s->bak_q || !s->bak_v || !s->bak_qacc || !s->bak_lambda ||
-        (s->naux > 0 && !s->bak_aux))
+    if (!s->q0 || !s->v0 || !s->x0 || !s->bak_x || !s->bak_q || !s->bak_v || !s->bak_qacc ||
+        !s->bak_lambda || (s->naux > 0 && !s->bak_aux))
         return MBS_ERR_NOMEM;
     if (mbs_stepper_error_init(s) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_stepper_events_init(s) != MBS_OK) return MBS_ERR_NOMEM;

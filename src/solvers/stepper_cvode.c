@@ -9,7 +9,8 @@
  * mbs_stepper_create. A step integrates to t + dt with the stop time set there, so CVODE
  * never steps past it. CVODE keeps its history between calls; it is reinitialised (CVodeReInit)
  * after an event (Cardan re-base, failed step), when the host changed t, q, v, the user
- * states, tau or a body wrench input since the last step, or when normalising the returned quaternions moved q.
+ * states, tau or a body wrench input since the last step, or when normalising the returned
+ * quaternions moved q.
  * State events (src/events/events.h): the event functions are CVODE's root functions
  * (CVodeRootInit at create, the directions that count set after every restart); at a root
  * the handlers run (mbs_stepper_events_fire) and CVODE restarts from the state they leave. */

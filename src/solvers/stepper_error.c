@@ -1,8 +1,8 @@
 /* An optional local-error estimate for the fixed-step kinds (mbs_stepper_def err_rtol,
  * err_atol): each step is also taken as two half steps (step doubling, Hairer, Nørsett,
  * Wanner, "Solving Ordinary Differential Equations I", §II.4); where the two results differ
- * by more than err_atol + err_rtol |x| in some coordinate (or user state) the step fails with MBS_ERR_SOLVER
- * and a suggested step size h (1 / ratio)^(1 / (order + 1)) 0.9. The state kept is the full
+ * by more than err_atol + err_rtol |x| in some coordinate (or user state) the step fails
+ * with MBS_ERR_SOLVER and a suggested step size h (1 / ratio)^(1 / (order + 1)) 0.9. The state kept is the full
  * step's, so results are bit for bit those without the estimate. Scratch at create. */
 #include "solvers/stepper.h"
 #include "solvers/loops.h"
