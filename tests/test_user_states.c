@@ -601,17 +601,22 @@ static void test_queries(void **state)
     assert_true(fabs(T[1] - J * qacc) < 1e-12);
     mbs_data_destroy(d);
     mbs_model_destroy(m);
+}
 
-    /* start values given on the builder: the data starts there */
+/* Start values given on the builder: the data starts there. A model of user states alone
+   (no bodies): every stepper integrates them. */
+static void test_start_values(void **state)
+{
+    (void)state;
     mbs_builder *bl = mbs_builder_create();
     const int e0 = mbs_add_user_states(bl, "a", 2, decay_fn, NULL);
     const int e1 = mbs_add_user_states(bl, NULL, 3, timer_fn, NULL);
     const double xa[2] = {0.5, -2.0}, xb[3] = {1.0, 2.0, 3.0};
     assert_int_equal(mbs_set_user_states_start(bl, e1, xb, 3), MBS_OK);
     assert_int_equal(mbs_set_user_states_start(bl, e0, xa, 2), MBS_OK);
-    m = test_compile_ok(bl);
+    mbs_model *m = test_compile_ok(bl);
     assert_int_equal(mbs_model_user_states_adr(m, e1), 2);
-    d = mbs_data_create(m);
+    mbs_data *d = mbs_data_create(m);
     const double expect[5] = {0.5, -2.0, 1.0, 2.0, 3.0};
     assert_memory_equal(mbs_data_user_states(d), expect, sizeof expect);
     mbs_data_destroy(d);
@@ -684,9 +689,11 @@ static int nested_fn(mbs_data *d, const double *x, double *xdot, void *user)
     return 0;
 }
 
-static void test_bad_input(void **state)
+/* The builder calls: NULL function, n out of range, start values NaN, too large, of the
+   wrong count, for another element; nothing is added or changed. Returns the model with a
+   user-state element (id 1, nested_fn) after a joint spring. */
+static mbs_model *bad_builder_input(void)
 {
-    (void)state;
     mbs_builder *bl = mbs_builder_create();
     assert_int_equal(mbs_add_user_states(NULL, "x", 1, decay_fn, NULL), MBS_ERR_ARG);
     assert_int_equal(mbs_add_user_states(bl, "x", 1, NULL, NULL), MBS_ERR_ARG);
@@ -713,10 +720,23 @@ static void test_bad_input(void **state)
     assert_int_equal(mbs_set_user_states_start(NULL, id, two, 1), MBS_ERR_ARG);
     mbs_model *m = test_compile_ok(bl);
     assert_int_equal(mbs_model_nuser_states(m), 1);
+    double x0 = 1.0;
+    assert_int_equal(mbs_model_user_states_start(m, &x0), MBS_OK);
+    assert_true(x0 == 0.0); /* no rejected start value was kept */
+    return m;
+}
+
+/* Every bad input of the builder, model and data calls, nested calls, a non-finite state,
+   and the analyses that refuse user states. */
+static void test_bad_input(void **state)
+{
+    (void)state;
+    mbs_model *m = bad_builder_input();
+    const int id = 1;
+    const double nan1 = NAN, two[2] = {1.0, 2.0};
     assert_true(mbs_model_nuser_states(NULL) == MBS_ERR_ARG);
     assert_int_equal(mbs_model_user_states_start(m, NULL), MBS_ERR_ARG);
     assert_null(mbs_data_user_states(NULL));
-
     mbs_data *d = mbs_data_create(m);
     mbs_data_user_states(d)[0] = 0.7;
     assert_int_equal(mbs_data_set_user_states(d, id, &nan1), MBS_ERR_ARG);
@@ -809,6 +829,7 @@ int main(void)
         cmocka_unit_test(test_failed_step_restores),
         cmocka_unit_test(test_error_estimate),
         cmocka_unit_test(test_queries),
+        cmocka_unit_test(test_start_values),
         cmocka_unit_test(test_reaction_follows_states),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_bad_derivative),
