@@ -23,11 +23,9 @@ static const struct {
     {0.3, {0.03, 0.0, 0.0}, {0.002, 0.002, 0.002}, {1, 0, 0}, {0.08, 0.0, 0.0}},  /* flange */
 };
 
-/* The arm's model (bodies 1..6, joints 0..5), or NULL with a message on stderr. */
-static mbs_model *build_arm(void)
+/* Add the arm's links and joints to b (bodies 1..6, joints 0..5); MBS_OK or a status. */
+static inline int add_arm(mbs_builder *b)
 {
-    mbs_builder *b = mbs_builder_create();
-    if (!b) return NULL;
     int parent = MBS_WORLD, status = MBS_OK;
     for (int i = 0; i < NJ && status >= 0; ++i) {
         mbs_body_def link = mbs_default_body_def();
@@ -44,6 +42,15 @@ static mbs_model *build_arm(void)
         status = body < 0 ? body : mbs_add_joint(b, &j);
         parent = body;
     }
+    return status < 0 ? status : MBS_OK;
+}
+
+/* The arm's model, or NULL with a message on stderr. */
+static inline mbs_model *build_arm(void)
+{
+    mbs_builder *b = mbs_builder_create();
+    if (!b) return NULL;
+    int status = add_arm(b);
     mbs_model *m = NULL;
     if (status >= 0) status = mbs_compile(b, &m);
     if (status < 0) fprintf(stderr, "build: %s: %s\n", mbs_status_name(status), mbs_builder_error(b));

@@ -32,6 +32,6 @@ grep -E '^(qacc|M|q|tau|D) ' "$out/full.txt" > "$out/f.num"
 if ! cmp -s "$out/e.num" "$out/f.num"; then
   echo "embedded and full builds differ:"; diff "$out/e.num" "$out/f.num" | head; exit 1
 fi
-echo "embedded build: libm only; dynamics, mass matrix, 1000 RK4 steps, derivatives, A and the actuated inverse dynamics bitwise equal to the full build ($(wc -l < "$out/e.num") values)"
+echo "embedded build: libm only; dynamics, mass matrix, 1000 RK4 steps, derivatives, A, the actuated inverse dynamics and RK4 with a user state bitwise equal to the full build ($(wc -l < "$out/e.num") values)"
 grep -E '^loop:' "$out/embedded.txt"
 tail -n 1 "$out/embedded.txt"

@@ -724,6 +724,86 @@ static void test_curve_no_alloc(void **state)
 }
 
 
+/* ---------------------------------------------------------------- user state equations */
+
+/* A DC motor on joint 0 (current: user state 0, L di/dt = u - R i - k_e w, torque k_t i),
+   a timer (user state 1, reset by an event at 0.05 s) and, once `fail` is set, a NaN
+   derivative. */
+static int ustate_fail;
+static int dc_motor(mbs_data *d, const double *x, double *xdot, void *user)
+{
+    (void)user;
+    xdot[0] = (12.0 - 2.0 * x[0] - 0.5 * mbs_data_v(d)[0]) / 0.01;
+    if (ustate_fail) xdot[0] = NAN;
+    return mbs_apply_generalized_force(d, 0, 0.5 * x[0]);
+}
+static int timer(mbs_data *d, const double *x, double *xdot, void *user)
+{
+    (void)d, (void)x, (void)user;
+    xdot[0] = 1.0;
+    return 0;
+}
+static double timer_due(mbs_data *d, void *user)
+{
+    (void)user;
+    return mbs_data_user_states(d)[1] - 0.05;
+}
+static int timer_reset(mbs_data *d, void *user)
+{
+    const double zero = 0.0;
+    (void)user;
+    return mbs_data_set_user_states(d, 2, &zero);
+}
+
+/* The motor swinging a pendulum, the timer and its event: dynamics, the derivative query,
+   the derivatives, setting the states, stepping every kind (RK4 also with the local-error
+   estimate) through the events, and a failing step allocate nothing. */
+static void test_user_states_no_alloc(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    bd.com[2] = -0.5;
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jd.child = mbs_add_body(b, &bd);
+    jd.axis[1] = 1.0, jd.axis[2] = 0.0;
+    assert_int_equal(mbs_add_joint(b, &jd), 0);
+    assert_int_equal(mbs_add_joint_spring_damper(b, 0, 0, 0.0, 0.5, 0.0), 0);
+    assert_int_equal(mbs_add_user_states(b, "motor", 1, dc_motor, NULL), 1);
+    assert_int_equal(mbs_add_user_states(b, "timer", 1, timer, NULL), 2);
+    assert_int_equal(mbs_add_event(b, "due", timer_due, timer_reset, NULL), 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    for (int kind = 0; kind < 5; ++kind) {
+        mbs_data *d = mbs_data_create(m);
+        mbs_stepper_def sd = mbs_default_stepper_def(kind < 4 ? (mbs_stepper_kind)kind : MBS_STEP_RK4);
+        if (kind == 4) sd.err_rtol = 1e-3, sd.err_atol = 1e-3;
+        mbs_stepper *s = mbs_stepper_create(d, &sd);
+        assert_non_null(s);
+        const double x[1] = {0.5};
+        double xdot[2], tau = 0.0;
+        count_begin();
+        int st = mbs_data_set_user_states(d, 1, x);
+        if (st == MBS_OK) st = mbs_forward_dynamics(d);
+        if (st == MBS_OK) st = mbs_user_states_derivative(d, xdot);
+        if (st == MBS_OK) st = mbs_inverse_dynamics(d, mbs_data_qacc(d), &tau);
+        if (st == MBS_OK) st = mbs_forward_dynamics_derivatives(d, outbuf, outbuf + 1, outbuf + 2);
+        for (int i = 0; i < 190 && st == MBS_OK; ++i) st = mbs_stepper_step(s, 1e-3);
+        ustate_fail = 1;
+        const int failed = mbs_stepper_step(s, 1e-3);
+        ustate_fail = 0;
+        const long c = count_end();
+        if (st != MBS_OK) fail_msg("kind %d: %s", kind, mbs_data_error(d));
+        if (c != 0) fail_msg("kind %d: %ld allocations/frees", kind, c);
+        assert_int_equal(failed, MBS_ERR_NONFINITE);
+        assert_int_equal(mbs_data_event_count(d, 0), 3); /* resets at 0.05, 0.1, 0.15 s */
+        mbs_stepper_destroy(s);
+        mbs_data_destroy(d);
+    }
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -739,6 +819,7 @@ int main(void)
         cmocka_unit_test(test_analyses_no_alloc),
         cmocka_unit_test(test_events_no_alloc),
         cmocka_unit_test(test_issue14_no_alloc),
+        cmocka_unit_test(test_user_states_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -542,10 +542,10 @@ int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
    step still ends at t + dt. g is called with the data's t, q, v (loops closed); it may
    read them, call the kinematic queries and mbs_forward_dynamics, and must not change the
    state or inputs; a NaN or infinite g fails the step (MBS_ERR_NONFINITE naming the event).
-   h may change q, v, tau, host wrenches and brake limits (quaternions are normalised, loops
-   closed and v projected after it); it must not change the time or step; it returns 0 ok,
-   < 0 fatal (the step fails with MBS_ERR_CALLBACK and t, q, v are as before the step). h may
-   be NULL: the integration only restarts at the crossing. Returns the event id (>= 0). */
+   h may change q, v, tau, user states, host wrenches and brake limits (quaternions are
+   normalised, loops closed and v projected after it); it must not change the time or step;
+   it returns 0 ok, < 0 fatal (the step fails with MBS_ERR_CALLBACK and t, q, v are as before
+   the step). h may be NULL: the integration only restarts at the crossing. Returns the event id (>= 0). */
 typedef double (*mbs_event_fn)(mbs_data *d, void *user);
 typedef int (*mbs_event_handler)(mbs_data *d, void *user);
 int mbs_add_event(mbs_builder *b, const char *name, mbs_event_fn g, mbs_event_handler h,
@@ -941,6 +941,56 @@ int mbs_add_curve_joint(mbs_builder *b, const mbs_curve_joint_def *def);
    found near the last one (the message says where). */
 int mbs_curve_joint_contact(mbs_data *d, int joint, double s[2], double point[3],
                             double normal[3]);
+
+/* ---------------------------------------------------------------- user state equations */
+/* Extra first-order states x integrated with the mechanism in one state vector by every
+   stepper: a motor's current, a hydraulic pressure, a filter or controller state
+   (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody
+   models", §4.2.2 "user equations" and §5.1: the 22 hydraulic state equations of a Kinetic
+   H2 suspension integrated together with the car in one monolithic system).
+   A user-state element owns n consecutive entries of the data's user-state vector (its
+   address: mbs_model_user_states_adr). Its function computes xdot = f(t, q, v, x) and may
+   apply forces that depend on x:
+     - it runs in every dynamics evaluation (forward and inverse dynamics, each stage of a
+       step, CVODE's right-hand side), after the kinematics, in force-element order, under
+       the rule of force callbacks (docs/realtime.md): it may read mbs_data_time, _q, _v and
+       the whole mbs_data_user_states vector (other elements' states too), call the
+       kinematic queries, and add forces with mbs_apply_body_wrench and
+       mbs_apply_generalized_force; it must not write the states;
+     - x is this element's n states (at the stage being evaluated), xdot its n derivatives,
+       zeroed on entry; it must not depend on qacc (no algebraic loop);
+     - returns 0 ok, > 0 recoverable (CVODE retries a shorter step), < 0 fatal: then
+       MBS_ERR_CALLBACK; a non-finite xdot is MBS_ERR_NONFINITE naming the element.
+   Steppers: RK4 and Euler stages include x (explicit Euler for x in the semi-implicit
+   Euler step), CVODE integrates y = [q; v; x] (rtol and atol apply to x too), the
+   local-error estimate compares x, event functions may read x and handlers may change it,
+   a failed step restores it bit for bit. mbs_linearize and mbs_modes refuse a model with
+   user states (MBS_ERR_STATE); the dynamics derivatives, mbs_equilibrium and the other
+   analyses hold x at its value. Callbacks are C functions: model files have no element
+   for them. */
+typedef int (*mbs_user_states_fn)(mbs_data *d, const double *x, double *xdot, void *user);
+/* n (1 .. 1000000) states with derivative function fn; name copied, may be NULL. Their start
+   values are 0 unless set. Returns the force element id. */
+int mbs_add_user_states(mbs_builder *b, const char *name, int n, mbs_user_states_fn fn,
+                        void *user);
+/* Start values x0 (n values, n the element's count, finite) of a user-state element. */
+int mbs_set_user_states_start(mbs_builder *b, int element, const double *x0, int n);
+/* Total number of user states of the model (0 without user-state elements). */
+int mbs_model_nuser_states(const mbs_model *m);
+/* First index of a user-state element's states in the user-state vector; MBS_ERR_ARG for
+   a NULL model, a bad id or an element of another kind. */
+int mbs_model_user_states_adr(const mbs_model *m, int element);
+/* The model's start values of all user states: x (nuser_states x 1). */
+int mbs_model_user_states_start(const mbs_model *m, double *x);
+/* The data's user-state vector (nuser_states x 1), writable like q and v, starting at the
+   model's start values; checked to be finite when a step starts. NULL for a NULL data. */
+double *mbs_data_user_states(mbs_data *d);
+/* Set the n states of one element (x finite; refused inside a force callback). */
+int mbs_data_set_user_states(mbs_data *d, int element, const double *x);
+/* xdot (nuser_states x 1): the derivatives at the data's current t, q, v, tau and user
+   states as they are (loops not closed): the kinematics and the force elements are
+   evaluated, no accelerations; q, v and the states stay as they were. */
+int mbs_user_states_derivative(mbs_data *d, double *xdot);
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop

@@ -18,6 +18,7 @@ message. See docs/python.md.
 from .core import Builder, Model, WORLD, JOINT_TYPES, STEPPERS, status_name
 from .data import Data, Stepper
 from . import extra_forces  # Builder.add_frame_force / add_line_force, Data.set_frame_force
+from . import user_states  # Builder.add_user_states, Data.user_states and the like
 from .params import Sensitivity, PARAMS  # Model.set_param and the like, sensitivities
 from .errors import (Error, ArgError, NoMemError, StateError, TopologyError, SingularError,
                      ConvergenceError, InconsistentError, NonfiniteError, SolverError,

@@ -189,6 +189,9 @@ int mbs_linearize(mbs_data *d, double *A, double *B, int *nx)
     const int st = mbs_check_state(d, 1, 1);
     if (st != MBS_OK) return st;
     const mbs_model *m = d->model;
+    if (m->nux > 0) /* x = (dq, dv) would leave out the user states' own dynamics */
+        return MBS_DATA_FAIL(d, MBS_ERR_STATE, "linearize: the model has %d user states, which "
+                             "the state-space model (dq, dv) does not include", m->nux);
     const int analytic = m->ncon == 0 && mbs_nqrow(m) == 0 && m->ncrow == 0 && m->nnode == 0;
     if (analytic) return tree_linearize(d, A, B, nx);
     mbs_closure_suspend(d, 1); /* the independent coordinates of Newton's partition */

@@ -22,20 +22,31 @@ static int analysis_lwork(int nv, int m)
     return imax(lw, 1);
 }
 
-/* Doubles in the reaction cache's key: q, v, qacc, tau, lambda, aux, time. */
+/* Doubles in the reaction cache's key: q, v, qacc, tau, lambda, aux, user states, time. */
 static size_t reaction_key_len(const mbs_model *m)
 {
     return (size_t)m->nq + 3 * (size_t)m->nv + (size_t)(m->ncon + mbs_nqrow(m)) +
-           (size_t)m->naux + 1;
+           (size_t)m->naux + (size_t)m->nux + 1;
+}
+
+#define KEY_PARTS 7
+/* The arrays of the key (time apart) and their lengths. */
+static void key_parts(const mbs_data *d, const double *part[KEY_PARTS], int len[KEY_PARTS])
+{
+    const mbs_model *m = d->model;
+    const double *p[KEY_PARTS] = {d->q, d->v, d->qacc, d->tau, d->lambda, d->aux, d->ux};
+    const int n[KEY_PARTS] = {m->nq, m->nv, m->nv, m->nv, m->ncon + mbs_nqrow(m), m->naux,
+                              m->nux};
+    for (int i = 0; i < KEY_PARTS; ++i) part[i] = p[i], len[i] = n[i];
 }
 
 /* The key of the data's state into key (reaction_key_len doubles). */
 static void reaction_key(const mbs_data *d, double *key)
 {
-    const mbs_model *m = d->model;
-    const double *part[6] = {d->q, d->v, d->qacc, d->tau, d->lambda, d->aux};
-    const int len[6] = {m->nq, m->nv, m->nv, m->nv, m->ncon + mbs_nqrow(m), m->naux};
-    for (int i = 0; i < 6; ++i) {
+    const double *part[KEY_PARTS];
+    int len[KEY_PARTS];
+    key_parts(d, part, len);
+    for (int i = 0; i < KEY_PARTS; ++i) {
         if (len[i] > 0) memcpy(key, part[i], (size_t)len[i] * sizeof(double));
         key += len[i];
     }
@@ -49,9 +60,10 @@ int mbs_analysis_reaction_hit(const mbs_data *d)
     if (!a->react_valid) return 0;
     const mbs_model *m = d->model;
     const double *key = a->react_key;
-    const double *part[6] = {d->q, d->v, d->qacc, d->tau, d->lambda, d->aux};
-    const int len[6] = {m->nq, m->nv, m->nv, m->nv, m->ncon + mbs_nqrow(m), m->naux};
-    for (int i = 0; i < 6; ++i) {
+    const double *part[KEY_PARTS];
+    int len[KEY_PARTS];
+    key_parts(d, part, len);
+    for (int i = 0; i < KEY_PARTS; ++i) {
         if (len[i] > 0 && memcmp(key, part[i], (size_t)len[i] * sizeof(double)) != 0) return 0;
         key += len[i];
     }

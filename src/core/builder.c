@@ -77,6 +77,7 @@ mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b)
     k.nstart = b->nstart;
     k.nrotor = b->nrotor;
     k.nevent = b->nevent, k.nmotion = b->nmotion;
+    k.nux = b->nux;
     k.gravity_kind = b->gravity_kind, k.gravity_mu = b->gravity_mu;
     v3_copy(k.gravity, b->gravity);
     v3_copy(k.gravity_center, b->gravity_center);
@@ -99,6 +100,7 @@ void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *k)
     mbs_curve_rollback(b, k->njoint); /* curve joints added after the mark go too */
     b->nbody = k->nbody, b->njoint = k->njoint, b->nforce = k->nforce, b->nvisual = k->nvisual;
     b->nstart = k->nstart;
+    b->nux = k->nux;
     b->gravity_kind = k->gravity_kind, b->gravity_mu = k->gravity_mu;
     v3_copy(b->gravity, k->gravity);
     v3_copy(b->gravity_center, k->gravity_center);
@@ -123,6 +125,7 @@ void mbs_builder_destroy(mbs_builder *b)
     free(b->forces);
     free(b->starts);
     free(b->curves);
+    free(b->ux_start);
     free(b);
 }
 

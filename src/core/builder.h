@@ -38,6 +38,10 @@ struct mbs_builder {
     /* curve joints (src/contact/): their curves with their joint ids */
     int ncurve, curve_cap;
     struct mbs_curve_pair *curves; /* [ncurve] */
+    /* user state equations (src/ustates/): the start values of every element's states, in
+       element order (an element's uxadr indexes them) */
+    int nux, ux_cap;
+    double *ux_start;          /* [nux] */
 };
 
 /* The builder's sizes and settings at one moment, to undo what was added after it (a model
@@ -45,6 +49,7 @@ struct mbs_builder {
 typedef struct mbs_builder_mark {
     int nbody, njoint, nforce, nvisual, nstart, nrotor;
     int nevent, nmotion;
+    int nux;
     mbs_gravity_kind gravity_kind;
     double gravity[3], gravity_center[3], gravity_mu;
     mbs_rotation root_rotation;

@@ -23,6 +23,7 @@
 #include "contact/contact.h"
 #include "planar/planar.h"
 #include "couplings/compile_elements.h"
+#include "ustates/ustates.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -580,6 +581,7 @@ int mbs_compile(const mbs_builder *b, mbs_model **out)
         if (st == MBS_ERR_NOMEM) mbs_errorf(err, st, "compile: out of memory");
     }
     if (st == MBS_OK) st = mbs_start_compile(b, m, err);
+    if (st == MBS_OK) st = mbs_ustates_compile(b, m, err); /* user states' start values */
     free(t.block);
     if (st == MBS_OK) st = mbs_events_compile(b, m, err); /* events, motions, friction, stops */
     if (st == MBS_OK) st = check_loops_supported(m, err);

@@ -12,6 +12,7 @@
 #include "planar/planar.h"
 #include "solvers/loops.h"
 #include "couplings/couplings.h"
+#include "ustates/ustates.h"
 
 /* calloc of n elements of size sz, at least one element so that 0 is not mistaken for
    failure. */
@@ -64,6 +65,7 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     d->force_in = alloc0(6 * (size_t)m->nforce, sizeof(double));
     if (!d->force_in) return MBS_ERR_NOMEM;
     if (mbs_derivs_create(d) != MBS_OK) return MBS_ERR_NOMEM;
+    if (mbs_ustates_data_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* at their start values */
     if (mbs_loops_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* nothing for a tree */
     return mbs_closure_data_create(d);
 }
@@ -150,6 +152,7 @@ void mbs_data_destroy(mbs_data *d)
     mbs_analysis_destroy(d);
     mbs_events_data_destroy(d);
     mbs_derivs_destroy(d);
+    mbs_ustates_data_destroy(d);
     free(d);
 }
 

@@ -7,6 +7,7 @@
 #include "solvers/loops.h"
 #include "couplings/couplings.h"
 #include "couplings/workspace.h"
+#include "ustates/ustates.h"
 
 /* Tree joint that owns q index i (-1 if none). */
 static int q_joint(const mbs_model *m, int i)
@@ -87,6 +88,11 @@ int mbs_check_state(mbs_data *d, int check_v, int check_tau)
         return fail_nonfinite(d, "v", i, m->dof_joint[i]);
     if (check_tau && (i = first_nonfinite(d->tau, m->nv)) >= 0)
         return fail_nonfinite(d, "tau", i, m->dof_joint[i]);
+    if (check_v && (i = mbs_ustates_first_nonfinite(d)) >= 0) {
+        char buf[160];
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s is not finite",
+                             mbs_ustates_label(m, i, buf, (int)sizeof buf));
+    }
     return MBS_OK;
 }
 

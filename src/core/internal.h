@@ -75,7 +75,7 @@ void mbs_qdot(const mbs_model *m, const double *q, const double *v, double *qdot
 /* Kinetic energy 1/2 sum v_i^T I_i v_i at the current kinematics. */
 double mbs_kinetic_energy(const mbs_data *d);
 /* MBS_OK, or MBS_ERR_NONFINITE naming the index and joint of the first non-finite value of
-   q (always), v (check_v) and tau (check_tau). */
+   q (always), v and the user states (check_v) and tau (check_tau). */
 int mbs_check_state(mbs_data *d, int check_v, int check_tau);
 
 #endif

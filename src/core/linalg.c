@@ -73,10 +73,12 @@ int mbs_linalg_qrp(int m, int n, double *A, int lda, int *jpvt, double *tau, dou
     return LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, m, n, A, lda, jpvt, tau, work, lwork);
 }
 
-/* dormqr workspace query, side L. */
+/* dormqr workspace query, side L (k reflectors at most m: a model without coordinates asks
+   with m = 0, which LAPACK would report on stderr). */
 int mbs_linalg_apply_qt_lwork(int m, int n, int k)
 {
     double a = 0.0, tau = 0.0, c = 0.0, q = 0.0;
+    if (k > m) k = m;
     if (LAPACKE_dormqr_work(LAPACK_COL_MAJOR, 'L', 'T', m, n, k, &a, imax1(m), &tau, &c,
                             imax1(m), &q, -1) != 0)
         return imax1(n);

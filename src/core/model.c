@@ -30,6 +30,7 @@ void mbs_model_destroy(mbs_model *m)
     free(m->q_start);
     free(m->v_start);
     free(m->hold);
+    free(m->ux_start);
     mbs_model_elements_free(m);
     mbs_events_model_free(m->ev);
     mbs_closure_model_free(m->closure);

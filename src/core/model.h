@@ -77,6 +77,10 @@ struct mbs_model {
     /* loops closed in closed form (src/closure/): the assemblies compile found for every
        loop, NULL when the Newton strategy closes them */
     struct mbs_closure_model *closure;
+    /* user state equations (src/ustates/): the states of every user-state element, laid
+       out in element order */
+    int nux;                    /* user states of all elements */
+    double *ux_start;           /* [nux] start values (0 where none was given) */
 };
 
 /* Host input wrench on one body, held until changed. */
@@ -160,6 +164,10 @@ struct mbs_data {
        forward dynamics that the poses it left are those of q */
     struct mbs_closure_data *closure;
     unsigned long kin_gen;
+    /* user state equations (src/ustates/): integrated with q and v by every stepper */
+    double *ux;           /* [nux] the states (start: the model's start values) */
+    double *uxdot;        /* [nux] their derivatives at the last evaluation of the force
+                             elements (written by the elements' functions) */
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

@@ -21,9 +21,9 @@ int mbs_refuse_nested(mbs_data *d, const char *call)
     if (!d->in_callback) return MBS_OK;
     char label[96];
     const mbs_force_model *f = &d->model->forces[d->in_callback - 1];
-    return MBS_DATA_FAIL(d, MBS_ERR_STATE, "%s: not allowed inside force callback %s (nested "
-                         "evaluation; only the apply_* calls and kinematic queries are)", call,
-                         callback_label(f, d, label, sizeof label));
+    return MBS_DATA_FAIL(d, MBS_ERR_STATE, "%s: not allowed inside the callback of %s %s "
+                         "(nested evaluation; only the apply_* calls and kinematic queries are)",
+                         call, f->ops->name, callback_label(f, d, label, sizeof label));
 }
 
 /* Run the user's function with the apply_* calls enabled. */

@@ -40,6 +40,9 @@ typedef struct mbs_force_model {
     mbs_frame_force_fn frame_fn;   /* two-frame force callback, NULL: host input */
     mbs_line_law line_law;         /* user line law */
     mbs_line_potential line_potential; /* its potential, NULL if none */
+    /* user state equations (src/ustates/): nux states from index uxadr of data->ux */
+    mbs_user_states_fn ux_fn;
+    int uxadr, nux;
 } mbs_force_model;
 
 struct mbs_force_ops {

@@ -14,6 +14,16 @@ const char *mbs_force_label(const mbs_builder *b, const char *name, char *buf, i
     return buf;
 }
 
+/* See force_builder.h. */
+mbs_force_model mbs_force_unattached(const mbs_force_ops *ops)
+{
+    mbs_force_model f = {0};
+    f.ops = ops;
+    f.body_a = f.body_b = -1;
+    f.joint = f.dof = f.vindex = f.qindex = -1;
+    return f;
+}
+
 /* Append f (its name still to be copied from name); returns the element id or a status. */
 int mbs_force_push(mbs_builder *b, mbs_force_model *f, const char *name, const char *kind,
                    const char *label)
@@ -226,10 +236,7 @@ int mbs_add_force_callback(mbs_builder *b, const char *name, mbs_force_callback 
     mbs_force_label(b, name, label, LABEL_LEN);
     if (!fn)
         return mbs_errorf(b->error, MBS_ERR_ARG, "force callback %s: function is NULL", label);
-    mbs_force_model f = {0};
-    f.ops = &mbs_force_callback_ops;
-    f.body_a = f.body_b = -1;
-    f.joint = f.dof = f.vindex = f.qindex = -1;
+    mbs_force_model f = mbs_force_unattached(&mbs_force_callback_ops);
     f.fn = fn;
     f.user = user;
     return mbs_force_push(b, &f, name, "force callback", label);

@@ -9,6 +9,9 @@
 
 /* "\"name\"" of the element about to be added, or "#id" (its future id) when unnamed. */
 const char *mbs_force_label(const mbs_builder *b, const char *name, char *buf, int len);
+/* An element of kind ops attached to no body and no joint (bodies and joint ids -1, the
+   rest zero): a callback's or a user-state element's start. */
+mbs_force_model mbs_force_unattached(const mbs_force_ops *ops);
 /* Append f, copying its name from name; the element id or a status with the message. */
 int mbs_force_push(mbs_builder *b, mbs_force_model *f, const char *name, const char *kind,
                    const char *label);

@@ -4,10 +4,12 @@
  * a successful step quaternions are normalised and every Cardan joint may change its
  * reference frame "Fix" (seed 000 §6.5); such a re-base is an event for the integrator.
  * With cut joints the start state is closed before the step and the end state after it,
- * and a new loop selection or partition is an event too (see stepper.h). */
+ * and a new loop selection or partition is an event too (see stepper.h). User states are
+ * backed up, checked and restored with q and v. */
 #include "solvers/stepper.h"
 #include "events/events.h"
 #include "solvers/loops.h"
+#include "ustates/ustates.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -98,13 +100,15 @@ static int alloc_common(mbs_stepper *s)
 {
     s->q0 = alloc_doubles(s->nq);
     s->v0 = alloc_doubles(s->nv);
+    s->x0 = alloc_doubles(s->nux);
+    s->bak_x = alloc_doubles(s->nux);
     s->bak_q = alloc_doubles(s->nq);
     s->bak_v = alloc_doubles(s->nv);
     s->bak_qacc = alloc_doubles(s->nv);
     s->bak_lambda = alloc_doubles(s->d->model->ncon + mbs_nqrow(s->d->model));
     if (s->naux > 0) s->bak_aux = alloc_doubles(s->naux);
-    if (!s->q0 || !s->v0 || !s->bak_q || !s->bak_v || !s->bak_qacc || !s->bak_lambda ||
-        (s->naux > 0 && !s->bak_aux))
+    if (!s->q0 || !s->v0 || !s->x0 || !s->bak_x || !s->bak_q || !s->bak_v || !s->bak_qacc ||
+        !s->bak_lambda || (s->naux > 0 && !s->bak_aux))
         return MBS_ERR_NOMEM;
     if (mbs_stepper_error_init(s) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_stepper_events_init(s) != MBS_OK) return MBS_ERR_NOMEM;
@@ -127,6 +131,7 @@ mbs_stepper *mbs_stepper_create(mbs_data *d, const mbs_stepper_def *def)
     s->nq = d->model->nq;
     s->nv = d->model->nv;
     s->naux = d->model->naux;
+    s->nux = d->model->nux;
     s->input_rev = d->input_rev;
     s->param_rev = d->model->param_rev;
     if (alloc_common(s) != MBS_OK) {
@@ -150,6 +155,8 @@ void mbs_stepper_destroy(mbs_stepper *s)
     free(s->rebase);
     free(s->q0);
     free(s->v0);
+    free(s->x0);
+    free(s->bak_x);
     free(s->bak_q);
     free(s->bak_v);
     free(s->bak_aux);
@@ -184,10 +191,15 @@ static int check_start(mbs_data *d)
     if ((i = first_nonfinite(d->tau, m->nv)) >= 0)
         return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE,
                              "mbs_stepper_step: tau[%d] = %g is not finite", i, d->tau[i]);
+    if ((i = mbs_ustates_first_nonfinite(d)) >= 0) {
+        char buf[160];
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "mbs_stepper_step: %s = %g is not finite",
+                             mbs_ustates_label(m, i, buf, (int)sizeof buf), d->ux[i]);
+    }
     return MBS_OK;
 }
 
-/* Copy time, q, v, aux, qacc of the data into the backup. */
+/* Copy time, q, v, aux, qacc, user states of the data into the backup. */
 static void backup(mbs_stepper *s)
 {
     const mbs_data *d = s->d;
@@ -197,6 +209,7 @@ static void backup(mbs_stepper *s)
     memcpy(s->bak_qacc, d->qacc, (size_t)s->nv * sizeof(double));
     memcpy(s->bak_lambda, d->lambda, (size_t)(d->model->ncon + mbs_nqrow(d->model)) * sizeof(double));
     if (s->naux > 0) memcpy(s->bak_aux, d->aux, (size_t)s->naux * sizeof(double));
+    if (s->nux > 0) memcpy(s->bak_x, d->ux, (size_t)s->nux * sizeof(double));
     mbs_stepper_events_backup(s);
 }
 
@@ -210,16 +223,18 @@ static void restore(mbs_stepper *s)
     memcpy(d->qacc, s->bak_qacc, (size_t)s->nv * sizeof(double));
     memcpy(d->lambda, s->bak_lambda, (size_t)(d->model->ncon + mbs_nqrow(d->model)) * sizeof(double));
     if (s->naux > 0) memcpy(d->aux, s->bak_aux, (size_t)s->naux * sizeof(double));
+    if (s->nux > 0) memcpy(d->ux, s->bak_x, (size_t)s->nux * sizeof(double));
     mbs_stepper_events_restore(s);
 }
 
-/* The start of the next (sub)step is the data's current state. */
-static void set_start(mbs_stepper *s)
+/* See stepper.h: the start of the next (sub)step is the data's current state. */
+void mbs_stepper_set_start(mbs_stepper *s)
 {
     const mbs_data *d = s->d;
     s->t0 = d->time;
     memcpy(s->q0, d->q, (size_t)s->nq * sizeof(double));
     memcpy(s->v0, d->v, (size_t)s->nv * sizeof(double));
+    if (s->nux > 0) memcpy(s->x0, d->ux, (size_t)s->nux * sizeof(double));
 }
 
 /* Close the loops of the data's state (holding u; prescribed motions at the data's time) and
@@ -270,6 +285,12 @@ static int finish_step(mbs_stepper *s, int *event)
         return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE,
                              "%s step from t = %.17g: the state became non-finite (index %d)",
                              s->kind->name, s->t0, i);
+    if ((i = mbs_ustates_first_nonfinite(d)) >= 0) {
+        char buf[160];
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s step from t = %.17g: %s became "
+                             "non-finite", s->kind->name, s->t0,
+                             mbs_ustates_label(m, i, buf, (int)sizeof buf));
+    }
     if (mbs_normalize_q(m, d->q) != MBS_OK)
         return MBS_DATA_FAIL(d, MBS_ERR_STATE, "%s step: normalising q failed",
                              s->kind->name);
@@ -338,8 +359,8 @@ static int substep_any(mbs_stepper *s, double h, int *event)
     return s->errw ? mbs_stepper_error_step(s, h, event) : mbs_stepper_substep(s, h, event);
 }
 
-/* Advance the data's time by dt; on failure time, q, v, aux and qacc (and the event modes
-   and the inputs an event handler changed) are as before. */
+/* Advance the data's time by dt; on failure time, q, v, aux, user states and qacc (and the
+   event modes and the inputs an event handler changed) are as before. */
 int mbs_stepper_step(mbs_stepper *s, double dt)
 {
     if (!s) return MBS_ERR_ARG;
@@ -361,7 +382,7 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
     if (st == MBS_OK && event) s->kind->sync(s, 1); /* CVODE restarts from the settled state */
     for (long i = 0; i < n && st == MBS_OK; ++i) {
         int ev = 0;
-        set_start(s);
+        mbs_stepper_set_start(s);
         st = substep_any(s, dt / (double)n, &ev);
         event |= ev;
     }

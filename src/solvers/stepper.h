@@ -8,7 +8,12 @@
  * evaluation (mbs_stepper_eval) closes the loops of the stage state holding the independent
  * coordinates u and projects v before the dynamics, so the kinds integrate (u, u') (the
  * dependent coordinates they carry along are only the Newton predictor); after every step
- * the state is closed and projected again. A new selection or partition is an event. */
+ * the state is closed and projected again. A new selection or partition is an event.
+ *
+ * User states (src/ustates/): the nux states x of the data are integrated with q and v in
+ * one state vector by every kind; each evaluation leaves their derivatives in d->uxdot. A
+ * kind starts them from x0 and writes the end values into d->ux; backup and restore
+ * include them. */
 #ifndef MBS_SOLVERS_STEPPER_H
 #define MBS_SOLVERS_STEPPER_H
 
@@ -21,10 +26,12 @@ struct mbs_stepper {
     mbs_stepper_def def;
     const mbs_stepper_vtable *kind;
     int nq, nv, naux;
+    int nux;        /* user states */
     /* state at the start of the current (sub)step, where a kind's step starts from */
     double t0;
     double *q0;     /* [nq] */
     double *v0;     /* [nv] */
+    double *x0;     /* [nux] user states */
     /* the data before the mbs_stepper_step call: restored bit for bit on failure */
     double bak_t;
     double *bak_q;    /* [nq] */
@@ -32,6 +39,7 @@ struct mbs_stepper {
     double *bak_aux;  /* [naux] (NULL if naux == 0) */
     double *bak_qacc; /* [nv] */
     double *bak_lambda; /* [ncon] */
+    double *bak_x;    /* [nux] user states */
     int nrebase;
     int *rebase;    /* [nrebase] tree joints that have a rebase op (Cardan) */
     double *work;   /* kind scratch (fixed-step stages), sized by the kind at create */
@@ -66,7 +74,7 @@ struct mbs_stepper_vtable {
     int (*init)(mbs_stepper *s);
     /* Free what init took; s->impl may be partly built. */
     void (*fini)(mbs_stepper *s);
-    /* Advance the data from (t0, q0, v0) by dt: d->time, d->q, d->v at t0 + dt. May leave
+    /* Advance the data from (t0, q0, v0, x0) by dt: d->time, d->q, d->v, d->ux at t0 + dt. May leave
        the data dirty on failure (stepper.c restores the backup). Status + message. */
     int (*step)(mbs_stepper *s, double dt);
     /* The data's state is now where the integrator continues from; event != 0: it jumped
@@ -74,7 +82,9 @@ struct mbs_stepper_vtable {
     void (*sync)(mbs_stepper *s, int event);
 };
 
-/* One (sub)step of h from the data's state (set_start done): the kind's step, then
+/* The kind's start (t0, q0, v0, x0) = the data's time, q, v and user states. */
+void mbs_stepper_set_start(mbs_stepper *s);
+/* One (sub)step of h from the data's state (mbs_stepper_set_start done): the kind's step, then
    normalisation, finiteness, loop closure and Cardan re-base; *event set on a re-base. */
 int mbs_stepper_substep(mbs_stepper *s, double h, int *event);
 /* The local-error estimate (stepper_error.c): scratch at create when the def asks for it

@@ -1,13 +1,16 @@
 /* CVODE kinds (SUNDIALS 6): Adams-Moulton with the fixed-point nonlinear solver (non-stiff)
  * and BDF with Newton, a dense linear solver and a difference-quotient Jacobian (ours,
- * allocation-free; stiff). The ODE state is y = [q (nq); v (nv)] with
+ * allocation-free; stiff). The ODE state is y = [q (nq); v (nv); x (nux)] with
  *   qdot = G(q) v     (each joint's qdot op, e.g. 1/2 q (x) (0, w) for a quaternion)
- *   vdot = qacc(t, q, v)   (mbs_forward_dynamics)
+ *   vdot = qacc(t, q, v, x)   (mbs_forward_dynamics)
+ *   xdot = f(t, q, v, x)      (the user states' functions, src/ustates/, in the same
+ *                              evaluation; rtol and atol apply to x as to q and v)
  * evaluated at q with its quaternions normalised. Every SUNDIALS object is created in
  * mbs_stepper_create. A step integrates to t + dt with the stop time set there, so CVODE
  * never steps past it. CVODE keeps its history between calls; it is reinitialised (CVodeReInit)
- * after an event (Cardan re-base, failed step), when the host changed t, q, v, tau or a body
- * wrench input since the last step, or when normalising the returned quaternions moved q.
+ * after an event (Cardan re-base, failed step), when the host changed t, q, v, the user
+ * states, tau or a body wrench input since the last step, or when normalising the returned
+ * quaternions moved q.
  * State events (src/events/events.h): the event functions are CVODE's root functions
  * (CVodeRootInit at create, the directions that count set after every restart); at a root
  * the handlers run (mbs_stepper_events_fire) and CVODE restarts from the state they leave. */
@@ -34,7 +37,7 @@
 typedef struct cv_state {
     SUNContext ctx;
     void *mem;
-    N_Vector y;               /* [nq + nv] */
+    N_Vector y;               /* [nq + nv + nux] */
     SUNMatrix A;              /* BDF: dense Jacobian */
     SUNLinearSolver LS;       /* BDF: dense LU */
     SUNNonlinearSolver NLS;   /* Adams: fixed point */
@@ -47,6 +50,7 @@ typedef struct cv_state {
     int root_status;          /* status of the last failed root function in this step */
     double last_t;            /* the data's state and inputs after the last step */
     double *last_q, *last_v, *last_tau;   /* [nq], [nv], [nv] */
+    double *last_x;                       /* [nux] */
     mbs_wrench_input *last_wrench;        /* [nbody] */
     char msg[MBS_ERROR_LEN];  /* last error message CVODE reported */
 } cv_state;
@@ -94,7 +98,20 @@ static void cv_errh(int code, const char *module, const char *function, char *ms
              msg ? msg : "");
 }
 
-/* Right-hand side: y = [q; v] -> [G(q) v; qacc]; > 0 asks CVODE to retry. */
+/* Length of y: coordinates, rates and user states. */
+static int cv_len(const mbs_stepper *s) { return s->nq + s->nv + s->nux; }
+
+/* The data's q, v, user states = those in y, and its time t. */
+static void cv_y_to_data(mbs_stepper *s, const double *yy, double t)
+{
+    mbs_data *d = s->d;
+    memcpy(d->q, yy, (size_t)s->nq * sizeof(double));
+    memcpy(d->v, yy + s->nq, (size_t)s->nv * sizeof(double));
+    memcpy(d->ux, yy + s->nq + s->nv, (size_t)s->nux * sizeof(double));
+    d->time = t;
+}
+
+/* Right-hand side: y = [q; v; x] -> [G(q) v; qacc; xdot]; > 0 asks CVODE to retry. */
 static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
 {
     mbs_stepper *s = user;
@@ -111,10 +128,8 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
     /* A fatal failure stays fatal for the rest of this CVode call: SUNDIALS 6's fixed-point
        solver turns any failed evaluation into a recoverable convergence failure and retries. */
     if (cv->rhs_fatal) return -1;
-    memcpy(d->q, yy, (size_t)s->nq * sizeof(double));
-    memcpy(d->v, yy + s->nq, (size_t)s->nv * sizeof(double));
-    d->time = t;
-    if (!mbs_all_finite(yy, s->nq + s->nv)) { /* a diverging trial step: retry smaller */
+    cv_y_to_data(s, yy, t);
+    if (!mbs_all_finite(yy, cv_len(s))) { /* a diverging trial step: retry smaller */
         MBS_DATA_FAIL(d, st, "right-hand side at t = %.17g: non-finite trial state", t);
     } else if ((st = mbs_normalize_q(m, d->q)) != MBS_OK) {
         recoverable = 0;
@@ -132,6 +147,7 @@ static int cv_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
         if (j->nq > 0) j->ops->qdot(j, d->q + j->qadr, d->v + j->vadr, yd + j->qadr);
     }
     memcpy(yd + s->nq, d->qacc, (size_t)s->nv * sizeof(double));
+    memcpy(yd + s->nq + s->nv, d->uxdot, (size_t)s->nux * sizeof(double));
     return 0;
 }
 
@@ -146,10 +162,8 @@ static int cv_root(sunrealtype t, N_Vector y, sunrealtype *gout, void *user)
         for (int i = 0; i < cv->nroot; ++i) gout[i] = 1.0;
         return 0;
     }
-    memcpy(d->q, yy, (size_t)s->nq * sizeof(double));
-    memcpy(d->v, yy + s->nq, (size_t)s->nv * sizeof(double));
-    d->time = t;
-    int st = mbs_all_finite(yy, s->nq + s->nv) ? mbs_normalize_q(d->model, d->q) : MBS_ERR_NONFINITE;
+    cv_y_to_data(s, yy, t);
+    int st = mbs_all_finite(yy, cv_len(s)) ? mbs_normalize_q(d->model, d->q) : MBS_ERR_NONFINITE;
     if (st == MBS_OK) st = mbs_stepper_events_g(s, gout, "event functions");
     else MBS_DATA_FAIL(d, st, "event functions at t = %.17g: non-finite state", t);
     cv->root_status = st;
@@ -164,7 +178,7 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *use
 {
     mbs_stepper *s = user;
     cv_state *cv = s->impl;
-    const sunindextype n = (sunindextype)s->nq + (sunindextype)s->nv;
+    const sunindextype n = (sunindextype)cv_len(s);
     const double uround = DBL_EPSILON, srur = sqrt(DBL_EPSILON);
     double h = 0.0, *yy = N_VGetArrayPointer(y), *ft = N_VGetArrayPointer(tmp1);
     const double *ewt = N_VGetArrayPointer(tmp2), *f0 = N_VGetArrayPointer(fy);
@@ -186,12 +200,13 @@ static int cv_jac(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *use
     return 0;
 }
 
-/* y = [q; v] of the data. */
+/* y = [q; v; x] of the data. */
 static void cv_load_y(const mbs_stepper *s, N_Vector y)
 {
     double *yy = N_VGetArrayPointer(y);
     memcpy(yy, s->d->q, (size_t)s->nq * sizeof(double));
     memcpy(yy + s->nq, s->d->v, (size_t)s->nv * sizeof(double));
+    memcpy(yy + s->nq + s->nv, s->d->ux, (size_t)s->nux * sizeof(double));
 }
 
 /* Allocate the snapshot arrays of the state CVODE last returned (and the root arrays). */
@@ -205,9 +220,10 @@ static int cv_alloc_snapshot(mbs_stepper *s, cv_state *cv)
     cv->last_q = calloc((size_t)(s->nq > 0 ? s->nq : 1), sizeof(double));
     cv->last_v = calloc((size_t)(s->nv > 0 ? s->nv : 1), sizeof(double));
     cv->last_tau = calloc((size_t)(s->nv > 0 ? s->nv : 1), sizeof(double));
+    cv->last_x = calloc((size_t)s->nux + 1, sizeof(double));
     cv->last_wrench = calloc((size_t)(nb > 0 ? nb : 1), sizeof(mbs_wrench_input));
-    return cv->last_q && cv->last_v && cv->last_tau && cv->last_wrench ? MBS_OK
-                                                                        : MBS_ERR_NOMEM;
+    return cv->last_q && cv->last_v && cv->last_tau && cv->last_x && cv->last_wrench
+               ? MBS_OK : MBS_ERR_NOMEM;
 }
 
 /* Options shared by both kinds; returns the first failing CVODE flag or CV_SUCCESS. */
@@ -254,7 +270,7 @@ static int cv_prime(cv_state *cv)
    step). */
 static int cv_build(mbs_stepper *s, cv_state *cv, int lmm)
 {
-    sunindextype n = (sunindextype)s->nq + (sunindextype)s->nv;
+    sunindextype n = (sunindextype)cv_len(s);
     if (SUNContext_Create(NULL, &cv->ctx) != 0) return CV_MEM_FAIL;
     cv->y = N_VNew_Serial(n, cv->ctx);
     if (!cv->y) return CV_MEM_FAIL;
@@ -274,9 +290,9 @@ static int cv_build(mbs_stepper *s, cv_state *cv, int lmm)
 static int cv_init(mbs_stepper *s, int lmm)
 {
     mbs_data *d = s->d;
-    if (s->nq + s->nv == 0)
+    if (cv_len(s) == 0)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_stepper_create: CVODE: the model has no "
-                             "coordinates to integrate");
+                             "coordinates or user states to integrate");
     cv_state *cv = calloc(1, sizeof *cv);
     if (!cv) return MBS_DATA_FAIL(d, MBS_ERR_NOMEM, "mbs_stepper_create: out of memory");
     s->impl = cv;
@@ -312,6 +328,7 @@ static void cv_fini(mbs_stepper *s)
     free(cv->last_q);
     free(cv->last_v);
     free(cv->last_tau);
+    free(cv->last_x);
     free(cv->last_wrench);
     free(cv->roots);
     free(cv->rootdir);
@@ -327,13 +344,15 @@ static int wrench_differs(const mbs_wrench_input *a, const mbs_wrench_input *b)
            memcmp(a->point, b->point, sizeof a->point) != 0;
 }
 
-/* 1 when the host changed t, q, v, tau or a wrench input since the last step. */
+/* 1 when the host changed t, q, v, the user states, tau or a wrench input since the last
+   step. */
 static int cv_host_changed(const mbs_stepper *s, const cv_state *cv)
 {
     const mbs_data *d = s->d;
     if (memcmp(&d->time, &cv->last_t, sizeof(double)) != 0) return 1;
     if (memcmp(d->q, cv->last_q, (size_t)s->nq * sizeof(double)) != 0) return 1;
     if (memcmp(d->v, cv->last_v, (size_t)s->nv * sizeof(double)) != 0) return 1;
+    if (memcmp(d->ux, cv->last_x, (size_t)s->nux * sizeof(double)) != 0) return 1;
     if (memcmp(d->tau, cv->last_tau, (size_t)s->nv * sizeof(double)) != 0) return 1;
     for (int b = 0; b < d->model->nbody; ++b)
         if (wrench_differs(&d->wrench_in[b], &cv->last_wrench[b])) return 1;
@@ -341,7 +360,9 @@ static int cv_host_changed(const mbs_stepper *s, const cv_state *cv)
 }
 
 /* Map a failed CVode call to a status: the right-hand side's own status (callback,
-   non-finite, singular) when it caused the failure, else MBS_ERR_SOLVER. */
+   non-finite, singular) when it caused the failure, else MBS_ERR_SOLVER (with the message of
+   the right-hand side's last recoverable failure in the call, if any: Adams turns those into
+   convergence failures). */
 static int cv_fail(mbs_stepper *s, int flag, double tret)
 {
     cv_state *cv = s->impl;
@@ -358,6 +379,13 @@ static int cv_fail(mbs_stepper *s, int flag, double tret)
         memcpy(inner, d->error, sizeof inner);
         inner[sizeof inner - 1] = '\0';
         return MBS_DATA_FAIL(d, cv->rhs_status, "CVODE %s: %s", cv_flag_name(flag), inner);
+    }
+    if (cv->rhs_status != MBS_OK) { /* recoverable failures, retried until CVODE gave up */
+        memcpy(inner, d->error, sizeof inner);
+        inner[sizeof inner - 1] = '\0';
+        return MBS_DATA_FAIL(d, MBS_ERR_SOLVER, "CVODE %s in the step from t = %.17g (reached "
+                             "t = %.17g) after recoverable failures; the last: %s",
+                             cv_flag_name(flag), s->t0, tret, inner);
     }
     return MBS_DATA_FAIL(d, MBS_ERR_SOLVER, "CVODE %s in the step from t = %.17g (reached "
                          "t = %.17g): %s", cv_flag_name(flag), s->t0, tret,
@@ -379,13 +407,10 @@ static int cv_restart(mbs_stepper *s, double t)
     return flag;
 }
 
-/* The data at CVODE's state y and time t (quaternions normalised). */
+/* The data at CVODE's state y and time t. */
 static void cv_to_data(mbs_stepper *s, double t)
 {
-    const double *yy = N_VGetArrayPointer(((cv_state *)s->impl)->y);
-    memcpy(s->d->q, yy, (size_t)s->nq * sizeof(double));
-    memcpy(s->d->v, yy + s->nq, (size_t)s->nv * sizeof(double));
-    s->d->time = t;
+    cv_y_to_data(s, N_VGetArrayPointer(((cv_state *)s->impl)->y), t);
 }
 
 /* At a root: the handlers of the functions found there (CVodeGetRootInfo), then a restart
@@ -445,6 +470,7 @@ static void cv_sync(mbs_stepper *s, int event)
     cv->last_t = d->time;
     memcpy(cv->last_q, d->q, (size_t)s->nq * sizeof(double));
     memcpy(cv->last_v, d->v, (size_t)s->nv * sizeof(double));
+    memcpy(cv->last_x, d->ux, (size_t)s->nux * sizeof(double));
     memcpy(cv->last_tau, d->tau, (size_t)s->nv * sizeof(double));
     memcpy(cv->last_wrench, d->wrench_in, (size_t)d->model->nbody * sizeof(mbs_wrench_input));
 }

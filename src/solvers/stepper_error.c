@@ -1,8 +1,8 @@
 /* An optional local-error estimate for the fixed-step kinds (mbs_stepper_def err_rtol,
  * err_atol): each step is also taken as two half steps (step doubling, Hairer, Nørsett,
  * Wanner, "Solving Ordinary Differential Equations I", §II.4); where the two results differ
- * by more than err_atol + err_rtol |x| in some coordinate the step fails with MBS_ERR_SOLVER
- * and a suggested step size h (1 / ratio)^(1 / (order + 1)) 0.9. The state kept is the full
+ * by more than err_atol + err_rtol |x| in some coordinate (or user state) the step fails
+ * with MBS_ERR_SOLVER and a suggested step size h (1 / ratio)^(1 / (order + 1)) 0.9. The state kept is the full
  * step's, so results are bit for bit those without the estimate. Scratch at create. */
 #include "solvers/stepper.h"
 #include "solvers/loops.h"
@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Layout of s->errw: the start (t, q, v, aux), the full step's result (q, v, aux), and the
-   difference in tangent coordinates (nv). */
+/* Layout of s->errw: the start (t, q, v, aux, user states x), the full step's result (q, v,
+   aux, x), and the difference in tangent coordinates (nv). */
 typedef struct err_ws {
-    double *q0, *v0, *a0, *q1, *v1, *a1, *dq;
+    double *q0, *v0, *a0, *x0, *q1, *v1, *a1, *x1, *dq;
 } err_ws;
 
 static err_ws layout(const mbs_stepper *s)
@@ -24,9 +24,11 @@ static err_ws layout(const mbs_stepper *s)
     w.q0 = p, p += s->nq;
     w.v0 = p, p += s->nv;
     w.a0 = p, p += s->naux;
+    w.x0 = p, p += s->nux;
     w.q1 = p, p += s->nq;
     w.v1 = p, p += s->nv;
     w.a1 = p, p += s->naux;
+    w.x1 = p, p += s->nux;
     w.dq = p;
     return w;
 }
@@ -36,25 +38,30 @@ int mbs_stepper_error_init(mbs_stepper *s)
     s->errw = NULL;
     if (!(s->def.err_rtol > 0.0) && !(s->def.err_atol > 0.0)) return MBS_OK;
     if (s->kind->order == 0) return MBS_OK; /* CVODE controls its error with rtol, atol */
-    s->errw = calloc((size_t)(3 * (s->nq + s->nv + s->naux) + 1), sizeof(double));
+    s->errw = calloc((size_t)(3 * (s->nq + s->nv + s->naux + s->nux) + 1), sizeof(double));
     return s->errw ? MBS_OK : MBS_ERR_NOMEM;
 }
 
-static void save(const mbs_data *d, const mbs_stepper *s, double *q, double *v, double *a)
+static void save(const mbs_data *d, const mbs_stepper *s, double *q, double *v, double *a,
+                 double *x)
 {
     memcpy(q, d->q, (size_t)s->nq * sizeof(double));
     memcpy(v, d->v, (size_t)s->nv * sizeof(double));
     memcpy(a, d->aux, (size_t)s->naux * sizeof(double));
+    memcpy(x, d->ux, (size_t)s->nux * sizeof(double));
 }
 
-static void load(mbs_data *d, const mbs_stepper *s, const double *q, const double *v, const double *a)
+static void load(mbs_data *d, const mbs_stepper *s, const double *q, const double *v,
+                 const double *a, const double *x)
 {
     memcpy(d->q, q, (size_t)s->nq * sizeof(double));
     memcpy(d->v, v, (size_t)s->nv * sizeof(double));
     memcpy(d->aux, a, (size_t)s->naux * sizeof(double));
+    memcpy(d->ux, x, (size_t)s->nux * sizeof(double));
 }
 
-/* Largest |x_full - x_half| / (atol + rtol |x|) over q (tangent coordinates) and v. */
+/* Largest |x_full - x_half| / (atol + rtol |x|) over q (tangent coordinates), v and the
+   user states. */
 static double error_ratio(const mbs_stepper *s, const err_ws *w)
 {
     const mbs_data *d = s->d;
@@ -65,6 +72,8 @@ static double error_ratio(const mbs_stepper *s, const err_ws *w)
         r = fmax(r, fabs(w->dq[i]) / (at + rt)); /* q: relative to 1 (rad or m) */
         r = fmax(r, fabs(d->v[i] - w->v1[i]) / (at + rt * fmax(fabs(w->v1[i]), fabs(d->v[i]))));
     }
+    for (int i = 0; i < s->nux; ++i)
+        r = fmax(r, fabs(d->ux[i] - w->x1[i]) / (at + rt * fmax(fabs(w->x1[i]), fabs(d->ux[i]))));
     return r;
 }
 
@@ -72,7 +81,7 @@ static double error_ratio(const mbs_stepper *s, const err_ws *w)
 void mbs_stepper_error_begin(mbs_stepper *s)
 {
     const err_ws w = layout(s);
-    save(s->d, s, w.q0, w.v0, w.a0);
+    save(s->d, s, w.q0, w.v0, w.a0, w.x0);
     s->err_t0 = s->d->time;
     s->err_loops = mbs_loops_events(s->d);
 }
@@ -86,21 +95,19 @@ int mbs_stepper_error_check(mbs_stepper *s, double h, int event)
     const err_ws w = layout(s);
     const double t0 = s->err_t0;
     int ev2 = 0, ev3 = 0;
-    save(d, s, w.q1, w.v1, w.a1);
+    save(d, s, w.q1, w.v1, w.a1, w.x1);
     const double t1 = d->time;
-    load(d, s, w.q0, w.v0, w.a0); /* two half steps from the same start */
+    load(d, s, w.q0, w.v0, w.a0, w.x0); /* two half steps from the same start */
     d->time = t0;
-    s->t0 = t0;
-    memcpy(s->q0, w.q0, (size_t)s->nq * sizeof(double)), memcpy(s->v0, w.v0, (size_t)s->nv * sizeof(double));
+    mbs_stepper_set_start(s);
     int st = mbs_stepper_substep(s, 0.5 * h, &ev2);
     if (st == MBS_OK) {
-        s->t0 = d->time;
-        memcpy(s->q0, d->q, (size_t)s->nq * sizeof(double)), memcpy(s->v0, d->v, (size_t)s->nv * sizeof(double));
+        mbs_stepper_set_start(s);
         st = mbs_stepper_substep(s, 0.5 * h, &ev3);
     }
     const int events = event || ev2 || ev3 || mbs_loops_events(d) != s->err_loops;
     const double ratio = st == MBS_OK && !events ? error_ratio(s, &w) : 0.0;
-    load(d, s, w.q1, w.v1, w.a1); /* the full step's result, as without the estimate */
+    load(d, s, w.q1, w.v1, w.a1, w.x1); /* the full step's result, as without the estimate */
     d->time = t1;
     if (st != MBS_OK || !(ratio > 1.0)) return MBS_OK; /* half steps failing: no estimate */
     const double hs = 0.9 * h * pow(1.0 / ratio, 1.0 / (double)(s->kind->order + 1));

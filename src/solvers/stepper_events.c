@@ -11,8 +11,9 @@
  *  - CVODE: its root finding (CVodeRootInit at create) stops at the crossings; cv_step calls
  *    mbs_stepper_events_fire there and restarts the integrator.
  * A crossing is a sign change away from a nonzero value in a direction the function counts
- * (events.h); two crossings of one function inside one step cancel and are not seen. All
- * scratch is taken at create. */
+ * (events.h); two crossings of one function inside one step cancel and are not seen. The
+ * state saved, restored and compared here includes the user states (src/ustates/): event
+ * functions may read them and handlers change them. All scratch is taken at create. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +31,12 @@ typedef struct mbs_stepper_events {
     double tol;
     double *g0, *g1, *ga, *gb, *gt; /* [nfn] at the piece's start, end, bracket, trial */
     int *fired;                     /* [nfn] */
-    double ts, *qs, *vs, *as;       /* start of the current piece of the step */
-    double tb, *qb, *vb, *ab;       /* the state at the bracket's far end */
+    double ts, *qs, *vs, *as, *xs;  /* start of the current piece of the step */
+    double tb, *qb, *vb, *ab, *xb;  /* the state at the bracket's far end */
     double *qr, *vr;                /* the state handlers started from */
     int g_valid;                    /* g0 holds the functions at the snapshot's state */
     int snap_valid;                 /* the state and inputs the last step left: */
-    double snap_t, *snap_q, *snap_v, *snap_tau, *snap_limit;
+    double snap_t, *snap_q, *snap_v, *snap_tau, *snap_limit, *snap_x;
     mbs_wrench_input *snap_wrench;
     mbs_ev_state bak;               /* the modes before the step (restored on failure) */
     double *bak_tau;
@@ -56,14 +57,14 @@ int mbs_stepper_events_init(mbs_stepper *s)
     mbs_stepper_events *E = calloc(1, sizeof *E);
     if (!E) return MBS_ERR_NOMEM;
     s->ev = E;
-    const int nf = m->ev->nfn, nq = s->nq, nv = s->nv, na = s->naux, nb = m->nbody;
+    const int nf = m->ev->nfn, nq = s->nq, nv = s->nv, na = s->naux, nb = m->nbody, nx = s->nux;
     E->nfn = nf;
     E->tol = s->def.event_tol > 0.0 ? s->def.event_tol : EVENT_TOL_DEFAULT;
     double **dp[] = {&E->g0, &E->g1, &E->ga, &E->gb, &E->gt, &E->qs, &E->vs, &E->as, &E->qb,
                      &E->vb, &E->ab, &E->qr, &E->vr, &E->snap_q, &E->snap_v, &E->snap_tau,
-                     &E->snap_limit, &E->bak_tau};
+                     &E->snap_limit, &E->bak_tau, &E->xs, &E->xb, &E->snap_x};
     const int dn[] = {nf, nf, nf, nf, nf, nq, nv, na, nq, nv, na, nq, nv, nq, nv, nv,
-                      m->ev->nfric, nv};
+                      m->ev->nfric, nv, nx, nx, nx};
     int ok = 1;
     for (size_t i = 0; i < sizeof dp / sizeof dp[0]; ++i) ok &= (*dp[i] = dalloc(dn[i])) != NULL;
     E->fired = calloc((size_t)nf, sizeof(int));
@@ -80,7 +81,7 @@ void mbs_stepper_events_fini(mbs_stepper *s)
     if (!E) return;
     void *p[] = {E->g0, E->g1, E->ga, E->gb, E->gt, E->qs, E->vs, E->as, E->qb, E->vb, E->ab,
                  E->qr, E->vr, E->snap_q, E->snap_v, E->snap_tau, E->snap_limit, E->bak_tau,
-                 E->fired, E->snap_wrench, E->bak_wrench};
+                 E->fired, E->snap_wrench, E->bak_wrench, E->xs, E->xb, E->snap_x};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     mbs_ev_state_free(&E->bak);
     free(E);
@@ -124,6 +125,7 @@ static int host_changed(const mbs_stepper *s)
     return memcmp(&E->snap_t, &d->time, sizeof(double)) != 0 ||
            memcmp(E->snap_q, d->q, (size_t)s->nq * sizeof(double)) != 0 ||
            memcmp(E->snap_v, d->v, (size_t)s->nv * sizeof(double)) != 0 ||
+           memcmp(E->snap_x, d->ux, (size_t)s->nux * sizeof(double)) != 0 ||
            memcmp(E->snap_tau, d->tau, (size_t)s->nv * sizeof(double)) != 0 ||
            memcmp(E->snap_limit, d->ev->st.flimit, (size_t)nf * sizeof(double)) != 0 ||
            memcmp(E->snap_wrench, d->wrench_in, (size_t)nb * sizeof(mbs_wrench_input)) != 0;
@@ -138,6 +140,7 @@ void mbs_stepper_events_end(mbs_stepper *s)
     E->snap_t = d->time;
     memcpy(E->snap_q, d->q, (size_t)s->nq * sizeof(double));
     memcpy(E->snap_v, d->v, (size_t)s->nv * sizeof(double));
+    memcpy(E->snap_x, d->ux, (size_t)s->nux * sizeof(double));
     memcpy(E->snap_tau, d->tau, (size_t)s->nv * sizeof(double));
     memcpy(E->snap_limit, d->ev->st.flimit, (size_t)d->model->ev->nfric * sizeof(double));
     memcpy(E->snap_wrench, d->wrench_in, (size_t)d->model->nbody * sizeof(mbs_wrench_input));
@@ -196,9 +199,9 @@ static int settle(mbs_stepper *s)
     const mbs_stepper_events *E = s->ev;
     int changed = 0;
     if (!mbs_all_finite(d->q, s->nq) || !mbs_all_finite(d->v, s->nv) ||
-        !mbs_all_finite(d->tau, s->nv))
-        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: an event handler at t = %.17g left q, v "
-                             "or tau not finite", s->kind->name, d->time);
+        !mbs_all_finite(d->tau, s->nv) || !mbs_all_finite(d->ux, s->nux))
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: an event handler at t = %.17g left q, v, "
+                             "tau or the user states not finite", s->kind->name, d->time);
     mbs_normalize_q(d->model, d->q);
     int st = mbs_events_host_rules(s, E->qr, E->vr, &changed);
     if (st == MBS_OK) st = mbs_stepper_close(s, "event at the");
@@ -247,33 +250,34 @@ int mbs_stepper_events_begin(mbs_stepper *s, int *event)
 
 /* ---------------------------------------------------------------- fixed-step location */
 
-/* Copy the data's t, q, v, aux into (t, q, v, a), or back. */
-static void save_state(const mbs_stepper *s, double *t, double *q, double *v, double *a)
+/* Copy the data's t, q, v, aux, user states into (t, q, v, a, x), or back. */
+static void save_state(const mbs_stepper *s, double *t, double *q, double *v, double *a,
+                       double *x)
 {
     const mbs_data *d = s->d;
     *t = d->time;
     memcpy(q, d->q, (size_t)s->nq * sizeof(double));
     memcpy(v, d->v, (size_t)s->nv * sizeof(double));
     if (s->naux > 0) memcpy(a, d->aux, (size_t)s->naux * sizeof(double));
+    if (s->nux > 0) memcpy(x, d->ux, (size_t)s->nux * sizeof(double));
 }
 static void load_state(mbs_stepper *s, double t, const double *q, const double *v,
-                       const double *a)
+                       const double *a, const double *x)
 {
     mbs_data *d = s->d;
     d->time = t;
     memcpy(d->q, q, (size_t)s->nq * sizeof(double));
     memcpy(d->v, v, (size_t)s->nv * sizeof(double));
     if (s->naux > 0) memcpy(d->aux, a, (size_t)s->naux * sizeof(double));
+    if (s->nux > 0) memcpy(d->ux, x, (size_t)s->nux * sizeof(double));
 }
 
 /* A step of h from the piece's start (the kind's start set there), functions into g. */
 static int trial(mbs_stepper *s, double h, double *g, int *ev)
 {
     mbs_stepper_events *E = s->ev;
-    load_state(s, E->ts, E->qs, E->vs, E->as);
-    s->t0 = E->ts;
-    memcpy(s->q0, E->qs, (size_t)s->nq * sizeof(double));
-    memcpy(s->v0, E->vs, (size_t)s->nv * sizeof(double));
+    load_state(s, E->ts, E->qs, E->vs, E->as, E->xs);
+    mbs_stepper_set_start(s);
     const int st = mbs_stepper_substep(s, h, ev);
     return st == MBS_OK ? mbs_stepper_events_g(s, g, "event functions") : st;
 }
@@ -309,7 +313,7 @@ static double next_trial(const mbs_stepper *s, double a, double b, double wa, do
 static void take_far_end(mbs_stepper *s)
 {
     const mbs_stepper_events *E = s->ev;
-    load_state(s, E->tb, E->qb, E->vb, E->ab);
+    load_state(s, E->tb, E->qb, E->vb, E->ab, E->xb);
 }
 
 /* Shrink the bracket [0, hs] of the piece (gb = g at hs, ga = g at its start, the data at
@@ -320,7 +324,7 @@ static int locate(mbs_stepper *s, double hs, int *evb, double *hb)
     mbs_stepper_events *E = s->ev;
     double a = 0.0, b = hs, wa = 1.0, wb = 1.0;
     int side = 0, stall = 0, ev = 0;
-    save_state(s, &E->tb, E->qb, E->vb, E->ab);
+    save_state(s, &E->tb, E->qb, E->vb, E->ab, E->xb);
     for (int it = 0; it < LOCATE_MAXIT && b - a > E->tol && E->ts + a < E->ts + b; ++it) {
         const double width = b - a, x = next_trial(s, a, b, wa, wb, stall >= 2);
         const int st = trial(s, x, E->gt, &ev);
@@ -329,7 +333,7 @@ static int locate(mbs_stepper *s, double hs, int *evb, double *hb)
             b = x;
             *evb = ev;
             memcpy(E->gb, E->gt, (size_t)E->nfn * sizeof(double));
-            save_state(s, &E->tb, E->qb, E->vb, E->ab);
+            save_state(s, &E->tb, E->qb, E->vb, E->ab, E->xb);
             wa = side == 1 ? 0.5 * wa : 1.0, wb = 1.0, side = 1;
         } else {
             a = x;
@@ -361,7 +365,7 @@ static int piece(mbs_stepper *s, double t_end, int *done, int *event)
     int ev = 0;
     *done = !(hs > 0.0);
     if (*done) return MBS_OK;
-    save_state(s, &E->ts, E->qs, E->vs, E->as);
+    save_state(s, &E->ts, E->qs, E->vs, E->as, E->xs);
     if (s->errw) mbs_stepper_error_begin(s);
     int st = trial(s, hs, E->g1, &ev);
     if (st != MBS_OK) return st;
