@@ -29,7 +29,8 @@ case ":$pcpath:" in
   *":/usr/local/$libdir/pkgconfig:"*) ;;
   *) fail "pkg-config does not search /usr/local/$libdir/pkgconfig ($pcpath); is dpkg-dev installed?" ;;
 esac
-cat /etc/ld.so.conf /etc/ld.so.conf.d/*.conf 2>/dev/null | grep -qx "/usr/local/$libdir" ||
+# (grep reads the files itself: `cat | grep -q` under pipefail fails when grep stops early)
+grep -qxs "/usr/local/$libdir" /etc/ld.so.conf /etc/ld.so.conf.d/*.conf ||
   fail "the dynamic loader does not search /usr/local/$libdir"
 
 lib="$tmp/prefix/$libdir"
