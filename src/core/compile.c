@@ -16,6 +16,7 @@
  * cycle of fixed joints (a body fixed to itself) is rejected. */
 #include "core/builder.h"
 #include "core/internal.h"
+#include "core/kernels.h"
 #include "planar/planar.h"
 #include "couplings/compile_elements.h"
 
@@ -509,6 +510,8 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
         return st;
     }
     fill_cuts(m);
+    for (int t = 0; t < m->ntree; ++t) /* every tree joint's kernels, once */
+        m->joints[m->tree[t]].kern = mbs_kernels_pick(&m->joints[m->tree[t]]);
     st = mbs_compile_elements(b, m, t->node, builder_err(b));
     if (st != MBS_OK) {
         mbs_model_destroy(m);

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/internal.h"
+#include "core/kernels.h"
 #include "core/linalg.h"
 #include "planar/planar.h"
 #include "solvers/loops.h"
@@ -77,6 +77,7 @@ static void data_init_state(mbs_data *d)
     }
     for (int i = 0; i < m->nv; ++i) /* dof_parent[i] < i */
         d->dof_depth[i] = m->dof_parent[i] >= 0 ? d->dof_depth[m->dof_parent[i]] + 1 : 0;
+    mbs_kernels_init_data(d);
 }
 
 /* Create the data of a compiled model (NULL for a NULL model or out of memory). */

@@ -7,6 +7,7 @@
 #include "core/spatial.h"
 
 typedef struct mbs_joint_ops mbs_joint_ops;
+typedef struct mbs_joint_kernels mbs_joint_kernels;
 
 /* ---- cut joints (loop closure, DESIGN.md §5): every cut-joint type is a short list of
  * scalar constraint rows built from three geometric primitives. With x_p, x_c the origins
@@ -59,6 +60,9 @@ typedef struct mbs_joint_model {
        those housed by the parent or the world of J ratio^2; all 0 without rotors */
     double rotor_I[9], rotor_U[3], rotor_D;
     int rotor_parent;        /* 1 when rotor_I / rotor_U are nonzero (parent not the world) */
+    /* tree joints: the kernels of the hot passes (src/core/kernels.h), picked at compile;
+       NULL for a cut joint */
+    const mbs_joint_kernels *kern;
 } mbs_joint_model;
 
 struct mbs_joint_ops {
@@ -97,6 +101,10 @@ struct mbs_joint_ops {
        (e, d_p in Fp; d_c in Fc; see mbs_cut_row); returns their number (<=
        MBS_CUT_MAX_ROWS). Called once per cut joint at compile. */
     int (*cut_rows)(const mbs_joint_model *j, mbs_cut_row *rows);
+    /* Kernels of the hot passes specialised to this tree joint's geometry (src/core/
+       kernels.h), or NULL when the generic ones serve it. Called once per tree joint at
+       compile; NULL when the type has no specialisation. */
+    const mbs_joint_kernels *(*kernels)(const mbs_joint_model *j);
 };
 
 /* S and c_J of joint j (see motion above); aux = the data's aux + j->auxadr, or NULL when
