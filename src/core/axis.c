@@ -50,6 +50,7 @@ AX_INLINE double ax_dot(int rev, int k, ax_rot R, int tr, int r, const double x[
 {
     double acc = 0.0;
     int any = 0;
+    MBS_UNROLL(3)
     for (int m = 0; m < 3; ++m) {
         const int kind = rev ? (tr ? ax_kind(k, m, r) : ax_kind(k, r, m)) : (r == m ? AX_ONE
                                                                                 : AX_ZERO);
@@ -65,6 +66,7 @@ AX_INLINE double ax_dot(int rev, int k, ax_rot R, int tr, int r, const double x[
 AX_INLINE void ax_mulv(int rev, int k, ax_rot R, int tr, double *restrict o,
                        const double *restrict x)
 {
+    MBS_UNROLL(3)
     for (int r = 0; r < 3; ++r) o[r] = ax_dot(rev, k, R, tr, r, x);
 }
 
@@ -73,6 +75,7 @@ AX_INLINE mbs_d2 ax_dot2(int k, ax_rot R, int tr, int r, const mbs_d2 x[3])
 {
     mbs_d2 acc = d2_splat(0.0);
     int any = 0;
+    MBS_UNROLL(3)
     for (int m = 0; m < 3; ++m) {
         const int kind = tr ? ax_kind(k, m, r) : ax_kind(k, r, m);
         if (kind == AX_ZERO) continue;
@@ -89,10 +92,14 @@ AX_INLINE mbs_d2 ax_dot2(int k, ax_rot R, int tr, int r, const mbs_d2 x[3])
 AX_INLINE void ax_rotate2(int k, ax_rot R, mbs_d2 o[6], const mbs_d2 s[9])
 {
     mbs_d2 t[9], col[3];
+    MBS_UNROLL(3)
     for (int i = 0; i < 3; ++i)
+        MBS_UNROLL(3)
         for (int j = 0; j < 3; ++j) t[3 * i + j] = ax_dot2(k, R, 0, j, s + 3 * i);
     static const int ur[6] = {0, 0, 0, 1, 1, 2}, uc[6] = {0, 1, 2, 1, 2, 2};
+    MBS_UNROLL(6)
     for (int e = 0; e < 6; ++e) {
+        MBS_UNROLL(3)
         for (int m = 0; m < 3; ++m) col[m] = t[3 * m + uc[e]];
         o[e] = ax_dot2(k, R, 0, ur[e], col);
     }
@@ -107,9 +114,13 @@ AX_INLINE void ax_sym_transform_add(int rev, int k, ax_rot R, double *restrict o
     m6_sym_shift(in, r, W, Ap);
     static const int up[6] = {0, 1, 2, 7, 8, 14}; /* upper triangle of a 3x3 block of a 6x6 */
     if (!rev) { /* R = I: the blocks as they are */
+        MBS_UNROLL(6)
         for (int e = 0; e < 6; ++e) out[up[e]] += Ap[e];
+        MBS_UNROLL(6)
         for (int e = 0; e < 6; ++e) out[21 + up[e]] += in[21 + up[e]];
+        MBS_UNROLL(3)
         for (int a = 0; a < 3; ++a)
+            MBS_UNROLL(3)
             for (int b = 0; b < 3; ++b) out[6 * a + 3 + b] += W[3 * a + b];
         return;
     }
@@ -153,6 +164,7 @@ AX_INLINE double ax_dot6(int mask, const double *restrict a, const double *restr
 {
     double acc = 0.0;
     int any = 0;
+    MBS_UNROLL(6)
     for (int e = 0; e < 6; ++e) {
         if (mask & (1 << e)) continue;
         acc = any ? acc + a[e] * b[e] : a[e] * b[e];
@@ -190,16 +202,22 @@ AX_INLINE ax_rot ax_pose(int rev, int k, mbs_data *d, const mbs_joint_model *jm,
     const ax_rot R = ax_rotation(rev, q);
     mbs_pose *restrict up = &d->x_up[b], *restrict xw = &d->x_world[b];
     const mbs_pose *restrict xp = &d->x_world[p];
+    MBS_UNROLL(3)
     for (int r = 0; r < 3; ++r)
+        MBS_UNROLL(3)
         for (int m = 0; m < 3; ++m) {
             const int kind = rev ? ax_kind(k, r, m) : (r == m ? AX_ONE : AX_ZERO);
             up->R[3 * r + m] = kind == AX_ZERO ? 0.0 : ax_term(kind, R, 1.0);
         }
+    MBS_UNROLL(3)
     for (int r = 0; r < 3; ++r) up->p[r] = (!rev && r == k ? q : 0.0) + jm->frame_parent.p[r];
+    MBS_UNROLL(3)
     for (int r = 0; r < 3; ++r) {
+        MBS_UNROLL(3)
         for (int col = 0; col < 3; ++col) { /* row r of R_p times column col of R */
             double acc = 0.0;
             int any = 0;
+            MBS_UNROLL(3)
             for (int m = 0; m < 3; ++m) {
                 const int kind = rev ? ax_kind(k, m, col) : (m == col ? AX_ONE : AX_ZERO);
                 if (kind == AX_ZERO) continue;
@@ -225,6 +243,7 @@ AX_INLINE void ax_motion(int rev, int k, mbs_data *d, const mbs_joint_model *jm,
     double x[6];
     ax_xm_apply(rev, k, R, x, d->x_up[b].p, d->vel + 6 * p);
     x[o + k] += qd;
+    MBS_UNROLL(6)
     for (int e = 0; e < 6; ++e) v[e] = x[e], c[e] = 0.0;
     c[o + i] = x[j] * qd, c[o + j] = -(x[i] * qd); /* (angular part of v) x qd e_k */
     if (rev) c[3 + i] = x[3 + j] * qd, c[3 + j] = -(x[3 + i] * qd); /* (linear part) x qd e_k */
@@ -240,15 +259,19 @@ AX_INLINE void ax_complete_col_mulv(int s, int mask, double *restrict M,
 {
     double x[6] = {0};
     int any[6] = {0};
+    MBS_UNROLL(6)
     for (int i = 0; i < 6; ++i)
         if (!(mask & (1 << i))) x[i] = M[7 * i] * c[i], any[i] = 1;
+    MBS_UNROLL(5)
     for (int i = 0; i < 5; ++i)
+        MBS_UNROLL(6)
         for (int j = i + 1; j < 6; ++j) {
             const double mij = M[6 * i + j];
             M[6 * j + i] = mij;
             if (!(mask & (1 << j))) x[i] = any[i] ? x[i] + mij * c[j] : mij * c[j], any[i] = 1;
             if (!(mask & (1 << i))) x[j] = any[j] ? x[j] + mij * c[i] : mij * c[i], any[j] = 1;
         }
+    MBS_UNROLL(6)
     for (int e = 0; e < 6; ++e) U[e] = M[6 * e + s], Ic[e] = x[e];
 }
 
@@ -266,18 +289,21 @@ AX_INLINE int ax_aba_backward(int rev, int k, mbs_data *d, int t, const mbs_join
     if (!(D > MBS_ABA_SINGULAR_EPS * scale)) return mbs_aba_singular(d, b);
     const double dinv = 1.0 / D;
     const double u = d->tau[i] + d->gen_force[i] - pA[s];
+    MBS_UNROLL(6)
     for (int e = 0; e < 6; ++e) d->U[6 * i + e] = U[e];
     d->Dinv[36 * t] = dinv;
     d->u[i] = u;
     if (p == 0) return MBS_OK;
     const double g = dinv * (u - ax_dot6(mask, U, c));
     mbs_aba_articulated_1(Ia, IA, U, dinv);
+    MBS_UNROLL(6)
     for (int e = 0; e < 6; ++e) pa[e] = pA[e] + Ic[e] + U[e] * g;
     const mbs_pose *X = &d->x_up[b];
     const ax_rot R = ax_stored(rev, k, X);
     ax_sym_transform_add(rev, k, R, d->IA + 36 * p, X->p, Ia);
     ax_xf_apply_transpose(rev, k, R, f, X->p, pa);
     double *restrict pAp = d->f + 6 * p;
+    MBS_UNROLL(6)
     for (int e = 0; e < 6; ++e) pAp[e] += f[e];
     if (jm->rotor_parent) mbs_aba_rotor_propagate(d, jm, b, p, U, dinv, g);
     return MBS_OK;
@@ -301,6 +327,7 @@ AX_INLINE void ax_aba_forward(int rev, int k, mbs_data *d, int t, const mbs_join
     const double Ur = jm->rotor_parent ? v3_dot(jm->rotor_U, ap) : 0.0; /* native rotors */
     const double qdd = d->Dinv[36 * t] * (uc - Ua - Ur);
     ax_xm_apply(rev, k, R, a, X->p, ap);
+    MBS_UNROLL(6)
     for (int e = 0; e < 6; ++e)
         ab[e] = e == s ? a[e] + qdd : (mask & (1 << e)) ? a[e] : a[e] + c[e];
     d->qacc[i] = qdd;
@@ -317,10 +344,12 @@ AX_INLINE void ax_rnea_forward(int rev, int k, mbs_data *d, const mbs_joint_mode
     const mbs_pose *X = &d->x_up[b];
     double a[6];
     ax_xm_apply(rev, k, ax_stored(rev, k, X), a, X->p, d->acc + 6 * p);
+    MBS_UNROLL(6)
     for (int e = 0; e < 6; ++e)
         if (!(mask & (1 << e))) a[e] += c[e];
     if (qacc) a[s] += qacc[jm->vadr];
     double *restrict ab = d->acc + 6 * b;
+    MBS_UNROLL(6)
     for (int e = 0; e < 6; ++e) ab[e] = a[e];
     mbs_rnea_body_force(d->f + 6 * b, &d->model->bodies[b].rbi, a, d->vel + 6 * b,
                         d->f_ext + 6 * b);
@@ -337,6 +366,7 @@ AX_INLINE void ax_rnea_backward(int rev, int k, mbs_data *d, const mbs_joint_mod
     double fp[6];
     ax_xf_apply_transpose(rev, k, ax_stored(rev, k, X), fp, X->p, f);
     double *restrict fpar = d->f + 6 * p;
+    MBS_UNROLL(6)
     for (int e = 0; e < 6; ++e) fpar[e] += fp[e];
 }
 
@@ -402,6 +432,7 @@ static int axis_geometry(const mbs_joint_model *jm)
 {
     static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     if (!jm->frame_child_identity || memcmp(jm->frame_parent.R, I3, sizeof I3) != 0) return -1;
+    MBS_UNROLL(3)
     for (int k = 0; k < 3; ++k)
         if (jm->axis[k] == 1.0 && jm->axis[(k + 1) % 3] == 0.0 && jm->axis[(k + 2) % 3] == 0.0)
             return k;
