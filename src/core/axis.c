@@ -370,6 +370,26 @@ AX_INLINE void ax_rnea_backward(int rev, int k, mbs_data *d, const mbs_joint_mod
     for (int e = 0; e < 6; ++e) fpar[e] += fp[e];
 }
 
+/* ---------------------------------------------------------------- CRBA */
+
+/* Frame step (crba.c mbs_crba_frame_generic with S = e_s): Sw = [R_w e_k; p_root x R_w e_k]
+   (revolute) or [0; R_w e_k] (prismatic), R_w e_k the column k of the world rotation. */
+AX_INLINE void ax_crba_frame(int rev, int k, mbs_data *d, const mbs_joint_model *jm, int b,
+                             int p)
+{
+    const double *pr = mbs_crba_root_origin(d, b, p), *Rw = d->x_world[b].R;
+    rbi_transform_rp(&d->Ic[b], Rw, pr, &d->model->bodies[b].rbi);
+    double *restrict Sw = d->Sw + 6 * jm->vadr;
+    const double a[3] = {Rw[k], Rw[3 + k], Rw[6 + k]};
+    if (rev) {
+        v3_copy(Sw, a);
+        v3_cross(Sw + 3, pr, a);
+    } else {
+        Sw[0] = Sw[1] = Sw[2] = 0.0;
+        v3_copy(Sw + 3, a);
+    }
+}
+
 /* ---------------------------------------------------------------- the six tables */
 
 /* The kernels of kind NAME (rev 1: revolute, 0: prismatic) about e_K. */
@@ -400,6 +420,10 @@ AX_INLINE void ax_rnea_backward(int rev, int k, mbs_data *d, const mbs_joint_mod
     {                                                                                          \
         ax_rnea_backward(REV, K, d, jm, b, p, tau);                                            \
     }                                                                                          \
+    static void NAME##_crba_frame(mbs_data *d, const mbs_joint_model *jm, int b, int p)       \
+    {                                                                                          \
+        ax_crba_frame(REV, K, d, jm, b, p);                                                    \
+    }                                                                                          \
     static const mbs_joint_kernels NAME = {                                                    \
         .name = LABEL,                                                                         \
         .pose = NAME##_pose,                                                                   \
@@ -409,6 +433,7 @@ AX_INLINE void ax_rnea_backward(int rev, int k, mbs_data *d, const mbs_joint_mod
         .aba_forward = NAME##_aba_forward,                                                     \
         .rnea_forward = NAME##_rnea_forward,                                                   \
         .rnea_backward = NAME##_rnea_backward,                                                 \
+        .crba_frame = NAME##_crba_frame,                                                       \
         .const_subspace = 1,                                                                   \
     };
 

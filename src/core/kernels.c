@@ -11,6 +11,7 @@ static const mbs_joint_kernels generic_1 = {
     .aba_forward = mbs_aba_forward_1,
     .rnea_forward = mbs_rnea_forward_generic,
     .rnea_backward = mbs_rnea_backward_generic,
+    .crba_frame = mbs_crba_frame_generic,
     .const_subspace = 0,
 };
 
@@ -24,6 +25,7 @@ static const mbs_joint_kernels generic_n = {
     .aba_forward = mbs_aba_forward_n,
     .rnea_forward = mbs_rnea_forward_generic,
     .rnea_backward = mbs_rnea_backward_generic,
+    .crba_frame = mbs_crba_frame_generic,
     .const_subspace = 0,
 };
 

@@ -30,6 +30,9 @@ struct mbs_joint_kernels {
                          const double *qacc);
     /* RNEA backward step: tau of the joint's dofs, f_p += X^T f_b */
     void (*rnea_backward)(mbs_data *d, const mbs_joint_model *jm, int b, int p, double *tau);
+    /* CRBA frame step (crba.c): from the poses, p_root[b], the body's inertia Ic[b] and Sw
+       of the joint's dofs in the root frame (world axes, origin of b's root body) */
+    void (*crba_frame)(mbs_data *d, const mbs_joint_model *jm, int b, int p);
     /* 1: S in body coordinates does not depend on q or v; it is written once at data
        creation (mbs_kernels_init_data) and the kernels never write it */
     int const_subspace;
@@ -61,6 +64,22 @@ void mbs_rnea_forward_generic(mbs_data *d, const mbs_joint_model *jm, int b, int
                               const double *qacc);
 void mbs_rnea_backward_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p,
                                double *tau);
+void mbs_crba_frame_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p);
+
+/* Origin of body b relative to its root body's, world axes (crba.c): p_root[b] =
+   R_parent p_up + p_root[parent] summed from the root down, never through the world
+   position, so a system far from the origin loses no digits; returns it. */
+static inline const double *mbs_crba_root_origin(mbs_data *d, int b, int p)
+{
+    double *pr = d->p_root + 3 * b;
+    if (d->root_body[b] == b) {
+        pr[0] = pr[1] = pr[2] = 0.0;
+    } else {
+        m3_mulv(pr, d->x_world[p].R, d->x_up[b].p);
+        v3_add(pr, pr, d->p_root + 3 * p);
+    }
+    return pr;
+}
 
 /* ---- pieces of the ABA step shared by the generic and the specialised kernels (aba.c) */
 /* Report a singular articulated inertia at body b (MBS_ERR_SINGULAR). */

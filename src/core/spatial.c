@@ -6,50 +6,58 @@
 #pragma GCC optimize("O3")
 #endif
 
-/* Row i of S (row stride ss) dotted with row j of R: (S R^T)_ij. */
-#define SRT(S, ss, R, i, j) \
-    ((S)[(ss) * (i)] * (R)[3 * (j)] + (S)[(ss) * (i) + 1] * (R)[3 * (j) + 1] + \
-     (S)[(ss) * (i) + 2] * (R)[3 * (j) + 2])
-/* (R T)_ij for a 3x3 T. */
-#define RT(R, T, i, j) ((R)[3 * (i)] * (T)[j] + (R)[3 * (i) + 1] * (T)[3 + (j)] + (R)[3 * (i) + 2] * (T)[6 + (j)])
-
-/* O = R S R^T for a symmetric 3x3 S; S and O are 3x3 blocks with row strides ss and os
-   (3 for a 3x3 matrix, 6 for a block of a 6x6). Upper triangle computed, mirrored;
-   unrolled by hand (the hot kernel of the articulated-body pass). */
-static inline void rotate_sym(double *O, int os, const double R[9], const double *S, int ss)
+/* Upper triangle of O = R S R^T for a symmetric 3x3 S (row-major), the entries of
+   T = S R^T, T_ij = S_i0 R_j0 + S_i1 R_j1 + S_i2 R_j2, and O_ij = R_i0 T_0j + R_i1 T_1j +
+   R_i2 T_2j summed left to right, two at a time in the lanes: (T_i0, T_i1) per row of T,
+   then (O00, O01), (O11, O12) and (O02, O22). o = (O00, O01, O02, O11, O12, O22). */
+static inline void rotate_sym_upper(double o[6], const double R[9], const double S[9])
 {
-    const double T[9] = {SRT(S, ss, R, 0, 0), SRT(S, ss, R, 0, 1), SRT(S, ss, R, 0, 2),
-                         SRT(S, ss, R, 1, 0), SRT(S, ss, R, 1, 1), SRT(S, ss, R, 1, 2),
-                         SRT(S, ss, R, 2, 0), SRT(S, ss, R, 2, 1), SRT(S, ss, R, 2, 2)};
-    O[0] = RT(R, T, 0, 0);
-    O[os + 1] = RT(R, T, 1, 1);
-    O[2 * os + 2] = RT(R, T, 2, 2);
-    O[1] = O[os] = RT(R, T, 0, 1);
-    O[2] = O[2 * os] = RT(R, T, 0, 2);
-    O[os + 2] = O[2 * os + 1] = RT(R, T, 1, 2);
+    mbs_d2 t01[3], t12[3];
+    double t2[3];
+    const mbs_d2 r0 = d2_set(R[0], R[3]), r1 = d2_set(R[1], R[4]), r2 = d2_set(R[2], R[5]);
+    for (int i = 0; i < 3; ++i) {
+        const double *si = S + 3 * i;
+        t01[i] = d2_dot3(d2_splat(si[0]), r0, d2_splat(si[1]), r1, d2_splat(si[2]), r2);
+        t2[i] = si[0] * R[6] + si[1] * R[7] + si[2] * R[8];
+        t12[i] = d2_set(d2_hi(t01[i]), t2[i]);
+    }
+    const mbs_d2 o01 = d2_dot3(d2_splat(R[0]), t01[0], d2_splat(R[1]), t01[1], d2_splat(R[2]),
+                               t01[2]);
+    const mbs_d2 o12 = d2_dot3(d2_splat(R[3]), t12[0], d2_splat(R[4]), t12[1], d2_splat(R[5]),
+                               t12[2]);
+    const mbs_d2 o22 = d2_dot3(d2_set(R[0], R[6]), d2_splat(t2[0]), d2_set(R[1], R[7]),
+                               d2_splat(t2[1]), d2_set(R[2], R[8]), d2_splat(t2[2]));
+    o[0] = d2_lo(o01), o[1] = d2_hi(o01), o[2] = d2_lo(o22);
+    o[3] = d2_lo(o12), o[4] = d2_hi(o12), o[5] = d2_hi(o22);
 }
 
 /* I_A = X^T I_B X for a rigid-body inertia (RBDA eq. 2.66 with E = R^T, r = p):
  *   h_A = R h + m p,  Ibar_A = R Ibar R^T - [p]x[y]x - [h_A]x[p]x  with y = R h,
  * expanded with [a]x[b]x = b a^T - (a.b) 1. */
-void rbi_transform_to_parent(mbs_rbi *out, const mbs_pose *X, const mbs_rbi *in)
+void rbi_transform_rp(mbs_rbi *out, const double R[9], const double p[3], const mbs_rbi *in)
 {
-    const double *p = X->p;
     const double m = in->m;
-    double y[3], Ir[9];
-    m3_mulv(y, X->R, in->h);
-    rotate_sym(Ir, 3, X->R, in->I, 3);
+    double y[3], Ir[6];
+    m3_mulv(y, R, in->h);
+    rotate_sym_upper(Ir, R, in->I);
     const double py = v3_dot(p, y), pp = v3_dot(p, p);
     const double diag = 2.0 * py + m * pp;
+    int e = 0;
     for (int i = 0; i < 3; ++i)
-        for (int j = i; j < 3; ++j) {
-            double s = Ir[3 * i + j] - (y[i] * p[j] + p[i] * y[j]) - m * p[i] * p[j];
+        for (int j = i; j < 3; ++j, ++e) {
+            double s = Ir[e] - (y[i] * p[j] + p[i] * y[j]) - m * p[i] * p[j];
             if (i == j) s += diag;
             out->I[3 * i + j] = s;
             out->I[3 * j + i] = s;
         }
     out->m = m;
     for (int i = 0; i < 3; ++i) out->h[i] = y[i] + m * p[i];
+}
+
+/* See spatial.h. */
+void rbi_transform_to_parent(mbs_rbi *out, const mbs_pose *X, const mbs_rbi *in)
+{
+    rbi_transform_rp(out, X->R, X->p, in);
 }
 
 /* O = R S R^T for two 3x3 matrices S at once, one per lane (s row-major, R as splats): the

@@ -359,6 +359,8 @@ static inline void m6_blocks_add(double *restrict out, const mbs_d2 oac[6],
 
 /* Rigid-body inertia expressed in B, transformed to A: I_A = X_BA^T I_B X_BA. */
 void rbi_transform_to_parent(mbs_rbi *out, const mbs_pose *X, const mbs_rbi *in);
+/* The same with the pose given as R and p. */
+void rbi_transform_rp(mbs_rbi *out, const double R[9], const double p[3], const mbs_rbi *in);
 /* 6x6 symmetric articulated inertia in B transformed to A: I_A = X_BA^T I_B X_BA. */
 void m6_transform_to_parent(double out[36], const mbs_pose *X, const double in[36]);
 /* Upper triangle of out += X_BA^T in X_BA for a symmetric 6x6 in B of which only the upper
