@@ -108,8 +108,10 @@ static inline void mbs_rnea_body_force(double *restrict f, const mbs_rbi *I,
                                        const double *restrict fe)
 {
     double Ia[6], Iv[6], vxIv[6];
-    rbi_mulv(Ia, I, a);
-    rbi_mulv(Iv, I, v);
+    mbs_d2 x[6], o[6];
+    for (int e = 0; e < 6; ++e) x[e] = d2_set(a[e], v[e]);
+    rbi_mulv2(o, I, x); /* I a and I v in the two lanes */
+    for (int e = 0; e < 6; ++e) Ia[e] = d2_lo(o[e]), Iv[e] = d2_hi(o[e]);
     mv_cross_f(vxIv, v, Iv);
     for (int i = 0; i < 6; ++i) f[i] = Ia[i] + (vxIv[i] - fe[i]);
 }

@@ -17,6 +17,13 @@
 #define MBS_UNROLL(n)
 #endif
 
+/* Force inlining of a small kernel helper where the compiler supports it. */
+#if defined(__GNUC__)
+#define MBS_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define MBS_ALWAYS_INLINE static inline
+#endif
+
 /* Two-lane doubles for the hot kernels: the GCC/Clang vector extension (SSE2 on x86-64, NEON
    on AArch64, scalar code elsewhere) or a plain struct; each lane computes exactly the IEEE
    operations a scalar expression would (no contraction, no reassociation). */
@@ -25,6 +32,7 @@ typedef double mbs_d2 __attribute__((vector_size(16)));
 static inline mbs_d2 d2_set(double lo, double hi) { return (mbs_d2){lo, hi}; }
 static inline mbs_d2 d2_add(mbs_d2 a, mbs_d2 b) { return a + b; }
 static inline mbs_d2 d2_mul(mbs_d2 a, mbs_d2 b) { return a * b; }
+static inline mbs_d2 d2_sub(mbs_d2 a, mbs_d2 b) { return a - b; }
 static inline double d2_lo(mbs_d2 a) { return a[0]; }
 static inline double d2_hi(mbs_d2 a) { return a[1]; }
 #else
@@ -32,10 +40,12 @@ typedef struct mbs_d2 { double x[2]; } mbs_d2;
 static inline mbs_d2 d2_set(double lo, double hi) { mbs_d2 r = {{lo, hi}}; return r; }
 static inline mbs_d2 d2_add(mbs_d2 a, mbs_d2 b) { return d2_set(a.x[0] + b.x[0], a.x[1] + b.x[1]); }
 static inline mbs_d2 d2_mul(mbs_d2 a, mbs_d2 b) { return d2_set(a.x[0] * b.x[0], a.x[1] * b.x[1]); }
+static inline mbs_d2 d2_sub(mbs_d2 a, mbs_d2 b) { return d2_set(a.x[0] - b.x[0], a.x[1] - b.x[1]); }
 static inline double d2_lo(mbs_d2 a) { return a.x[0]; }
 static inline double d2_hi(mbs_d2 a) { return a.x[1]; }
 #endif
 static inline mbs_d2 d2_splat(double x) { return d2_set(x, x); }
+
 /* a0 b0 + a1 b1 + a2 b2, lane by lane, summed left to right */
 static inline mbs_d2 d2_dot3(mbs_d2 a0, mbs_d2 b0, mbs_d2 a1, mbs_d2 b1, mbs_d2 a2, mbs_d2 b2)
 {
@@ -247,6 +257,30 @@ static inline void rbi_mulv(double o[6], const mbs_rbi *I, const double v[6])
     o[3] = I->m * v[3] - t[0];
     o[4] = I->m * v[4] - t[1];
     o[5] = I->m * v[5] - t[2];
+}
+
+/* rbi_mulv on two motion vectors at once, one per lane: o[e] = (I x_lo, I x_hi)[e], each
+   lane the same arithmetic as rbi_mulv. */
+MBS_ALWAYS_INLINE void rbi_mulv2(mbs_d2 o[6], const mbs_rbi *I, const mbs_d2 x[6])
+{
+    const double *J = I->I, *h = I->h;
+    mbs_d2 t[3], u[3];
+    MBS_UNROLL(3)
+    for (int r = 0; r < 3; ++r)
+        o[r] = d2_dot3(d2_splat(J[3 * r]), x[0], d2_splat(J[3 * r + 1]), x[1],
+                       d2_splat(J[3 * r + 2]), x[2]);
+    MBS_UNROLL(3)
+    for (int r = 0; r < 3; ++r) { /* t = h x x_lin, u = h x x_ang */
+        const int i = (r + 1) % 3, j = (r + 2) % 3;
+        t[r] = d2_sub(d2_mul(d2_splat(h[i]), x[3 + j]), d2_mul(d2_splat(h[j]), x[3 + i]));
+        u[r] = d2_sub(d2_mul(d2_splat(h[i]), x[j]), d2_mul(d2_splat(h[j]), x[i]));
+    }
+    const mbs_d2 m = d2_splat(I->m);
+    MBS_UNROLL(3)
+    for (int r = 0; r < 3; ++r) {
+        o[r] = d2_add(o[r], t[r]);
+        o[3 + r] = d2_sub(d2_mul(m, x[3 + r]), u[r]);
+    }
 }
 
 /* Full 6x6 symmetric matrix of a rigid-body inertia, row-major (for articulated inertias). */
