@@ -112,7 +112,7 @@ int mbs_aba_backward_1(mbs_data *d, int t, const mbs_joint_model *jm, int p)
     const double dinv = 1.0 / D;
     const double u = d->tau[i] + d->gen_force[i] - s6_dot(S, pA);
     for (int e = 0; e < 6; ++e) d->U[6 * i + e] = U[e];
-    d->Dinv[36 * t] = dinv;
+    d->Dinv[6 * i] = dinv;
     d->u[i] = u;
     if (p == 0) return MBS_OK;
     const double g = dinv * (u - s6_dot(U, c));
@@ -187,7 +187,7 @@ static void aba_propagate_n(mbs_data *d, int t, const mbs_joint_model *jm, int p
 {
     const int n = jm->nv, i0 = jm->vadr, b = jm->child;
     const double *IA = d->IA + 36 * b, *pA = d->f + 6 * b, *c = d->cvel + 6 * b;
-    const double *U = d->U + 6 * i0, *Dinv = d->Dinv + 36 * t;
+    const double *U = d->U + 6 * i0, *Dinv = d->Dinv + 6 * i0;
     double Ia[36], pa[6], UD[36], r[6], fX[6];
     m6_mulv(pa, IA, c);
     for (int e = 0; e < 6; ++e) pa[e] += pA[e];
@@ -228,7 +228,7 @@ int mbs_aba_backward_n(mbs_data *d, int t, const mbs_joint_model *jm, int p)
     for (int e = 0; e < 6 * n; ++e) d->U[6 * i0 + e] = U[e];
     for (int k = 0; k < n; ++k) /* D symmetric: upper triangle, mirrored */
         for (int l = k; l < n; ++l) D[n * k + l] = D[n * l + k] = s6_dot(S + 6 * k, U + 6 * l);
-    if (n > 0 && small_spd_inverse(n, D, scale, d->Dinv + 36 * t)) return mbs_aba_singular(d, b);
+    if (n > 0 && small_spd_inverse(n, D, scale, d->Dinv + 6 * i0)) return mbs_aba_singular(d, b);
     if (p > 0) aba_propagate_n(d, t, jm, p);
     return MBS_OK;
 }
@@ -239,7 +239,7 @@ static int aba_backward(mbs_data *d)
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int st = jm->kern->aba_backward(d, t, jm, m->bodies[jm->child].parent);
+        const int st = jm->kern->aba_backward(d, t, jm, jm->parent);
         if (st != MBS_OK) return st;
     }
     return MBS_OK;
@@ -260,7 +260,7 @@ void mbs_aba_forward_n(mbs_data *d, int t, const mbs_joint_model *jm, int p)
     for (int k = 0; k < n; ++k) r[k] = d->u[i0 + k] - s6_dot(d->U + 6 * (i0 + k), a);
     for (int k = 0; k < n; ++k) {
         double qdd = 0.0;
-        for (int l = 0; l < n; ++l) qdd += d->Dinv[36 * t + n * k + l] * r[l];
+        for (int l = 0; l < n; ++l) qdd += d->Dinv[6 * i0 + n * k + l] * r[l];
         d->qacc[i0 + k] = qdd;
     }
     for (int k = 0; k < n; ++k)
@@ -286,7 +286,7 @@ void mbs_aba_forward_1(mbs_data *d, int t, const mbs_joint_model *jm, int p)
     const double Ua = ((Up[0] * ap[0] + Up[1] * ap[1]) + (Up[2] * ap[2] + Up[3] * ap[3])) +
                       (Up[4] * ap[4] + Up[5] * ap[5]);
     const double Ur = jm->rotor_parent ? v3_dot(jm->rotor_U, ap) : 0.0; /* native rotors */
-    const double qdd = d->Dinv[36 * t] * (uc - Ua - Ur);
+    const double qdd = d->Dinv[6 * i] * (uc - Ua - Ur);
     xm_apply(a, X, ap);
     for (int e = 0; e < 6; ++e) ab[e] = a[e] + (c[e] + S[e] * qdd);
     d->qacc[i] = qdd;
@@ -298,7 +298,7 @@ static void aba_forward(mbs_data *d)
     const mbs_model *m = d->model;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        jm->kern->aba_forward(d, t, jm, m->bodies[jm->child].parent);
+        jm->kern->aba_forward(d, t, jm, jm->parent);
     }
 }
 

@@ -291,7 +291,7 @@ AX_INLINE int ax_aba_backward(int rev, int k, mbs_data *d, int t, const mbs_join
     const double u = d->tau[i] + d->gen_force[i] - pA[s];
     MBS_UNROLL(6)
     for (int e = 0; e < 6; ++e) d->U[6 * i + e] = U[e];
-    d->Dinv[36 * t] = dinv;
+    d->Dinv[6 * i] = dinv;
     d->u[i] = u;
     if (p == 0) return MBS_OK;
     const double g = dinv * (u - ax_dot6(mask, U, c));
@@ -325,7 +325,7 @@ AX_INLINE void ax_aba_forward(int rev, int k, mbs_data *d, int t, const mbs_join
     const double Ua = ((Up[0] * ap[0] + Up[1] * ap[1]) + (Up[2] * ap[2] + Up[3] * ap[3])) +
                       (Up[4] * ap[4] + Up[5] * ap[5]);
     const double Ur = jm->rotor_parent ? v3_dot(jm->rotor_U, ap) : 0.0; /* native rotors */
-    const double qdd = d->Dinv[36 * t] * (uc - Ua - Ur);
+    const double qdd = d->Dinv[6 * i] * (uc - Ua - Ur);
     ax_xm_apply(rev, k, R, a, X->p, ap);
     MBS_UNROLL(6)
     for (int e = 0; e < 6; ++e)

@@ -24,7 +24,7 @@ static void crba_root_frame(mbs_data *d)
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child;
-        jm->kern->crba_frame(d, jm, b, m->bodies[b].parent);
+        jm->kern->crba_frame(d, jm, b, jm->parent);
     }
 }
 
@@ -43,7 +43,7 @@ static void crba_forces(mbs_data *d)
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
+        const int b = jm->child, p = jm->parent;
         for (int k = 0; k < jm->nv; ++k)
             rbi_mulv(d->Fw + 6 * (jm->vadr + k), &d->Ic[b], d->Sw + 6 * (jm->vadr + k));
         if (p > 0) rbi_add(&d->Ic[p], &d->Ic[b]); /* same frame: a plain sum */

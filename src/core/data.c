@@ -35,7 +35,7 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     d->f = alloc0(6 * nb, sizeof(double));
     d->IA = alloc0(36 * nb, sizeof(double));
     d->U = alloc0(6 * nv, sizeof(double));
-    d->Dinv = alloc0(36 * (size_t)m->ntree, sizeof(double));
+    d->Dinv = alloc0(6 * nv, sizeof(double));
     d->u = alloc0(nv, sizeof(double));
     d->Ic = alloc0(nb, sizeof(mbs_rbi));
     d->Sw = alloc0(6 * nv, sizeof(double));

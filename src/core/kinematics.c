@@ -134,7 +134,7 @@ void mbs_kinematics_pos(mbs_data *d)
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child;
-        jm->kern->pose(d, jm, b, m->bodies[b].parent);
+        jm->kern->pose(d, jm, b, jm->parent);
     }
 }
 
@@ -145,7 +145,7 @@ void mbs_kinematics(mbs_data *d)
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child;
-        jm->kern->pose_motion(d, jm, b, m->bodies[b].parent);
+        jm->kern->pose_motion(d, jm, b, jm->parent);
     }
 }
 
@@ -156,7 +156,7 @@ void mbs_kinematics_subspace(mbs_data *d)
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child;
-        jm->kern->pose(d, jm, b, m->bodies[b].parent);
+        jm->kern->pose(d, jm, b, jm->parent);
         jm->kern->subspace(d, jm);
     }
 }

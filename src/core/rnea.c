@@ -53,7 +53,7 @@ static void rnea_forward(mbs_data *d, const double *qacc)
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child;
-        jm->kern->rnea_forward(d, jm, b, m->bodies[b].parent, qacc);
+        jm->kern->rnea_forward(d, jm, b, jm->parent, qacc);
     }
 }
 
@@ -64,7 +64,7 @@ static void rnea_backward(mbs_data *d, double *tau_out)
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child;
-        jm->kern->rnea_backward(d, jm, b, m->bodies[b].parent, tau_out);
+        jm->kern->rnea_backward(d, jm, b, jm->parent, tau_out);
     }
 }
 
