@@ -1,6 +1,12 @@
 /* Composite-rigid-body mass matrix (RBDA table 6.2) and its tree-sparse L^T D L
  * factorisation and solve (RBDA §6.5, tables 6.3 and 6.4). */
 #include "core/kernels.h"
+/* GCC: no automatic vectorization here (the rows are vectorized by hand): its vector sums of
+   the composite inertias read back what the previous body's step stored one double at a
+   time (measured with bench/ab.sh: mass matrix 4-12 % faster without it). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-vectorize")
+#endif
 
 /* Generic kernel: body inertias and motion subspaces in the root frame of each subtree, Ic
    (nbody) and Sw (6 nv). With both in one frame, the composite inertia of a subtree is a
