@@ -3,16 +3,13 @@
  * Articulated inertias are symmetric: they are built and accumulated in their upper
  * triangles only and completed (lower triangle mirrored) when the body's own joint is
  * processed, so d->IA holds full matrices after the backward pass. */
-#include "core/internal.h"
+#include "core/kernels.h"
 #include "couplings/couplings.h"
 /* -O3 (GCC) vectorizes the 6-vector and upper-triangle loops of the passes; measured
    ~3-5 ns per body less on the benchmark chains and humanoid. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
 #endif
-
-/* A pivot of D below this fraction of the inertia scale seen by the joint is singular. */
-#define ABA_SINGULAR_EPS 1e-12
 
 /* Inertia scale the motion s sees in the PSD 6x6 matrix IA: an upper bound (within 2) of
    s^T IA s for any direction of that size, |s_ang|^2 tr(A) + |s_lin|^2 tr(C). */
@@ -39,8 +36,8 @@ static void aba_init(mbs_data *d)
     }
 }
 
-/* Report a singular articulated inertia at body b. */
-static int aba_singular(mbs_data *d, int b)
+/* See kernels.h: report a singular articulated inertia at body b. */
+int mbs_aba_singular(mbs_data *d, int b)
 {
     char buf[96];
     return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR,
@@ -81,8 +78,8 @@ static void sym6_complete_mulv2(double *restrict M, const double *restrict s,
    Uh = X^T U the child's U in p coordinates, the composite passes to p
    IA_p += I_r - (Uh U_r^T + U_r Uh^T + U_r U_r^T) / D and pA_p += U_r g (their gyroscopic
    bias is a force, f_ext of p). Upper triangle of IA_p only. */
-static void aba_rotor_propagate(mbs_data *d, const mbs_joint_model *jm, int b, int p,
-                                const double U[6], double dinv, double g)
+void mbs_aba_rotor_propagate(mbs_data *d, const mbs_joint_model *jm, int b, int p,
+                             const double U[6], double dinv, double g)
 {
     double Uh[6];
     const double *Ur = jm->rotor_U;
@@ -99,8 +96,9 @@ static void aba_rotor_propagate(mbs_data *d, const mbs_joint_model *jm, int b, i
 
 /* One-dof joint: U = IA S, D = S^T U, u = tau - S^T pA, then into the parent p (when not the
    world) IA_p += X^T Ia X with Ia = IA - U U^T / D (upper triangle) and pA_p += X^T pa with
-   pa = pA + IA c + U (u - U^T c) / D. Completes IA. Returns 0 or MBS_ERR_SINGULAR. */
-static int aba_joint_1(mbs_data *d, int t, const mbs_joint_model *jm, int p)
+   pa = pA + IA c + U (u - U^T c) / D. Completes IA. Returns 0 or MBS_ERR_SINGULAR. The
+   generic backward kernel of one-dof joints. */
+int mbs_aba_backward_1(mbs_data *d, int t, const mbs_joint_model *jm, int p)
 {
     const int i = jm->vadr, b = jm->child;
     double *restrict IA = d->IA + 36 * b;
@@ -110,26 +108,21 @@ static int aba_joint_1(mbs_data *d, int t, const mbs_joint_model *jm, int p)
     double U[6], Ic[6], Ia[36], pa[6], f[6];
     sym6_complete_mulv2(IA, S, c, U, Ic);
     const double D = s6_dot(S, U) + jm->rotor_D; /* + native rotors' J ratio^2 */
-    if (!(D > ABA_SINGULAR_EPS * joint_scale(S, IA))) return aba_singular(d, b);
+    if (!(D > MBS_ABA_SINGULAR_EPS * joint_scale(S, IA))) return mbs_aba_singular(d, b);
     const double dinv = 1.0 / D;
     const double u = d->tau[i] + d->gen_force[i] - s6_dot(S, pA);
     for (int e = 0; e < 6; ++e) d->U[6 * i + e] = U[e];
-    d->Dinv[36 * t] = dinv;
+    d->Dinv[6 * i] = dinv;
     d->u[i] = u;
     if (p == 0) return MBS_OK;
     const double g = dinv * (u - s6_dot(U, c));
-    MBS_UNROLL(6)
-    for (int r = 0; r < 6; ++r) {
-        const double w = dinv * U[r];
-        MBS_UNROLL(6)
-        for (int k = r; k < 6; ++k) Ia[6 * r + k] = IA[6 * r + k] - w * U[k];
-    }
+    mbs_aba_articulated_1(Ia, IA, U, dinv);
     for (int e = 0; e < 6; ++e) pa[e] = pA[e] + Ic[e] + U[e] * g;
     m6_sym_transform_add(d->IA + 36 * p, &d->x_up[b], Ia);
     xf_apply_transpose(f, &d->x_up[b], pa);
     double *restrict pAp = d->f + 6 * p;
     for (int e = 0; e < 6; ++e) pAp[e] += f[e];
-    if (jm->rotor_parent) aba_rotor_propagate(d, jm, b, p, U, dinv, g);
+    if (jm->rotor_parent) mbs_aba_rotor_propagate(d, jm, b, p, U, dinv, g);
     return MBS_OK;
 }
 
@@ -144,7 +137,7 @@ static inline int spd_inverse(int n, const double *D, const double *scale, doubl
         double s = D[n * j + j];
         MBS_UNROLL(6)
         for (int k = 0; k < j; ++k) s -= L[6 * j + k] * L[6 * j + k];
-        if (!(s > ABA_SINGULAR_EPS * scale[j])) return 1;
+        if (!(s > MBS_ABA_SINGULAR_EPS * scale[j])) return 1;
         L[6 * j + j] = sqrt(s);
         id[j] = 1.0 / L[6 * j + j];
         MBS_UNROLL(6)
@@ -194,7 +187,7 @@ static void aba_propagate_n(mbs_data *d, int t, const mbs_joint_model *jm, int p
 {
     const int n = jm->nv, i0 = jm->vadr, b = jm->child;
     const double *IA = d->IA + 36 * b, *pA = d->f + 6 * b, *c = d->cvel + 6 * b;
-    const double *U = d->U + 6 * i0, *Dinv = d->Dinv + 36 * t;
+    const double *U = d->U + 6 * i0, *Dinv = d->Dinv + 6 * i0;
     double Ia[36], pa[6], UD[36], r[6], fX[6];
     m6_mulv(pa, IA, c);
     for (int e = 0; e < 6; ++e) pa[e] += pA[e];
@@ -217,9 +210,9 @@ static void aba_propagate_n(mbs_data *d, int t, const mbs_joint_model *jm, int p
     for (int e = 0; e < 6; ++e) d->f[6 * p + e] += fX[e];
 }
 
-/* Any-dof joint (0..6): the matrix form of aba_joint_1 with Dinv = (S^T U)^-1 (completes IA
-   first). Returns 0 or MBS_ERR_SINGULAR. */
-static int aba_joint_n(mbs_data *d, int t, const mbs_joint_model *jm, int p)
+/* Any-dof joint (0..6): the matrix form of mbs_aba_backward_1 with Dinv = (S^T U)^-1
+   (completes IA first). Returns 0 or MBS_ERR_SINGULAR. The generic kernel of n != 1 dofs. */
+int mbs_aba_backward_n(mbs_data *d, int t, const mbs_joint_model *jm, int p)
 {
     const int n = jm->nv, i0 = jm->vadr, b = jm->child;
     m6_sym_mirror(d->IA + 36 * b);
@@ -235,7 +228,7 @@ static int aba_joint_n(mbs_data *d, int t, const mbs_joint_model *jm, int p)
     for (int e = 0; e < 6 * n; ++e) d->U[6 * i0 + e] = U[e];
     for (int k = 0; k < n; ++k) /* D symmetric: upper triangle, mirrored */
         for (int l = k; l < n; ++l) D[n * k + l] = D[n * l + k] = s6_dot(S + 6 * k, U + 6 * l);
-    if (n > 0 && small_spd_inverse(n, D, scale, d->Dinv + 36 * t)) return aba_singular(d, b);
+    if (n > 0 && small_spd_inverse(n, D, scale, d->Dinv + 6 * i0)) return mbs_aba_singular(d, b);
     if (p > 0) aba_propagate_n(d, t, jm, p);
     return MBS_OK;
 }
@@ -246,19 +239,20 @@ static int aba_backward(mbs_data *d)
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int p = m->bodies[jm->child].parent;
-        const int st = jm->nv == 1 ? aba_joint_1(d, t, jm, p) : aba_joint_n(d, t, jm, p);
+        const int st = jm->kern->aba_backward(d, t, jm, jm->parent);
         if (st != MBS_OK) return st;
     }
     return MBS_OK;
 }
 
-/* Forward pass of a joint of n != 1 dofs: a = a' + S qdd into ab, with a' = X a_p + c and
-   qdd = D^-1 (u - U^T a'). */
-static void aba_forward_n(mbs_data *d, int t, const mbs_joint_model *jm, const mbs_pose *X,
-                          const double *restrict ap, double *restrict ab)
+/* Forward step of a joint of n != 1 dofs: a = a' + S qdd into acc[b], with a' = X a_p + c
+   and qdd = D^-1 (u - U^T a'). The generic kernel of n != 1 dofs. */
+void mbs_aba_forward_n(mbs_data *d, int t, const mbs_joint_model *jm, int p)
 {
     const int n = jm->nv, i0 = jm->vadr;
+    const mbs_pose *X = &d->x_up[jm->child];
+    const double *restrict ap = d->acc + 6 * p;
+    double *restrict ab = d->acc + 6 * jm->child;
     const double *c = d->cvel + 6 * jm->child;
     double a[6], r[6];
     xm_apply(a, X, ap);
@@ -266,7 +260,7 @@ static void aba_forward_n(mbs_data *d, int t, const mbs_joint_model *jm, const m
     for (int k = 0; k < n; ++k) r[k] = d->u[i0 + k] - s6_dot(d->U + 6 * (i0 + k), a);
     for (int k = 0; k < n; ++k) {
         double qdd = 0.0;
-        for (int l = 0; l < n; ++l) qdd += d->Dinv[36 * t + n * k + l] * r[l];
+        for (int l = 0; l < n; ++l) qdd += d->Dinv[6 * i0 + n * k + l] * r[l];
         d->qacc[i0 + k] = qdd;
     }
     for (int k = 0; k < n; ++k)
@@ -274,15 +268,16 @@ static void aba_forward_n(mbs_data *d, int t, const mbs_joint_model *jm, const m
     for (int e = 0; e < 6; ++e) ab[e] = a[e];
 }
 
-/* One-dof joint of the forward pass: a = a' + S qdd into ab, with a' = X a_p + c and
+/* One-dof joint of the forward pass: a = a' + S qdd into acc[b], with a' = X a_p + c and
    qdd = D^-1 (u - U^T a'). U^T a' is evaluated as (X^T U)^T a_p + U^T c (pairwise sum), so
    that qdd waits only for one short dot product after a_p (the chain's critical path) while
-   a' is formed alongside. */
-static inline void aba_forward_1(mbs_data *d, int t, const mbs_joint_model *jm,
-                                 const mbs_pose *restrict X, const double *restrict ap,
-                                 double *restrict ab)
+   a' is formed alongside. The generic kernel of one-dof joints. */
+void mbs_aba_forward_1(mbs_data *d, int t, const mbs_joint_model *jm, int p)
 {
     const int i = jm->vadr, b = jm->child;
+    const mbs_pose *restrict X = &d->x_up[b];
+    const double *restrict ap = d->acc + 6 * p;
+    double *restrict ab = d->acc + 6 * b;
     const double *restrict U = d->U + 6 * i, *restrict c = d->cvel + 6 * b;
     const double *restrict S = d->S + 6 * i;
     double Up[6], a[6];
@@ -291,7 +286,7 @@ static inline void aba_forward_1(mbs_data *d, int t, const mbs_joint_model *jm,
     const double Ua = ((Up[0] * ap[0] + Up[1] * ap[1]) + (Up[2] * ap[2] + Up[3] * ap[3])) +
                       (Up[4] * ap[4] + Up[5] * ap[5]);
     const double Ur = jm->rotor_parent ? v3_dot(jm->rotor_U, ap) : 0.0; /* native rotors */
-    const double qdd = d->Dinv[36 * t] * (uc - Ua - Ur);
+    const double qdd = d->Dinv[6 * i] * (uc - Ua - Ur);
     xm_apply(a, X, ap);
     for (int e = 0; e < 6; ++e) ab[e] = a[e] + (c[e] + S[e] * qdd);
     d->qacc[i] = qdd;
@@ -303,11 +298,7 @@ static void aba_forward(mbs_data *d)
     const mbs_model *m = d->model;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
-        if (jm->nv == 1)
-            aba_forward_1(d, t, jm, &d->x_up[b], d->acc + 6 * p, d->acc + 6 * b);
-        else
-            aba_forward_n(d, t, jm, &d->x_up[b], d->acc + 6 * p, d->acc + 6 * b);
+        jm->kern->aba_forward(d, t, jm, jm->parent);
     }
 }
 

@@ -21,6 +21,7 @@
 #include "core/point_mass.h"
 #include "closure/closure.h"
 #include "contact/contact.h"
+#include "core/kernels.h"
 #include "planar/planar.h"
 #include "couplings/compile_elements.h"
 #include "ustates/ustates.h"
@@ -518,6 +519,8 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
         return st;
     }
     fill_cuts(m);
+    for (int t = 0; t < m->ntree; ++t) /* every tree joint's kernels, once */
+        m->joints[m->tree[t]].kern = mbs_kernels_pick(&m->joints[m->tree[t]]);
     st = mbs_compile_elements(b, m, t->node, builder_err(b));
     if (st != MBS_OK) {
         mbs_model_destroy(m);

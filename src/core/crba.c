@@ -1,41 +1,36 @@
 /* Composite-rigid-body mass matrix (RBDA table 6.2) and its tree-sparse L^T D L
  * factorisation and solve (RBDA §6.5, tables 6.3 and 6.4). */
-#include "core/internal.h"
+#include "core/kernels.h"
+/* GCC: no automatic vectorization here (the rows are vectorized by hand): its vector sums of
+   the composite inertias read back what the previous body's step stored one double at a
+   time (measured with bench/ab.sh: mass matrix 4-12 % faster without it). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-vectorize")
+#endif
 
-/* Pose of body b about the origin of its root body (the first body of its subtree below
-   the world): world rotation, position p_root[b] = R_parent p_up + p_root[parent] summed from
-   the root down (parents first), never through the world position, so a system far from
-   the origin loses no digits. */
-static void pose_about_root(mbs_data *d, int b, mbs_pose *X)
+/* Generic kernel: body inertias and motion subspaces in the root frame of each subtree, Ic
+   (nbody) and Sw (6 nv). With both in one frame, the composite inertia of a subtree is a
+   plain sum and M_ij = Sw_j . (Ic_i Sw_i) needs no transform per ancestor (Featherstone
+   RBDA §6.2, the "world coordinates" variant that Pinocchio also uses). */
+void mbs_crba_frame_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p)
 {
-    const mbs_pose *xw = &d->x_world[b], *up = &d->x_up[b];
-    const int p = d->model->bodies[b].parent;
-    double *pr = d->p_root + 3 * b;
-    if (d->root_body[b] == b) {
-        pr[0] = pr[1] = pr[2] = 0.0;
-    } else {
-        m3_mulv(pr, d->x_world[p].R, up->p);
-        v3_add(pr, pr, d->p_root + 3 * p);
-    }
-    for (int i = 0; i < 9; ++i) X->R[i] = xw->R[i];
-    v3_copy(X->p, pr);
+    mbs_pose X;
+    const double *pr = mbs_crba_root_origin(d, b, p);
+    for (int i = 0; i < 9; ++i) X.R[i] = d->x_world[b].R[i];
+    v3_copy(X.p, pr);
+    rbi_transform_rp(&d->Ic[b], X.R, X.p, &d->model->bodies[b].rbi);
+    for (int k = 0; k < jm->nv; ++k)
+        xm_apply_inv(d->Sw + 6 * (jm->vadr + k), &X, d->S + 6 * (jm->vadr + k));
 }
 
-/* Body inertias and motion subspaces in the root frame of each subtree: Ic (nbody) and
-   Sw (6 nv). With both in one frame, the composite inertia of a subtree is a plain sum
-   and M_ij = Sw_j . (Ic_i Sw_i) needs no transform per ancestor (Featherstone RBDA §6.2,
-   the "world coordinates" variant that Pinocchio also uses). */
+/* The frame step of every joint (parents first: p_root is summed down the tree). */
 static void crba_root_frame(mbs_data *d)
 {
     const mbs_model *m = d->model;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child;
-        mbs_pose X;
-        pose_about_root(d, b, &X);
-        rbi_transform_to_parent(&d->Ic[b], &X, &m->bodies[b].rbi);
-        for (int k = 0; k < jm->nv; ++k)
-            xm_apply_inv(d->Sw + 6 * (jm->vadr + k), &X, d->S + 6 * (jm->vadr + k));
+        jm->kern->crba_frame(d, jm, b, jm->parent);
     }
 }
 
@@ -54,45 +49,54 @@ static void crba_forces(mbs_data *d)
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
+        const int b = jm->child, p = jm->parent;
         for (int k = 0; k < jm->nv; ++k)
             rbi_mulv(d->Fw + 6 * (jm->vadr + k), &d->Ic[b], d->Sw + 6 * (jm->vadr + k));
         if (p > 0) rbi_add(&d->Ic[p], &d->Ic[b]); /* same frame: a plain sum */
     }
 }
 
-/* Rows i and p = lambda(i) of the lower triangle at once: both need Sw_j . F for every
-   ancestor j of p, so each Sw_j is loaded once for two dot products (two lanes, each
-   summed in the order of s6_dot, so the result is the same bit for bit). */
-static void crba_row_pair(const mbs_data *d, int i, int p, double *restrict M)
+/* Rows g[0..n-1] (n <= 4, g[r+1] = lambda(g[r])) of the lower triangle at once: the
+   entries among them one by one, then for every ancestor j of g[n-1] the n dot products
+   Sw_j . F_g[r] with Sw_j loaded once (two lane pairs). Every dot is summed in the order of
+   s6_dot. Returns the sum of 0 * entry over the entries written: 0, or NaN when one of
+   them is not finite. */
+static double crba_rows(const mbs_data *d, const int g[4], int n, double *restrict M)
 {
-    const int nv = d->model->nv;
+    const size_t nv = (size_t)d->model->nv;
     const int *lam = d->model->dof_parent;
-    const double *restrict Sw = d->Sw, *restrict Fi = d->Fw + 6 * i, *restrict Fp = d->Fw + 6 * p;
-    double *restrict ri = M + (size_t)nv * (size_t)i, *restrict rp = M + (size_t)nv * (size_t)p;
-    mbs_d2 f[6];
-    for (int k = 0; k < 6; ++k) f[k] = d2_set(Fi[k], Fp[k]);
-    ri[i] = s6_dot(Sw + 6 * i, Fi);
-    ri[p] = s6_dot(Sw + 6 * p, Fi);
-    rp[p] = s6_dot(Sw + 6 * p, Fp);
-    for (int j = lam[p]; j >= 0; j = lam[j]) {
+    const double *restrict Sw = d->Sw, *restrict F = d->Fw;
+    double z = 0.0;
+    for (int r = 0; r < n; ++r)
+        for (int c = r; c < n; ++c) {
+            const double x = s6_dot(Sw + 6 * g[c], F + 6 * g[r]);
+            M[nv * (size_t)g[r] + (size_t)g[c]] = x;
+            z += 0.0 * x;
+        }
+    const int g1 = g[n > 1 ? 1 : 0], g2 = g[n > 2 ? 2 : 0], g3 = g[n > 3 ? 3 : n - 1];
+    const double *F0 = F + 6 * g[0], *F1 = F + 6 * g1, *F2 = F + 6 * g2, *F3 = F + 6 * g3;
+    double *restrict r0 = M + nv * (size_t)g[0], *restrict r1 = M + nv * (size_t)g1;
+    double *restrict r2 = M + nv * (size_t)g2, *restrict r3 = M + nv * (size_t)g3;
+    mbs_d2 f01[6], f23[6], zz = d2_splat(0.0);
+    for (int k = 0; k < 6; ++k) f01[k] = d2_set(F0[k], F1[k]), f23[k] = d2_set(F2[k], F3[k]);
+    const mbs_d2 zero = d2_splat(0.0);
+    for (int j = lam[g[n - 1]]; j >= 0; j = lam[j]) {
         const double *restrict s = Sw + 6 * j;
-        mbs_d2 a = d2_mul(f[0], d2_splat(s[0]));
-        for (int k = 1; k < 6; ++k) a = d2_add(a, d2_mul(f[k], d2_splat(s[k])));
-        ri[j] = d2_lo(a);
-        rp[j] = d2_hi(a);
+        mbs_d2 a = d2_mul(f01[0], d2_splat(s[0])), c = d2_mul(f23[0], d2_splat(s[0]));
+        MBS_UNROLL(5)
+        for (int k = 1; k < 6; ++k) {
+            const mbs_d2 sk = d2_splat(s[k]);
+            a = d2_add(a, d2_mul(f01[k], sk));
+            if (n > 2) c = d2_add(c, d2_mul(f23[k], sk));
+        }
+        r0[j] = d2_lo(a), r1[j] = d2_hi(a);
+        zz = d2_add(zz, d2_mul(zero, a));
+        if (n > 2) {
+            r2[j] = d2_lo(c), r3[j] = d2_hi(c);
+            zz = d2_add(zz, d2_mul(zero, c));
+        }
     }
-}
-
-/* Row i of the lower triangle alone: diagonal and one dot product per ancestor dof. */
-static void crba_row(const mbs_data *d, int i, double *restrict M)
-{
-    const int nv = d->model->nv;
-    const int *lam = d->model->dof_parent;
-    const double *restrict Sw = d->Sw, *restrict F = d->Fw + 6 * i;
-    double *restrict row = M + (size_t)nv * (size_t)i;
-    row[i] = s6_dot(Sw + 6 * i, F);
-    for (int j = lam[i]; j >= 0; j = lam[j]) row[j] = s6_dot(Sw + 6 * j, F);
+    return z + (d2_lo(zz) + d2_hi(zz));
 }
 
 /* Zero the lower-triangle entries of rows that have non-ancestor dofs before them (a
@@ -106,8 +110,9 @@ static void crba_zero_branches(const mbs_data *d, double *M)
 }
 
 /* See internal.h: the lower triangle of M, diagonal included. Rows are taken from the
-   deepest dof up, each paired with its nearest ancestor dof when that row is still to do. */
-void mbs_crba_lower(mbs_data *d, double *M)
+   deepest dof up, in groups of up to four along the path to the root (the row and its
+   nearest ancestor dofs whose rows are still to do). */
+int mbs_crba_lower(mbs_data *d, double *M)
 {
     const int nv = d->model->nv;
     const int *lam = d->model->dof_parent;
@@ -116,16 +121,14 @@ void mbs_crba_lower(mbs_data *d, double *M)
     crba_forces(d);
     crba_zero_branches(d, M);
     for (int i = 0; i < nv; ++i) done[i] = 0;
+    double z = 0.0;
     for (int i = nv - 1; i >= 0; --i) {
         if (done[i]) continue;
-        const int p = lam[i];
-        if (p >= 0 && !done[p]) {
-            crba_row_pair(d, i, p, M);
-            done[p] = 1;
-        } else {
-            crba_row(d, i, M);
-        }
+        int g[4], n = 0;
+        for (int j = i; j >= 0 && !done[j] && n < 4; j = lam[j]) g[n++] = j, done[j] = 1;
+        z += crba_rows(d, g, n, M);
     }
+    return z == 0.0;
 }
 
 /* M (nv x nv row-major, full) from the current poses and S. */

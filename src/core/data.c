@@ -5,6 +5,7 @@
 
 #include "analysis/derivs.h"
 #include "core/internal.h"
+#include "core/kernels.h"
 #include "core/linalg.h"
 #include "analysis/analysis.h"
 #include "events/events.h"
@@ -42,7 +43,7 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     d->f = alloc0(6 * nb, sizeof(double));
     d->IA = alloc0(36 * nb, sizeof(double));
     d->U = alloc0(6 * nv, sizeof(double));
-    d->Dinv = alloc0(36 * (size_t)m->ntree, sizeof(double));
+    d->Dinv = alloc0(6 * nv, sizeof(double));
     d->u = alloc0(nv, sizeof(double));
     d->Ic = alloc0(nb, sizeof(mbs_rbi));
     d->Sw = alloc0(6 * nv, sizeof(double));
@@ -93,6 +94,7 @@ static void data_init_state(mbs_data *d)
         d->dof_depth[i] = m->dof_parent[i] >= 0 ? d->dof_depth[m->dof_parent[i]] + 1 : 0;
     for (int i = 0; i < m->nforce; ++i) /* two-frame forces start at their constant value */
         memcpy(d->force_in + 6 * i, m->forces[i].value, sizeof m->forces[i].value);
+    mbs_kernels_init_data(d);
 }
 
 /* Create the data of a compiled model (NULL for a NULL model or out of memory). */

@@ -207,9 +207,12 @@ static int mass_lower(mbs_data *d, const char *call)
     mbs_kinematics_subspace(d);
     if (d->model->nnode > 0 && (st = mbs_nodes_solve(d)) != MBS_OK) return st;
     if (d->model->ncrow > 0 && (st = mbs_couplings_eval(d, 0)) != MBS_OK) return st;
-    mbs_crba_lower(d, d->M);
-    if (d->model->ncrow > 0) mbs_couplings_mass(d, d->M, 0); /* + m G^T G of every row */
-    if (lower_all_finite(d->M, nv)) return MBS_OK;
+    int finite = mbs_crba_lower(d, d->M);
+    if (d->model->ncrow > 0) { /* + m G^T G of every row */
+        mbs_couplings_mass(d, d->M, 0);
+        finite = lower_all_finite(d->M, nv);
+    }
+    if (finite) return MBS_OK;
     mirror_lower(d->M, nv);
     const int bad = first_nonfinite(d->M, nv * nv);
     char buf[96];

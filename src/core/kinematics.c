@@ -1,5 +1,5 @@
 /* Forward kinematics pass over the tree (RBDA §4.4, table 5.1 first loop), body coordinates. */
-#include "core/internal.h"
+#include "core/kernels.h"
 /* GCC: -O3 (measured 48 -> 38.5 ns per body for this pass on the 100-link chain), but
    without the basic-block vectorizer, which pairs loads of poses and velocities that the
    previous iteration stored as scalars (a store-forwarding stall on the chain's critical
@@ -55,46 +55,6 @@ static void joint_pose_up(const mbs_data *d, const mbs_joint_model *jm, mbs_pose
     pose_mul_inv(up, &t, &jm->frame_child);
 }
 
-/* Poses x_up and x_world of every body from q. */
-void mbs_kinematics_pos(mbs_data *d)
-{
-    const mbs_model *m = d->model;
-    d->kin_gen++;
-    mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
-    for (int t = 0; t < m->ntree; ++t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
-        joint_pose_up(d, jm, &xup[b]);
-        pose_compose(&xw[b], &xw[p], &xup[b]);
-    }
-}
-
-/* World poses of every body at the neutral q (all joint transforms the identity). */
-void mbs_neutral_poses(const mbs_model *m, mbs_pose *xw)
-{
-    pose_identity(&xw[0]);
-    for (int t = 0; t < m->ntree; ++t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        mbs_pose up;
-        pose_mul_inv(&up, &jm->frame_parent, &jm->frame_child);
-        pose_mul(&xw[jm->child], &xw[m->bodies[jm->child].parent], &up);
-    }
-}
-
-/* Poses of the bodies at the tree positions t[0..n) (ascending), their parents' current. */
-void mbs_kinematics_pos_some(mbs_data *d, const int *t, int n)
-{
-    const mbs_model *m = d->model;
-    d->kin_gen++;
-    mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
-    for (int i = 0; i < n; ++i) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t[i]]];
-        const int b = jm->child, p = m->bodies[b].parent;
-        joint_pose_up(d, jm, &xup[b]);
-        pose_compose(&xw[b], &xw[p], &xup[b]);
-    }
-}
-
 /* S of jm from Fc to child-body coordinates (frames given with a rotation or offset). */
 static void subspace_to_body(const mbs_joint_model *jm, double *restrict S)
 {
@@ -141,30 +101,90 @@ static inline void body_velocity(double *restrict vel, double *restrict cvel,
     for (int i = 0; i < 6; ++i) vel[i] = v[i], cvel[i] = c[i] + cJ[i];
 }
 
-/* Full pass: poses, S, body velocities v_i = X v_p + S qd and c_i = c_J + v_i x v_J. */
-void mbs_kinematics(mbs_data *d)
+/* Generic kernel: x_up[b] and x_world[b]. */
+void mbs_kin_pose_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p)
 {
-    const mbs_model *m = d->model;
-    d->kin_gen++;
-    mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
-    for (int t = 0; t < m->ntree; ++t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
-        double vJ[6], cJ[6];
-        joint_pose_up(d, jm, &xup[b]);
-        pose_compose(&xw[b], &xw[p], &xup[b]);
-        joint_motion(d, jm, vJ, cJ);
-        body_velocity(d->vel + 6 * b, d->cvel + 6 * b, &xup[b], d->vel + 6 * p, vJ, cJ);
-    }
+    joint_pose_up(d, jm, &d->x_up[b]);
+    pose_compose(&d->x_world[b], &d->x_world[p], &d->x_up[b]);
 }
 
-/* S of joint jm (child-body coordinates) at the data's q. */
-static void joint_subspace(mbs_data *d, const mbs_joint_model *jm)
+/* Generic kernel: the pose, then S, vel[b] = X v_p + S qd and cvel[b] = c_J + v_b x v_J. */
+void mbs_kin_pose_motion_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p)
+{
+    double vJ[6], cJ[6];
+    joint_pose_up(d, jm, &d->x_up[b]);
+    pose_compose(&d->x_world[b], &d->x_world[p], &d->x_up[b]);
+    joint_motion(d, jm, vJ, cJ);
+    body_velocity(d->vel + 6 * b, d->cvel + 6 * b, &d->x_up[b], d->vel + 6 * p, vJ, cJ);
+}
+
+/* Generic kernel: S in child-body coordinates. */
+void mbs_kin_subspace_generic(mbs_data *d, const mbs_joint_model *jm)
 {
     if (jm->nv == 0) return;
     double *S = d->S + 6 * jm->vadr;
     mbs_joint_motion(jm, joint_aux(d, jm), d->q + jm->qadr, d->v + jm->vadr, S, NULL);
     if (!jm->frame_child_identity) subspace_to_body(jm, S);
+}
+
+/* Poses x_up and x_world of every body from q. */
+void mbs_kinematics_pos(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    d->kin_gen++;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child;
+        jm->kern->pose(d, jm, b, jm->parent);
+    }
+}
+
+/* Full pass: poses, S, body velocities v_i = X v_p + S qd and c_i = c_J + v_i x v_J. */
+void mbs_kinematics(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    d->kin_gen++;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child;
+        jm->kern->pose_motion(d, jm, b, jm->parent);
+    }
+}
+
+/* Poses and S only (what the mass matrix needs): no velocities, no bias terms. */
+void mbs_kinematics_subspace(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    d->kin_gen++;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child;
+        jm->kern->pose(d, jm, b, jm->parent);
+        jm->kern->subspace(d, jm);
+    }
+}
+
+/* World poses of every body at the neutral q (all joint transforms the identity). */
+void mbs_neutral_poses(const mbs_model *m, mbs_pose *xw)
+{
+    pose_identity(&xw[0]);
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        mbs_pose up;
+        pose_mul_inv(&up, &jm->frame_parent, &jm->frame_child);
+        pose_mul(&xw[jm->child], &xw[m->bodies[jm->child].parent], &up);
+    }
+}
+
+/* Poses of the bodies at the tree positions t[0..n) (ascending), their parents' current. */
+void mbs_kinematics_pos_some(mbs_data *d, const int *t, int n)
+{
+    const mbs_model *m = d->model;
+    d->kin_gen++;
+    for (int i = 0; i < n; ++i) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t[i]]];
+        jm->kern->pose(d, jm, jm->child, jm->parent);
+    }
 }
 
 /* S, body velocities and velocity-product terms at the poses already computed for the data's
@@ -181,24 +201,12 @@ void mbs_kinematics_vel(mbs_data *d)
     }
 }
 
-/* Poses and S only (what the mass matrix needs): no velocities, no bias terms. */
-void mbs_kinematics_subspace(mbs_data *d)
-{
-    const mbs_model *m = d->model;
-    d->kin_gen++;
-    mbs_pose *restrict xup = d->x_up, *restrict xw = d->x_world;
-    for (int t = 0; t < m->ntree; ++t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
-        joint_pose_up(d, jm, &xup[b]);
-        pose_compose(&xw[b], &xw[p], &xup[b]);
-        joint_subspace(d, jm);
-    }
-}
-
 /* S only, the poses left as they are. */
 void mbs_kinematics_S(mbs_data *d)
 {
     const mbs_model *m = d->model;
-    for (int t = 0; t < m->ntree; ++t) joint_subspace(d, &m->joints[m->tree[t]]);
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        jm->kern->subspace(d, jm);
+    }
 }

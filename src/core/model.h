@@ -14,13 +14,13 @@ typedef enum mbs_gravity_kind { MBS_GRAVITY_NONE, MBS_GRAVITY_UNIFORM, MBS_GRAVI
 
 /* One body of a compiled model. Body 0 is the world (mass 0, no joint). */
 typedef struct mbs_body_model {
+    int parent;          /* tree parent body; -1 for the world (first: the hot passes read it) */
+    int joint;           /* tree joint from the parent into this body; -1 for the world */
     char *name;          /* never NULL ("" if unnamed) */
     double mass;
     double com[3];       /* body coordinates */
     double inertia[9];   /* about the com, body axes */
     mbs_rbi rbi;         /* spatial inertia about the body origin (RBDA eq. 2.63) */
-    int parent;          /* tree parent body; -1 for the world */
-    int joint;           /* tree joint from the parent into this body; -1 for the world */
 } mbs_body_model;
 
 struct mbs_model {
@@ -119,7 +119,7 @@ struct mbs_data {
     double *f;            /* [6 nbody] spatial forces (RNEA) / bias forces (ABA) */
     double *IA;           /* [36 nbody] articulated inertias (row-major 6x6) */
     double *U;            /* [6 nv] U = IA S */
-    double *Dinv;         /* [36 ntree] inverse of D = S^T U per joint (nv_j x nv_j) */
+    double *Dinv;         /* [6 nv] inverse of D = S^T U per joint (nv_j x nv_j at 6 vadr) */
     double *u;            /* [nv] u = tau - S^T pA */
     mbs_rbi *Ic;          /* [nbody] composite inertias (CRBA, in the root frame) */
     double *Sw;           /* [6 nv] motion subspace columns in the root frame (CRBA) */

@@ -17,6 +17,13 @@
 #define MBS_UNROLL(n)
 #endif
 
+/* Force inlining of a small kernel helper where the compiler supports it. */
+#if defined(__GNUC__)
+#define MBS_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define MBS_ALWAYS_INLINE static inline
+#endif
+
 /* Two-lane doubles for the hot kernels: the GCC/Clang vector extension (SSE2 on x86-64, NEON
    on AArch64, scalar code elsewhere) or a plain struct; each lane computes exactly the IEEE
    operations a scalar expression would (no contraction, no reassociation). */
@@ -25,6 +32,7 @@ typedef double mbs_d2 __attribute__((vector_size(16)));
 static inline mbs_d2 d2_set(double lo, double hi) { return (mbs_d2){lo, hi}; }
 static inline mbs_d2 d2_add(mbs_d2 a, mbs_d2 b) { return a + b; }
 static inline mbs_d2 d2_mul(mbs_d2 a, mbs_d2 b) { return a * b; }
+static inline mbs_d2 d2_sub(mbs_d2 a, mbs_d2 b) { return a - b; }
 static inline double d2_lo(mbs_d2 a) { return a[0]; }
 static inline double d2_hi(mbs_d2 a) { return a[1]; }
 #else
@@ -32,10 +40,12 @@ typedef struct mbs_d2 { double x[2]; } mbs_d2;
 static inline mbs_d2 d2_set(double lo, double hi) { mbs_d2 r = {{lo, hi}}; return r; }
 static inline mbs_d2 d2_add(mbs_d2 a, mbs_d2 b) { return d2_set(a.x[0] + b.x[0], a.x[1] + b.x[1]); }
 static inline mbs_d2 d2_mul(mbs_d2 a, mbs_d2 b) { return d2_set(a.x[0] * b.x[0], a.x[1] * b.x[1]); }
+static inline mbs_d2 d2_sub(mbs_d2 a, mbs_d2 b) { return d2_set(a.x[0] - b.x[0], a.x[1] - b.x[1]); }
 static inline double d2_lo(mbs_d2 a) { return a.x[0]; }
 static inline double d2_hi(mbs_d2 a) { return a.x[1]; }
 #endif
 static inline mbs_d2 d2_splat(double x) { return d2_set(x, x); }
+
 /* a0 b0 + a1 b1 + a2 b2, lane by lane, summed left to right */
 static inline mbs_d2 d2_dot3(mbs_d2 a0, mbs_d2 b0, mbs_d2 a1, mbs_d2 b1, mbs_d2 a2, mbs_d2 b2)
 {
@@ -249,6 +259,30 @@ static inline void rbi_mulv(double o[6], const mbs_rbi *I, const double v[6])
     o[5] = I->m * v[5] - t[2];
 }
 
+/* rbi_mulv on two motion vectors at once, one per lane: o[e] = (I x_lo, I x_hi)[e], each
+   lane the same arithmetic as rbi_mulv. */
+MBS_ALWAYS_INLINE void rbi_mulv2(mbs_d2 o[6], const mbs_rbi *I, const mbs_d2 x[6])
+{
+    const double *J = I->I, *h = I->h;
+    mbs_d2 t[3], u[3];
+    MBS_UNROLL(3)
+    for (int r = 0; r < 3; ++r)
+        o[r] = d2_dot3(d2_splat(J[3 * r]), x[0], d2_splat(J[3 * r + 1]), x[1],
+                       d2_splat(J[3 * r + 2]), x[2]);
+    MBS_UNROLL(3)
+    for (int r = 0; r < 3; ++r) { /* t = h x x_lin, u = h x x_ang */
+        const int i = (r + 1) % 3, j = (r + 2) % 3;
+        t[r] = d2_sub(d2_mul(d2_splat(h[i]), x[3 + j]), d2_mul(d2_splat(h[j]), x[3 + i]));
+        u[r] = d2_sub(d2_mul(d2_splat(h[i]), x[j]), d2_mul(d2_splat(h[j]), x[i]));
+    }
+    const mbs_d2 m = d2_splat(I->m);
+    MBS_UNROLL(3)
+    for (int r = 0; r < 3; ++r) {
+        o[r] = d2_add(o[r], t[r]);
+        o[3 + r] = d2_sub(d2_mul(m, x[3 + r]), u[r]);
+    }
+}
+
 /* Full 6x6 symmetric matrix of a rigid-body inertia, row-major (for articulated inertias). */
 static inline void rbi_to_m6(double M[36], const mbs_rbi *I)
 {
@@ -296,8 +330,71 @@ static inline void rbi_to_m6_upper(double M[36], const mbs_rbi *I)
     M[22] = M[23] = M[29] = 0.0;
 }
 
+/* The shift of a symmetric 6x6 in = [A B; B^T C] (angular first, upper triangle read) to a
+ * point at r, in B coordinates: X = [1 0; -[r] 1], X^T in X = [A' W; W^T C] with
+ * W = B + [r] C and A' = A - B [r] + [r] W^T (symmetric; its upper triangle Ap = (A'00, A'01,
+ * A'02, A'11, A'12, A'22)). Row i of -B[r] is r x (row i of B); column j of [r] W^T is
+ * r x (row j of W). W row-major. The first half of m6_sym_transform_add (X = diag(E, E)
+ * [1 0; -[r] 1] with E = R^T, r = R^T p). */
+static inline void m6_sym_shift(const double *restrict in, const double r[3], double W[9],
+                                double Ap[6])
+{
+    const double c00 = in[21], c01 = in[22], c02 = in[23], c11 = in[28], c12 = in[29],
+                 c22 = in[35];
+    W[0] = in[3] + (r[1] * c02 - r[2] * c01); /* column j of W: B e_j + r x (C e_j) */
+    W[3] = in[9] + (r[2] * c00 - r[0] * c02);
+    W[6] = in[15] + (r[0] * c01 - r[1] * c00);
+    W[1] = in[4] + (r[1] * c12 - r[2] * c11);
+    W[4] = in[10] + (r[2] * c01 - r[0] * c12);
+    W[7] = in[16] + (r[0] * c11 - r[1] * c01);
+    W[2] = in[5] + (r[1] * c22 - r[2] * c12);
+    W[5] = in[11] + (r[2] * c02 - r[0] * c22);
+    W[8] = in[17] + (r[0] * c12 - r[1] * c02);
+    const double *B0 = in + 3, *B1 = in + 9, *B2 = in + 15;
+    Ap[0] = in[0] + (r[1] * (B0[2] + W[2]) - r[2] * (B0[1] + W[1]));
+    Ap[1] = in[1] + (r[2] * B0[0] - r[0] * B0[2]) + (r[1] * W[5] - r[2] * W[4]);
+    Ap[2] = in[2] + (r[0] * B0[1] - r[1] * B0[0]) + (r[1] * W[8] - r[2] * W[7]);
+    Ap[3] = in[7] + (r[2] * (B1[0] + W[3]) - r[0] * (B1[2] + W[5]));
+    Ap[4] = in[8] + (r[0] * B1[1] - r[1] * B1[0]) + (r[2] * W[6] - r[0] * W[8]);
+    Ap[5] = in[14] + (r[0] * (B2[1] + W[7]) - r[1] * (B2[0] + W[6]));
+}
+
+/* The second half of m6_sym_transform_add rotates the blocks as lane pairs: A'' = R A' R^T
+   and C'' = R C R^T as the two lanes of one rotation (ac, 3x3 from the upper triangles a of
+   A' and c of C), B'' = R W R^T with W and W^T as the two lanes (ww; lane 1 gives B''^T,
+   i.e. the entries of B'' below its diagonal). */
+static inline void m6_blocks_lanes(const double a[6], const double c[6], const double W[9],
+                                   mbs_d2 ac[9], mbs_d2 ww[9])
+{
+    static const int sym[9] = {0, 1, 2, 1, 3, 4, 2, 4, 5}; /* 3x3 entry -> upper index */
+    for (int e = 0; e < 9; ++e) {
+        ac[e] = d2_set(a[sym[e]], c[sym[e]]);
+        ww[e] = d2_set(W[e], W[3 * (e % 3) + e / 3]);
+    }
+}
+
+/* out (upper triangle) += the rotated blocks: oac the upper triangles (O00, O01, O02, O11,
+   O12, O22) of A'' (lane 0) and C'' (lane 1), oww those of B'' (lane 0) and B''^T (lane 1). */
+static inline void m6_blocks_add(double *restrict out, const mbs_d2 oac[6],
+                                 const mbs_d2 oww[6])
+{
+    static const int up[6] = {0, 1, 2, 7, 8, 14}; /* upper triangle of a 3x3 block of a 6x6 */
+    for (int k = 0; k < 6; ++k) {
+        out[up[k]] += d2_lo(oac[k]);
+        out[21 + up[k]] += d2_hi(oac[k]);
+    }
+    out[3] += d2_lo(oww[0]);
+    out[4] += d2_lo(oww[1]), out[9] += d2_hi(oww[1]);
+    out[5] += d2_lo(oww[2]), out[15] += d2_hi(oww[2]);
+    out[10] += d2_lo(oww[3]);
+    out[11] += d2_lo(oww[4]), out[16] += d2_hi(oww[4]);
+    out[17] += d2_lo(oww[5]);
+}
+
 /* Rigid-body inertia expressed in B, transformed to A: I_A = X_BA^T I_B X_BA. */
 void rbi_transform_to_parent(mbs_rbi *out, const mbs_pose *X, const mbs_rbi *in);
+/* The same with the pose given as R and p. */
+void rbi_transform_rp(mbs_rbi *out, const double R[9], const double p[3], const mbs_rbi *in);
 /* 6x6 symmetric articulated inertia in B transformed to A: I_A = X_BA^T I_B X_BA. */
 void m6_transform_to_parent(double out[36], const mbs_pose *X, const double in[36]);
 /* Upper triangle of out += X_BA^T in X_BA for a symmetric 6x6 in B of which only the upper

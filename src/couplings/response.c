@@ -12,7 +12,7 @@ static void response_back(mbs_data *d, int t, const mbs_joint_model *jm, double 
 {
     const int n = jm->nv, i0 = jm->vadr, b = jm->child, p = d->model->bodies[b].parent;
     const double *pA = pAall + 6 * b, *U = d->U + 6 * (n > 0 ? i0 : 0);
-    const double *Dinv = d->Dinv + 36 * t;
+    const double *Dinv = d->Dinv + 6 * i0;
     double r[6], g[6] = {0}, pa[6], fX[6];
     for (int k = 0; k < n; ++k) r[k] = gen[i0 + k] - s6_dot(d->S + 6 * (i0 + k), pA);
     for (int k = 0; k < n; ++k)
@@ -35,7 +35,7 @@ static void response_fwd(mbs_data *d, int t, const mbs_joint_model *jm, double *
                          const double *u, double *qdd)
 {
     const int n = jm->nv, i0 = jm->vadr, b = jm->child, p = d->model->bodies[b].parent;
-    const double *ap = acc + 6 * p, *Dinv = d->Dinv + 36 * t;
+    const double *ap = acc + 6 * p, *Dinv = d->Dinv + 6 * i0;
     double *a = acc + 6 * b, r[6];
     xm_apply(a, &d->x_up[b], ap);
     for (int k = 0; k < n; ++k) r[k] = u[i0 + k] - s6_dot(d->U + 6 * (i0 + k), a);

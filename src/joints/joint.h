@@ -7,6 +7,7 @@
 #include "core/spatial.h"
 
 typedef struct mbs_joint_ops mbs_joint_ops;
+typedef struct mbs_joint_kernels mbs_joint_kernels;
 
 /* ---- cut joints (loop closure, DESIGN.md §5): every cut-joint type is a short list of
  * scalar constraint rows built from three geometric primitives. With x_p, x_c the origins
@@ -66,6 +67,9 @@ typedef struct mbs_joint_model {
                                 point_mass.c): translational, swing or fixed ops */
     /* curve joints (src/contact/): their two curves, owned by the model; NULL otherwise */
     struct mbs_curve_pair *curve;
+    /* tree joints: the kernels of the hot passes (src/core/kernels.h), picked at compile;
+       NULL for a cut joint */
+    const mbs_joint_kernels *kern;
 } mbs_joint_model;
 
 struct mbs_joint_ops {
@@ -115,6 +119,10 @@ struct mbs_joint_ops {
        motion q*(t) with velocity v: d(dq)/dt = dv + T dq to first order; writes T (nv x nv,
        row-major). NULL when T = 0 (every chart whose integrate is q + dt v). */
     void (*chart_rate)(const mbs_joint_model *j, const double *v, double *T);
+    /* Kernels of the hot passes specialised to this tree joint's geometry (src/core/
+       kernels.h), or NULL when the generic ones serve it. Called once per tree joint at
+       compile; NULL when the type has no specialisation. */
+    const mbs_joint_kernels *(*kernels)(const mbs_joint_model *j);
 };
 
 /* S and c_J of joint j (see motion above); aux = the data's aux + j->auxadr, or NULL when

@@ -1,5 +1,6 @@
 /* Prismatic joint: q = displacement along the unit axis, v = its rate (nq = nv = 1). */
 #include "joints/joint.h"
+#include "core/kernels.h"
 
 /* Fc in Fp: no rotation, translation q axis. */
 static void prismatic_transform(const mbs_joint_model *j, const double *aux, const double *q,
@@ -46,4 +47,5 @@ const mbs_joint_ops mbs_joint_prismatic_ops = {
     .aux_init = NULL,
     .rebase = NULL,
     .cut_rows = prismatic_cut_rows,
+    .kernels = mbs_kernels_prismatic_axis, /* about / along a coordinate axis */
 };

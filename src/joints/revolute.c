@@ -1,12 +1,19 @@
 /* Revolute joint: q = angle about the unit axis, v = its rate (nq = nv = 1). */
 #include "joints/joint.h"
+#include "core/kernels.h"
 
-/* Fc in Fp: rotation by q about axis (one sin/cos + Rodrigues), no translation. */
+/* Fc in Fp: rotation by q about axis (one sin/cos + Rodrigues), no translation. About a
+   coordinate axis +-e_k the diagonal entry R_kk is exactly 1 (Rodrigues gives (1 - c) + c,
+   one ulp below 1 for some c < 0), so that R equals the rotation the kernels of
+   src/core/axis_*.c build from c and s. */
 static void revolute_transform(const mbs_joint_model *j, const double *aux, const double *q,
                                mbs_pose *X)
 {
     (void)aux;
-    m3_axis_angle(X->R, j->axis, q[0]);
+    const double *a = j->axis;
+    m3_axis_angle(X->R, a, q[0]);
+    for (int k = 0; k < 3; ++k)
+        if (a[(k + 1) % 3] == 0.0 && a[(k + 2) % 3] == 0.0) X->R[4 * k] = 1.0;
     X->p[0] = X->p[1] = X->p[2] = 0.0;
 }
 
@@ -46,4 +53,5 @@ const mbs_joint_ops mbs_joint_revolute_ops = {
     .aux_init = NULL,
     .rebase = NULL,
     .cut_rows = revolute_cut_rows,
+    .kernels = mbs_kernels_revolute_axis, /* about / along a coordinate axis */
 };

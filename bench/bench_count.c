@@ -1,0 +1,126 @@
+/* bench_count: a fixed number of calls of one dynamics function on one benchmark model, for
+   instruction counts under callgrind (load-independent, unlike the timings of
+   bench_dynamics), and a dump of the results for comparing two builds.
+   Usage: bench_count MODEL FUNC [N]      MODEL: chain7 chain30 chain100 chain1000 humanoid
+                                          FUNC: aba rnea crba; N calls (default 1000)
+          bench_count --dump MODEL        the results of the 64 states, %a, one per line
+   bench/callgrind.sh runs it under callgrind for every model and function and prints
+   instructions per call and per body. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+
+#define NSTATE 64
+
+/* The model under test, its data, states and outputs. */
+typedef struct count_case {
+    mbs_model *m;
+    mbs_data *d;
+    bench_states s;
+    double *M, *tau;
+} count_case;
+
+/* Build the named model (as bench_dynamics does, same seeds); 0 or -1. */
+static int case_create(const char *name, count_case *c)
+{
+    static const char *names[5] = {"chain7", "chain30", "chain100", "chain1000", "humanoid"};
+    static const int sizes[4] = {7, 30, 100, 1000};
+    int i = 0;
+    while (i < 5 && strcmp(name, names[i]) != 0) ++i;
+    if (i == 5) return -1;
+    memset(c, 0, sizeof *c);
+    int status;
+    if (i < 4) {
+        bench_link *links = malloc(sizeof(bench_link) * (size_t)sizes[i]);
+        if (!links) return -1;
+        bench_chain_links(sizes[i], BENCH_CHAIN_SEED, links);
+        status = bench_chain_mbs(sizes[i], links, NULL, NULL, &c->m);
+        free(links);
+    } else {
+        status = bench_humanoid_mbs(&c->m);
+    }
+    if (status != MBS_OK) return -1;
+    if (bench_states_make(c->m, NSTATE, 1000u + (uint64_t)i, &c->s) != MBS_OK) return -1;
+    const size_t nv = (size_t)c->s.nv;
+    c->d = mbs_data_create(c->m);
+    c->M = malloc(sizeof(double) * nv * nv);
+    c->tau = malloc(sizeof(double) * nv);
+    return (c->d && c->M && c->tau) ? 0 : -1;
+}
+
+/* Copy state k (q, v, a as tau) into the data. */
+static void load_state(count_case *c, int k)
+{
+    const bench_states *s = &c->s;
+    memcpy(mbs_data_q(c->d), s->q + (size_t)k * (size_t)s->nq, sizeof(double) * (size_t)s->nq);
+    memcpy(mbs_data_v(c->d), s->v + (size_t)k * (size_t)s->nv, sizeof(double) * (size_t)s->nv);
+    memcpy(mbs_data_tau(c->d), s->a + (size_t)k * (size_t)s->nv, sizeof(double) * (size_t)s->nv);
+}
+
+/* One call of func ('a' ABA, 'r' RNEA, 'c' CRBA) on state k. */
+static int call_one(count_case *c, char func, int k)
+{
+    load_state(c, k);
+    if (func == 'a') return mbs_forward_dynamics(c->d);
+    if (func == 'r')
+        return mbs_inverse_dynamics(c->d, c->s.a + (size_t)k * (size_t)c->s.nv, c->tau);
+    return mbs_mass_matrix(c->d, c->M);
+}
+
+#if defined(__GNUC__)
+#define COUNT_NOINLINE __attribute__((noinline))
+#else
+#define COUNT_NOINLINE
+#endif
+
+/* The loop callgrind counts (--toggle-collect=count_loop): n calls over the states. */
+COUNT_NOINLINE int count_loop(count_case *c, char func, long n)
+{
+    for (long i = 0; i < n; ++i)
+        if (call_one(c, func, (int)(i % NSTATE)) != MBS_OK) return -1;
+    return 0;
+}
+
+/* Print qacc, tau and M of every state in hexadecimal floating point (M of the first four
+   states only above 200 dofs). */
+static int dump(count_case *c)
+{
+    const int nv = c->s.nv;
+    for (int k = 0; k < NSTATE; ++k) {
+        if (call_one(c, 'a', k) != MBS_OK || call_one(c, 'r', k) != MBS_OK) return -1;
+        const double *qacc = mbs_data_qacc(c->d);
+        for (int i = 0; i < nv; ++i) printf("qacc %d %d %a\n", k, i, qacc[i]);
+        for (int i = 0; i < nv; ++i) printf("tau %d %d %a\n", k, i, c->tau[i]);
+        if (nv > 200 && k >= 4) continue;
+        if (call_one(c, 'c', k) != MBS_OK) return -1;
+        for (int i = 0; i < nv * nv; ++i) printf("M %d %d %a\n", k, i, c->M[i]);
+    }
+    return 0;
+}
+
+/* Entry point (see the top of the file). */
+int main(int argc, char **argv)
+{
+    count_case c;
+    const int dumping = argc == 3 && strcmp(argv[1], "--dump") == 0;
+    if (!dumping && (argc < 3 || argc > 4 || !strchr("arc", argv[2][0]))) {
+        fprintf(stderr, "usage: %s MODEL aba|rnea|crba [N] | --dump MODEL\n", argv[0]);
+        return 2;
+    }
+    if (case_create(argv[dumping ? 2 : 1], &c) != 0) {
+        fprintf(stderr, "bench_count: unknown model or build failure\n");
+        return 2;
+    }
+    const long n = argc == 4 ? atol(argv[3]) : 1000;
+    const int st = dumping ? dump(&c) : count_loop(&c, argv[2][0], n);
+    if (st != 0) fprintf(stderr, "bench_count: a call failed: %s\n", mbs_data_error(c.d));
+    free(c.M);
+    free(c.tau);
+    bench_states_free(&c.s);
+    mbs_data_destroy(c.d);
+    mbs_model_destroy(c.m);
+    return st != 0;
+}
