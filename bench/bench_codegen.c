@@ -45,7 +45,7 @@ static int load_generated(const mbs_model *m, const char *dir, void **so, fd_fn 
     snprintf(path, sizeof path, "%s/gen.c", dir);
     FILE *f = fopen(path, "w");
     if (!f) return -1;
-    cg_options opt = {"gen", "bench_codegen"};
+    cg_options opt = {.prefix = "gen", .source = "bench_codegen"};
     const int nline = cg_write(f, m, &opt, why, (int)sizeof why);
     fclose(f);
     if (nline < 0) return fprintf(stderr, "cg_write: %s\n", why), -1;

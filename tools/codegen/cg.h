@@ -86,14 +86,19 @@ typedef struct cg_joint_emitter {
 } cg_joint_emitter;
 const cg_joint_emitter *cg_joint_emitter_for(const mbs_joint_model *j);
 
-/* ---- the generator (cg_model.c) */
+/* ---- the generator (cg_write.c) */
 typedef struct cg_options {
     const char *prefix; /* function and macro prefix, e.g. "model" */
     const char *source; /* what the model came from (a comment) */
+    /* closed loops: the configuration (nq) at which the library's row selection and
+       partition are taken and frozen; NULL: the model's start values */
+    const double *q_start;
 } cg_options;
 /* 0, or -1 with a message naming what the generator cannot handle in why (len bytes). */
 int cg_check_model(const mbs_model *m, char *why, int len);
-/* Write the whole generated file; 0 or -1 (message in why). */
+/* P_integrate (cg_write.c). */
+void cg_write_integrate(FILE *f, const mbs_model *m, const char *P);
+/* Write the whole generated file: lines of arithmetic, or -1 (message in why). */
 int cg_write(FILE *f, const mbs_model *m, const cg_options *opt, char *why, int len);
 
 #endif

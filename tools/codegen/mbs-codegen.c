@@ -57,7 +57,7 @@ int main(int argc, char **argv)
         mbs_model_destroy(m);
         return 1;
     }
-    cg_options opt = {prefix, in};
+    cg_options opt = {.prefix = prefix, .source = in};
     const int lines = cg_write(f, m, &opt, why, (int)sizeof why);
     const int werr = fclose(f) != 0;
     mbs_model_destroy(m);
