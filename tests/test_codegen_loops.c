@@ -3,8 +3,8 @@
  * engine (models/engine_v6.xml: six coupled loops, 12 of 30 rows kept) and the spatial
  * four-bar (models/spatial_fourbar.xml): constrained forward dynamics and multipliers to
  * 1e-12 and inverse dynamics to 1e-11 at closed states along a library run, the closure of
- * a perturbed state to 1e-12, and RK4 trajectories of 1 s at 1 kHz with closure at every
- * stage to 1e-9. Each file compiles with -std=c99 -Wall -Wextra -Werror and needs nothing but
+ * a perturbed state to 1e-12, and RK4 trajectories of 1 s at 1 kHz (then 0.5 s at 100 Hz)
+ * with closure at every stage to 1e-9. Each file compiles with -std=c99 -Wall -Wextra -Werror and needs nothing but
  * libm. The limits: a closure whose J_v is singular, one Newton cannot finish in its fixed
  * iteration count, non-finite input, and a partition that turns singular along the motion
  * each return their status; curve joints, prescribed motions and events are refused. */
@@ -100,9 +100,9 @@ static void check_closure(mbs_data *d, const gen_loops *g, test_rng *r)
     test_assert_close(v, mbs_data_v(d), nv, 1e-12, "generated closure: v");
 }
 
-/* 1 s of RK4 at 1 kHz from the data's closed state, library and generated code side by
-   side: the dynamics compared every 100 steps, the states at every step to 1e-9. */
-static void check_run(mbs_data *d, const gen_loops *g)
+/* n RK4 steps of h from the data's closed state, library and generated code side by side:
+   the dynamics compared every n / 10 steps, the states at every step to 1e-9. */
+static void check_run(mbs_data *d, const gen_loops *g, double h, int n)
 {
     const mbs_model *m = mbs_data_model(d);
     const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
@@ -113,12 +113,13 @@ static void check_run(mbs_data *d, const gen_loops *g)
     mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);
     mbs_stepper *s = mbs_stepper_create(d, &def);
     assert_non_null(s);
-    for (int n = 1; n <= 1000; ++n) {
-        assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
-        assert_int_equal(g->rk4(&t, q, v, tau, 1e-3), 0);
+    t = mbs_data_time(d);
+    for (int k = 1; k <= n; ++k) {
+        assert_int_equal(mbs_stepper_step(s, h), MBS_OK);
+        assert_int_equal(g->rk4(&t, q, v, tau, h), 0);
         test_assert_close(q, mbs_data_q(d), nq, 1e-9, "generated RK4 with closure: q");
         test_assert_close(v, mbs_data_v(d), nv, 1e-9, "generated RK4 with closure: v");
-        if (n % 100 == 0) check_state(d, g);
+        if (k % (n / 10) == 0) check_state(d, g);
     }
     assert_true(fabs(t - mbs_data_time(d)) < 1e-12);
     check_partition(d, g);
@@ -136,7 +137,8 @@ static void check_model(mbs_data *d, uint64_t seed)
     generate(mbs_data_model(d), d, dir, &g);
     check_partition(d, &g);
     check_state(d, &g);
-    check_run(d, &g);
+    check_run(d, &g, 1e-3, 1000); /* 1 s at 1 kHz */
+    check_run(d, &g, 1e-2, 50);   /* 0.5 s more at 100 Hz (the four-bar: ~0.2 rad per step) */
     test_rng_seed(&r, seed);
     check_closure(d, &g, &r);
     dlclose(g.so);
@@ -203,12 +205,182 @@ static void test_model_files(void **state)
     }
 }
 
+/* The generated closure's status at the four-bar state of absolute angles th (q[1] NaN when
+   nan), asserting that it leaves q and v as they were when it fails. */
+static int close_status(const lm_fourbar *p, const lm_mech *mech, mbs_data *d, const gen_loops *g,
+                        const double th[3], int nan)
+{
+    const double w[3] = {1.0, 0.0, 0.0};
+    double q[3], v[3], q0[3], v0[3];
+    lm_fourbar_set(p, mech, d, th, w);
+    memcpy(q, mbs_data_q(d), sizeof q), memcpy(v, mbs_data_v(d), sizeof v);
+    if (nan) q[1] = NAN;
+    memcpy(q0, q, sizeof q), memcpy(v0, v, sizeof v);
+    const int st = g->close(q, v);
+    if (st != 0) assert_memory_equal(q, q0, sizeof q), assert_memory_equal(v, v0, sizeof v);
+    return st;
+}
+
+/* Non-finite input, and a state too far from closure for the fixed Newton count. */
+static void check_close_fails(const lm_fourbar *p, const lm_mech *mech, mbs_data *d,
+                              const gen_loops *g)
+{
+    double th[3] = {0.7, 0.0, 0.0};
+    assert_int_equal(lm_fourbar_position(p, th[0], 1, &th[1], &th[2]), 0);
+    assert_int_equal(close_status(p, mech, d, g, th, 0), 0);
+    assert_int_equal(close_status(p, mech, d, g, th, 1), -1);
+    th[1] += 1.0, th[2] -= 1.0;
+    assert_int_equal(close_status(p, mech, d, g, th, 0), -3);
+}
+
+/* A closed limit position of the crank (coupler and rocker in line): J_v singular. */
+static void check_close_singular(const lm_fourbar *p, const lm_mech *mech, mbs_data *d,
+                                 const gen_loops *g)
+{
+    const double c = (p->a * p->a + p->d * p->d - (p->b + p->c) * (p->b + p->c)) / (2.0 * p->a * p->d);
+    double th[3] = {p->ground_angle + acos(c), 0.0, 0.0};
+    const double ax = p->a * cos(th[0]), ay = p->a * sin(th[0]);
+    th[1] = atan2(p->d * sin(p->ground_angle) - ay, p->d * cos(p->ground_angle) - ax);
+    th[2] = th[1] + 3.141592653589793;
+    assert_int_equal(close_status(p, mech, d, g, th, 0), -2);
+}
+
+/* A non-Grashof four-bar whose crank swings into a limit position within 2 s: the library
+   makes a new partition there and goes on; the generated code, its partition frozen,
+   returns a status (J_v singular, or a closure that cannot converge) and keeps the last
+   state. */
+static void check_limit_position(const gen_loops *g, mbs_data *d)
+{
+    const mbs_model *m = mbs_data_model(d);
+    double q[NMAX], v[NMAX], tau[NMAX], q0[NMAX], t = 0.0;
+    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    memcpy(q, mbs_data_q(d), sizeof(double) * (size_t)nq);
+    memcpy(v, mbs_data_v(d), sizeof(double) * (size_t)nv);
+    memset(tau, 0, sizeof tau);
+    mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);
+    mbs_stepper *s = mbs_stepper_create(d, &def);
+    int st = 0, n = 0;
+    for (; n < 2000 && st == 0; ++n) {
+        memcpy(q0, q, sizeof(double) * (size_t)nq);
+        st = g->rk4(&t, q, v, tau, 1e-3);
+        assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+    }
+    print_message("non-Grashof four-bar: generated RK4 status %d at step %d, t = %g\n", st, n, t);
+    assert_true(st == -2 || st == -3);
+    assert_memory_equal(q, q0, sizeof(double) * (size_t)nq);
+    for (int k = 0; k < 500; ++k) assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+    mbs_stepper_destroy(s);
+}
+
+/* The limits of the frozen partition and the fixed Newton count (see check_close_fails and
+   check_limit_position). */
+static void test_limits(void **state)
+{
+    (void)state;
+    char dir[32];
+    assert_int_equal(cgb_mkdir(dir), 0);
+    for (int k = 0; k < 2; ++k) {
+        lm_mech mech;
+        lm_fourbar p = lm_default_fourbar();
+        if (k == 1) p.a = 0.5, p.b = 0.6, p.c = 0.55, p.d = 0.7; /* s + l > p + q */
+        assert_int_equal(lm_build_fourbar(&p, &mech), MBS_OK);
+        mbs_data *d = mbs_data_create(mech.model);
+        double th[3] = {k ? 1.2 : 0.7, 0.0, 0.0}, w[3] = {k ? 4.0 : 1.0, 0.0, 0.0}, al[3];
+        assert_int_equal(lm_fourbar_position(&p, th[0], 1, &th[1], &th[2]), 0);
+        lm_fourbar_rates(&p, th, w[0], 0.0, w, al);
+        lm_fourbar_set(&p, &mech, d, th, w);
+        assert_int_equal(mbs_assemble(d), MBS_OK);
+        gen_loops g;
+        generate(mech.model, d, dir, &g);
+        if (k == 0) {
+            check_close_fails(&p, &mech, d, &g);
+        } else {
+            check_limit_position(&g, d);
+            check_close_singular(&p, &mech, d, &g);
+        }
+        dlclose(g.so);
+        mbs_data_destroy(d);
+        lm_mech_free(&mech);
+    }
+    cgb_rmdir(dir);
+}
+
+static int motion(double t, double pos[1], double vel[1], double acc[1], void *user)
+{
+    (void)user;
+    pos[0] = 0.1 * t, vel[0] = 0.1, acc[0] = 0.0;
+    return 0;
+}
+static double bump(mbs_data *d, void *user)
+{
+    (void)user;
+    return mbs_data_q(d)[0];
+}
+static int no_states(mbs_data *d, const double *x, double *xdot, void *user)
+{
+    (void)d, (void)x, (void)user;
+    xdot[0] = 0.0;
+    return 0;
+}
+
+/* A pendulum with one more element of kind k: the generator's refusal names it. */
+static void refuse(int k, const char *want)
+{
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    bd.com[0] = 0.5;
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jd.child = 1, jd.name = "hinge";
+    assert_int_equal(mbs_add_joint(b, &jd), 0);
+    if (k == 0) {
+        mbs_curve_joint_def c = mbs_default_curve_joint_def();
+        c.name = "cam", c.parent = MBS_WORLD, c.child = 1;
+        c.curve_child.kind = MBS_CURVE_CIRCLE, c.curve_child.a = 0.1;
+        c.frame_parent.pos[1] = -1.0;
+        assert_true(mbs_add_curve_joint(b, &c) >= 0);
+    } else if (k == 1) {
+        assert_int_equal(mbs_add_joint_motion(b, 0, 0, motion, NULL), MBS_OK);
+    } else if (k == 2) {
+        assert_true(mbs_add_event(b, "bump", bump, NULL, NULL) >= 0);
+    } else if (k == 3) {
+        assert_true(mbs_add_user_states(b, "motor", 1, no_states, NULL) >= 0);
+    } else { /* a rod far too long for the pendulum to reach: no closed start */
+        jd = mbs_default_joint_def(MBS_JOINT_DISTANCE);
+        jd.child = 1, jd.length = 5.0, jd.name = "rod";
+        jd.frame_child.pos[0] = 1.0, jd.frame_parent.pos[1] = 0.5;
+        assert_true(mbs_add_joint(b, &jd) >= 0);
+    }
+    mbs_model *m = NULL;
+    if (mbs_compile(b, &m) != MBS_OK) fail_msg("%s", mbs_builder_error(b));
+    mbs_builder_destroy(b);
+    char why[256];
+    FILE *f = tmpfile();
+    cg_options opt = {.prefix = "gen"};
+    assert_int_equal(cg_write(f, m, &opt, why, (int)sizeof why), -1);
+    fclose(f);
+    print_message("refused: %s\n", why);
+    if (!strstr(why, want)) fail_msg("refusal \"%s\" does not name %s", why, want);
+    mbs_model_destroy(m);
+}
+
+/* What the generator cannot write is refused, naming the part. */
+static void test_refusals(void **state)
+{
+    (void)state;
+    const char *want[5] = {"joint \"cam\": a curve-curve contact", "prescribed motion of joint \"hinge\"",
+                           "event \"bump\"", "\"motor\" (user states)", "cannot be closed at the start"};
+    for (int k = 0; k < 5; ++k) refuse(k, want[k]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fourbar),
         cmocka_unit_test(test_slider_crank),
         cmocka_unit_test(test_model_files),
+        cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,8 @@
  * disappears, and what remains is straight-line C with no loops, no malloc and only libm.
  *
  * A scalar is either a constant or a named variable of the generated function; operations
- * on two constants fold, operations with 0 or 1 simplify, anything else emits one line
+ * on two constants fold, operations with 0 or 1 simplify, an operation already emitted on
+ * the same operands returns its variable again, anything else emits one line
  * `const double xN = a op b;` and returns the new variable. */
 #ifndef MBS_CODEGEN_CG_H
 #define MBS_CODEGEN_CG_H
@@ -29,6 +30,12 @@ typedef struct cg_out {
     int *dst;          /* [nlines] variable assigned, or -1 for a store to an output */
     int nlines, cap;
     int failed;        /* out of memory while recording */
+    /* value numbering: every operation emitted so far, so that the same operation on the
+       same operands returns the variable that already holds it (common subexpressions) */
+    struct cg_expr *expr; /* [nexpr] */
+    int nexpr, expr_cap;
+    int *slot;         /* [nslot] open-addressing table of indices into expr, -1 empty */
+    int nslot;
 } cg_out;
 
 void cg_begin(cg_out *o, FILE *f);

@@ -10,7 +10,8 @@
 #include <string.h>
 
 /* 0, or -1 with the reason: cut joints the generator cannot write (curve contacts), and
-   coordinate rows, events and user states, which need the library's event machinery. */
+   prescribed motions and events, which need the library's event machinery (user states,
+   frictions and stops are force elements the force check refuses). */
 static int check_loops_and_events(const mbs_model *m, char *why, int len)
 {
     char buf[96];
@@ -28,9 +29,6 @@ static int check_loops_and_events(const mbs_model *m, char *why, int len)
     if (m->ev && m->ev->nevent > 0)
         return snprintf(why, (size_t)len, "event %s is not generated (the library's steppers "
                         "locate events)", mbs_name_label(m->ev->events[0].name, 0, buf, (int)sizeof buf)), -1;
-    if (m->nux > 0)
-        return snprintf(why, (size_t)len, "user state equations (%d states) are not generated",
-                        m->nux), -1;
     return 0;
 }
 
