@@ -8,8 +8,9 @@
 
 /* Generate m (prefix "gen"; loops frozen at q_start, NULL: the model's start values) into
    dir/gen.c, compile it with `cc <cflags>` (strict C99, warnings as errors when strict),
-   check its undefined symbols (libm only: sin, cos, sincos, sqrt, fmax, fabs; and the GOT
-   of position-independent code) and dlopen it
+   check its undefined symbols (libm only: sin, cos, sincos, sqrt, fmax, fabs; the GOT of
+   position-independent code; and memcpy, memmove, memset, memcmp, which GCC may make of a
+   copy loop and requires of every environment, freestanding ones too) and dlopen it
    into *so. Lines of arithmetic, or -1 with the reason in msg. */
 int cgb_build(const mbs_model *m, const double *q_start, const char *dir, const char *cflags,
               int strict, void **so, char *msg, int len);

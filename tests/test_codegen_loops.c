@@ -195,8 +195,10 @@ static mbs_model *load(const char *name)
 static void test_model_files(void **state)
 {
     (void)state;
-    const char *names[2] = {"engine_v6", "spatial_fourbar"};
-    for (int k = 0; k < 2; ++k) {
+    const char *names[7] = {"engine_v6", "spatial_fourbar", "macpherson", "two_loops",
+                            "engine_cylindrical", "door_hinges", "planar_loop_tilted"};
+    for (int k = 0; k < 7; ++k) {
+        print_message("%s\n", names[k]);
         mbs_model *m = load(names[k]);
         mbs_data *d = mbs_data_create(m);
         check_model(d, 13 + (uint64_t)k);

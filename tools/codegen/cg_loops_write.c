@@ -70,10 +70,10 @@ static int write_rows(FILE *f, const mbs_model *m, const cg_loops *L, const char
     const int n = dropped ? L->ndrop : L->rank;
     if (dropped)
         fprintf(f, "/* Scaled residuals h (%s_NDROP) of the dropped rows at q. */\n"
-                   "static void %s_dropped(const double *q, double *h)\n{\n    (void)q;\n", P, P);
+                   "static void %s_dropped(const double *q, double *h)\n{\n    (void)q, (void)h;\n", P, P);
     else
         fprintf(f, "/* Scaled residuals h (%s_NROW) and Jacobian rows J (%s_NROW x %s_NV, row-major)\n"
-                   "   of the kept rows at q. */\nstatic void %s_rows(const double *q, double *h, double *J)\n{\n    (void)q;\n",
+                   "   of the kept rows at q. */\nstatic void %s_rows(const double *q, double *h, double *J)\n{\n    (void)q, (void)h, (void)J;\n",
                 P, P, P, P);
     int st = cg_kin_init(&o, &k, m);
     cg_val *Sw = calloc(6 * (size_t)m->nv + 1, sizeof(cg_val));
@@ -102,7 +102,7 @@ static void write_move(FILE *f, const mbs_model *m, const cg_loops *L, const cha
 {
     unsigned char *dep = calloc((size_t)m->nv + 1, 1);
     fprintf(f, "/* A Newton step: q (+) dx with dx (%s_NV) read on the dependent coordinates. */\n"
-               "static void %s_move(double *q, const double *dx)\n{\n", P, P);
+               "static void %s_move(double *q, const double *dx)\n{\n    (void)q, (void)dx;\n", P, P);
     for (int i = 0; dep && i < L->rank; ++i) dep[L->dep[i]] = 1;
     for (int t = 0; dep && t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
@@ -272,6 +272,7 @@ static int write_forward(FILE *f, const mbs_model *m, const cg_loops *L, const c
                "   (mbs_forward_dynamics). 0 or a status. */\n"
                "int %s_forward_dynamics_lambda(const double *q, const double *v, const double *tau,\n"
                "                               double *qacc, double *lambda)\n{\n"
+               "    (void)q, (void)v, (void)tau; /* a model may not read them all */\n"
                "    double piv[%s_NV + %s_NROW], kd[%s_NROW + 1], lam[%s_NROW + 1];\n    int i;\n",
             P, P, P, P, P, P);
     int st = cg_kin_init(&o, &k, m);
@@ -320,6 +321,7 @@ static int write_inverse(FILE *f, const mbs_model *m, const cg_loops *L, const c
                "   dynamics (mbs_inverse_dynamics; qacc is not checked against the constraints).\n"
                "   0 or a status. */\n"
                "int %s_inverse_dynamics(const double *q, const double *v, const double *qacc, double *tau)\n{\n"
+               "    (void)q, (void)v, (void)qacc; /* a model may not read them all */\n"
                "    double piv[%s_NROW + 1];\n    int i;\n", P, P);
     int st = cg_kin_init(&o, &k, m);
     cg_val *qdd = inputs(&o, "qacc[%d]", nv), *tau = calloc((size_t)nv + 1, sizeof(cg_val));

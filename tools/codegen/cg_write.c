@@ -76,7 +76,7 @@ static int write_forward(FILE *f, const mbs_model *m, const char *P, int *nline)
     fprintf(f, "/* qacc (nv) from q (nq), v (nv) and the joint forces tau (nv): the articulated-body\n"
                "   algorithm unrolled for this model; 0, or -1 when qacc is not finite. */\n"
                "int %s_forward_dynamics(const double *q, const double *v, const double *tau,"
-               " double *qacc)\n{\n", P);
+               " double *qacc)\n{\n    (void)q, (void)v, (void)tau; /* a model may not read them all */\n", P);
     int st = cg_kin_init(&o, &k, m);
     cg_val *tau = calloc((size_t)m->nv + 1, sizeof(cg_val)), *qdd = calloc((size_t)m->nv + 1, sizeof(cg_val));
     if (st == 0 && tau && qdd) {
@@ -106,7 +106,7 @@ static int write_inverse(FILE *f, const mbs_model *m, const char *P, int *nline)
     fprintf(f, "/* tau (nv) for which forward dynamics returns qacc (nv): the recursive Newton-Euler\n"
                "   algorithm unrolled for this model; 0, or -1 when tau is not finite. */\n"
                "int %s_inverse_dynamics(const double *q, const double *v, const double *qacc,"
-               " double *tau)\n{\n", P);
+               " double *tau)\n{\n    (void)q, (void)v, (void)qacc; /* a model may not read them all */\n", P);
     int st = cg_kin_init(&o, &k, m);
     cg_val *qdd = calloc((size_t)m->nv + 1, sizeof(cg_val)), *tau = calloc((size_t)m->nv + 1, sizeof(cg_val));
     if (st == 0 && qdd && tau) {
