@@ -72,6 +72,28 @@ static int bench_row(const char *label, mbs_model *m, const bench_opts *opts, co
 }
 
 /* ---------------------------------------------------------------- closed loops */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#endif
+#endif
+#ifndef CALLGRIND_DUMP_STATS_AT
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(s) (void)(s)
+#endif
+#define CG_CALLS 1000
+static int callgrind; /* --callgrind: count instructions instead of timing */
+
+/* CG_CALLS calls of fn between a zeroing and a dump of callgrind's counters labelled cell
+   (under valgrind --tool=callgrind; elsewhere the calls only). */
+static void count_calls(bench_call fn, void *ctx, const char *cell)
+{
+    char label[128];
+    snprintf(label, sizeof label, "%s / %d calls", cell, CG_CALLS);
+    CALLGRIND_ZERO_STATS;
+    for (int k = 0; k < CG_CALLS; ++k) fn(ctx, k);
+    CALLGRIND_DUMP_STATS_AT(label);
+}
 typedef int (*close_fn)(double *, double *);
 typedef int (*rk4_fn)(double *, double *, double *, const double *, double);
 
@@ -192,6 +214,16 @@ static int bench_loop_model(const char *label, mbs_model *(*make)(mbs_closure), 
     bench_call lib[3] = {lib_fd, lib_close_fd, lib_step}, gen[3] = {gen_fd, gen_close_fd, gen_step};
     gen_state(&ca, 0, 0);
     for (int r = 0; r < 3; ++r) {
+        if (callgrind) { /* instruction counts: one dump per cell (see count_calls) */
+            char cell[96];
+            snprintf(cell, sizeof cell, "%s / %s / closed form", label, what[r]);
+            count_calls(lib[r], &ca, cell);
+            snprintf(cell, sizeof cell, "%s / %s / Newton", label, what[r]);
+            count_calls(lib[r], &cn, cell);
+            snprintf(cell, sizeof cell, "%s / %s / generated", label, what[r]);
+            count_calls(gen[r], &ca, cell);
+            continue;
+        }
         const double ta = bench_time(lib[r], &ca, opts), tn = bench_time(lib[r], &cn, opts);
         const double tg = bench_time(gen[r], &ca, opts);
         printf("%-10s %-19s | %10.0f %10.0f %10.0f | %6.2fx %6.2fx | %6d %8.1e\n", label, what[r],
@@ -248,8 +280,15 @@ static int bench_loops(const bench_opts *opts, const char *dir)
 int main(int argc, char **argv)
 {
     bench_opts opts;
-    if (bench_parse_args(argc, argv, &opts) != 0) {
-        fprintf(stderr, "usage: bench_codegen [--quick] [--cpu-time]\n");
+    /* --loops: the loop table alone; --callgrind: its instruction counts (see README) */
+    int loops_only = 0, n = 0;
+    for (int i = 0; i < argc; ++i) {
+        if (!strcmp(argv[i], "--loops")) loops_only = 1;
+        else if (!strcmp(argv[i], "--callgrind")) loops_only = callgrind = 1;
+        else argv[n++] = argv[i];
+    }
+    if (bench_parse_args(n, argv, &opts) != 0) {
+        fprintf(stderr, "usage: bench_codegen [--quick] [--cpu-time] [--loops | --callgrind]\n");
         return 2;
     }
     char dir[] = "/tmp/mbs_bench_codegen_XXXXXX";
@@ -260,7 +299,7 @@ int main(int argc, char **argv)
            "speed-up", "lines", "rel diff");
     int status = 0;
     const int sizes[2] = {7, 30};
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < 2 && !loops_only; ++i) {
         bench_link links[30];
         mbs_model *m = NULL;
         char label[16];
@@ -271,8 +310,8 @@ int main(int argc, char **argv)
         mbs_model_destroy(m);
     }
     mbs_model *h = NULL;
-    if (bench_humanoid_mbs(&h) != MBS_OK) return 1;
-    status |= bench_row("humanoid", h, &opts, dir);
+    if (!loops_only && bench_humanoid_mbs(&h) != MBS_OK) return 1;
+    if (!loops_only) status |= bench_row("humanoid", h, &opts, dir);
     mbs_model_destroy(h);
     status |= bench_loops(&opts, dir);
     char cmd[128];

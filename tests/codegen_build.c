@@ -27,15 +27,17 @@ int cgb_build(const mbs_model *m, const double *q_start, const char *dir, const 
     const int nline = cg_write(f, m, &opt, why, (int)sizeof why);
     fclose(f);
     if (nline < 0) return snprintf(msg, (size_t)len, "cg_write: %s", why), -1;
+    static int count; /* each object its own file name (tools such as callgrind cache them) */
+    ++count;
     snprintf(cmd, sizeof cmd, "cc -std=c99 %s %s -fPIC -c %s/gen.c -o %s/gen.o && "
-             "cc -shared %s/gen.o -o %s/gen.so -lm", cflags,
-             strict ? "-Wall -Wextra -Werror" : "", dir, dir, dir, dir);
+             "cc -shared %s/gen.o -o %s/gen%d.so -lm", cflags,
+             strict ? "-Wall -Wextra -Werror" : "", dir, dir, dir, dir, count);
     if (run(cmd, msg, len) != 0) return -1;
     /* only libm: every undefined symbol of the object is one of these */
     snprintf(cmd, sizeof cmd, "nm -u %s/gen.o | awk '{print $2}' | grep -vxE "
              "'sin|cos|sincos|sqrt|fmax|fabs|memcpy|memset|memmove|memcmp|_GLOBAL_OFFSET_TABLE_' | grep -q . && exit 1 || exit 0", dir);
     if (strict && run(cmd, msg, len) != 0) return -1;
-    snprintf(path, sizeof path, "%s/gen.so", dir);
+    snprintf(path, sizeof path, "%s/gen%d.so", dir, count);
     *so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!*so) return snprintf(msg, (size_t)len, "dlopen: %s", dlerror()), -1;
     return nline;
