@@ -9,6 +9,7 @@
 #include "cg_aba.h"
 #include "cg_mass.h"
 
+/* See cg_loops.h. */
 void cg_loops_free(cg_loops *L)
 {
     mbs_con_topo_free(&L->t);
@@ -142,12 +143,14 @@ typedef struct loops_ws {
     cg_val *H, *Sw, *a, *Vw, *Aw, *J, *gam, *K, *w, *zero, *invD, *ZD;
 } loops_ws;
 
+/* Free the scratch (generator memory). */
 static void ws_free(loops_ws *w)
 {
     free(w->H), free(w->Sw), free(w->a), free(w->Vw), free(w->Aw), free(w->J), free(w->gam);
     free(w->K), free(w->w), free(w->zero), free(w->invD), free(w->ZD);
 }
 
+/* Allocate the scratch for m's loops, zero inputs set; 0 or -1. */
 static int ws_alloc(const mbs_model *m, const cg_loops *L, loops_ws *w)
 {
     const size_t nv = (size_t)m->nv + 1, nb = 6 * (size_t)m->nbody, r = (size_t)L->rank + 1;

@@ -251,21 +251,28 @@ static void write_text(FILE *f, const char *text, const char *P, int ndrop)
     }
 }
 
-/* Symbolic inputs read once: n values of name[i]. */
-static cg_val *inputs(cg_out *o, const char *name, int n)
+/* Constrained forward dynamics (ctx: the loops): stores qacc, the pivots piv, K's diagonal
+   kd and the physical multipliers lam of the kept rows. */
+static int emit_forward(cg_out *o, const cg_kin *k, const cg_val *tau, void *ctx)
 {
-    cg_val *x = calloc((size_t)n + 1, sizeof(cg_val));
-    for (int i = 0; x && i < n; ++i) x[i] = cg_input(o, name, i);
-    return x;
+    const cg_loops *L = ctx;
+    const int nv = k->m->nv, r = L->rank;
+    cg_val *qacc = calloc((size_t)nv + 1, sizeof(cg_val)), *lam = calloc((size_t)r + 1, sizeof(cg_val));
+    cg_val *kd = calloc((size_t)r + 1, sizeof(cg_val)), *piv = calloc((size_t)(nv + r) + 1, sizeof(cg_val));
+    int st = qacc && lam && kd && piv ? cg_emit_loops_forward(o, k, L, tau, qacc, lam, piv, kd) : -1;
+    for (int i = 0; st == 0 && i < nv; ++i) cg_store(o, "qacc[%d]", i, qacc[i]);
+    for (int i = 0; st == 0 && i < nv + r; ++i) cg_store(o, "piv[%d]", i, piv[i]);
+    for (int i = 0; st == 0 && i < r; ++i) {
+        cg_store(o, "kd[%d]", i, kd[i]);
+        cg_store(o, "lam[%d]", i, cg_mul(o, lam[i], cg_const(L->t.row_scale[L->row[i]])));
+    }
+    free(qacc), free(lam), free(kd), free(piv);
+    return st;
 }
 
 /* int P_forward_dynamics_lambda(q, v, tau, qacc, lambda) and P_forward_dynamics. */
 static int write_forward(FILE *f, const mbs_model *m, const cg_loops *L, const char *P, int *nline)
 {
-    const int nv = m->nv, r = L->rank;
-    cg_out o;
-    cg_kin k;
-    cg_begin(&o, f);
     fprintf(f, "/* qacc (nv) and the cut-joint multipliers lambda (%s_NCON, nullable; 0 on the dropped\n"
                "   rows) at a closed state (q, v) with the joint forces tau: M qacc = tau - c + J^T lambda\n"
                "   with J qacc + J'v = 0 on the kept rows, through the tree-sparse factor of M\n"
@@ -275,24 +282,7 @@ static int write_forward(FILE *f, const mbs_model *m, const cg_loops *L, const c
                "    (void)q, (void)v, (void)tau; /* a model may not read them all */\n"
                "    double piv[%s_NV + %s_NROW], kd[%s_NROW + 1], lam[%s_NROW + 1];\n    int i;\n",
             P, P, P, P, P, P);
-    int st = cg_kin_init(&o, &k, m);
-    cg_val *tau = inputs(&o, "tau[%d]", nv), *qacc = calloc((size_t)nv + 1, sizeof(cg_val));
-    cg_val *lam = calloc((size_t)r + 1, sizeof(cg_val)), *kd = calloc((size_t)r + 1, sizeof(cg_val));
-    cg_val *piv = calloc((size_t)(nv + r) + 1, sizeof(cg_val));
-    if (st == 0 && tau && qacc && lam && kd && piv) {
-        cg_kinematics(&o, &k);
-        cg_forces(&o, &k);
-        st = cg_emit_loops_forward(&o, &k, L, tau, qacc, lam, piv, kd);
-        for (int i = 0; st == 0 && i < nv; ++i) cg_store(&o, "qacc[%d]", i, qacc[i]);
-        for (int i = 0; st == 0 && i < nv + r; ++i) cg_store(&o, "piv[%d]", i, piv[i]);
-        for (int i = 0; st == 0 && i < r; ++i) {
-            cg_store(&o, "kd[%d]", i, kd[i]);
-            cg_store(&o, "lam[%d]", i, cg_mul(&o, lam[i], cg_const(L->t.row_scale[L->row[i]])));
-        }
-    } else {
-        st = -1;
-    }
-    if (cg_flush(&o) != 0) st = -1;
+    const int st = cg_write_body(f, m, "tau[%d]", emit_forward, (void *)L, nline);
     write_text(f, "    for (i = 0; i < P_NV; ++i)\n        if (!(piv[i] > 0.0)) return P_ERR_SINGULAR;\n"
                   "    for (i = 0; i < P_NROW; ++i)\n"
                   "        if (!(piv[P_NV + i] > P_PIVOT_TOL * kd[i])) return P_ERR_SINGULAR;\n"
@@ -303,19 +293,25 @@ static int write_forward(FILE *f, const mbs_model *m, const cg_loops *L, const c
                   "/* qacc (nv) at a closed state (q, v) with the joint forces tau; 0 or a status. */\n"
                   "int P_forward_dynamics(const double *q, const double *v, const double *tau, double *qacc)\n{\n"
                   "    return P_forward_dynamics_lambda(q, v, tau, qacc, 0);\n}\n\n", P, 0);
-    *nline += o.nline;
-    free(tau), free(qacc), free(lam), free(kd), free(piv);
-    cg_kin_free(&k);
+    return st;
+}
+
+/* The minimum-norm inverse dynamics (ctx: the loops): stores tau and the pivots piv. */
+static int emit_inverse(cg_out *o, const cg_kin *k, const cg_val *qdd, void *ctx)
+{
+    const cg_loops *L = ctx;
+    const int nv = k->m->nv, r = L->rank;
+    cg_val *tau = calloc((size_t)nv + 1, sizeof(cg_val)), *piv = calloc((size_t)r + 1, sizeof(cg_val));
+    int st = tau && piv ? cg_emit_loops_inverse(o, k, L, qdd, tau, piv) : -1;
+    for (int i = 0; st == 0 && i < nv; ++i) cg_store(o, "tau[%d]", i, tau[i]);
+    for (int i = 0; st == 0 && i < r; ++i) cg_store(o, "piv[%d]", i, piv[i]);
+    free(tau), free(piv);
     return st;
 }
 
 /* int P_inverse_dynamics(q, v, qacc, tau): the minimum-norm tau (mbs_inverse_dynamics). */
 static int write_inverse(FILE *f, const mbs_model *m, const cg_loops *L, const char *P, int *nline)
 {
-    const int nv = m->nv, r = L->rank;
-    cg_out o;
-    cg_kin k;
-    cg_begin(&o, f);
     fprintf(f, "/* tau (nv): the minimum-norm joint forces for which forward dynamics returns qacc at\n"
                "   the closed state (q, v), tau = t - J^T (J J^T)^-1 J t with t the tree's inverse\n"
                "   dynamics (mbs_inverse_dynamics; qacc is not checked against the constraints).\n"
@@ -323,25 +319,10 @@ static int write_inverse(FILE *f, const mbs_model *m, const cg_loops *L, const c
                "int %s_inverse_dynamics(const double *q, const double *v, const double *qacc, double *tau)\n{\n"
                "    (void)q, (void)v, (void)qacc; /* a model may not read them all */\n"
                "    double piv[%s_NROW + 1];\n    int i;\n", P, P);
-    int st = cg_kin_init(&o, &k, m);
-    cg_val *qdd = inputs(&o, "qacc[%d]", nv), *tau = calloc((size_t)nv + 1, sizeof(cg_val));
-    cg_val *piv = calloc((size_t)r + 1, sizeof(cg_val));
-    if (st == 0 && qdd && tau && piv) {
-        cg_kinematics(&o, &k);
-        cg_forces(&o, &k);
-        st = cg_emit_loops_inverse(&o, &k, L, qdd, tau, piv);
-        for (int i = 0; st == 0 && i < nv; ++i) cg_store(&o, "tau[%d]", i, tau[i]);
-        for (int i = 0; st == 0 && i < r; ++i) cg_store(&o, "piv[%d]", i, piv[i]);
-    } else {
-        st = -1;
-    }
-    if (cg_flush(&o) != 0) st = -1;
+    const int st = cg_write_body(f, m, "qacc[%d]", emit_inverse, (void *)L, nline);
     write_text(f, "    for (i = 0; i < P_NROW; ++i)\n        if (!(piv[i] > 0.0)) return P_ERR_SINGULAR;\n"
                   "    for (i = 0; i < P_NV; ++i)\n        if (!isfinite(tau[i])) return P_ERR_NONFINITE;\n"
                   "    return 0;\n}\n\n", P, 0);
-    *nline += o.nline;
-    free(qdd), free(tau), free(piv);
-    cg_kin_free(&k);
     return st;
 }
 

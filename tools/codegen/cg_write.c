@@ -67,63 +67,51 @@ int cg_check_model(const mbs_model *m, char *why, int len)
     return 0;
 }
 
+/* qacc by the ABA (ctx unused): stores qacc[i]. */
+static int emit_aba(cg_out *o, const cg_kin *k, const cg_val *tau, void *ctx)
+{
+    (void)ctx;
+    cg_val *qdd = calloc((size_t)k->m->nv + 1, sizeof(cg_val));
+    int st = qdd ? cg_emit_aba(o, k, tau, qdd) : -1;
+    for (int i = 0; st == 0 && i < k->m->nv; ++i) cg_store(o, "qacc[%d]", i, qdd[i]);
+    free(qdd);
+    return st;
+}
+
+/* tau by the RNEA (ctx unused): stores tau[i]. */
+static int emit_rnea(cg_out *o, const cg_kin *k, const cg_val *qdd, void *ctx)
+{
+    (void)ctx;
+    cg_val *tau = calloc((size_t)k->m->nv + 1, sizeof(cg_val));
+    int st = tau ? cg_emit_rnea(o, k, qdd, tau) : -1;
+    for (int i = 0; st == 0 && i < k->m->nv; ++i) cg_store(o, "tau[%d]", i, tau[i]);
+    free(tau);
+    return st;
+}
+
 /* int P_forward_dynamics(const double *q, const double *v, const double *tau, double *qacc) */
 static int write_forward(FILE *f, const mbs_model *m, const char *P, int *nline)
 {
-    cg_out o;
-    cg_kin k;
-    cg_begin(&o, f);
     fprintf(f, "/* qacc (nv) from q (nq), v (nv) and the joint forces tau (nv): the articulated-body\n"
                "   algorithm unrolled for this model; 0, or -1 when qacc is not finite. */\n"
                "int %s_forward_dynamics(const double *q, const double *v, const double *tau,"
                " double *qacc)\n{\n    (void)q, (void)v, (void)tau; /* a model may not read them all */\n", P);
-    int st = cg_kin_init(&o, &k, m);
-    cg_val *tau = calloc((size_t)m->nv + 1, sizeof(cg_val)), *qdd = calloc((size_t)m->nv + 1, sizeof(cg_val));
-    if (st == 0 && tau && qdd) {
-        for (int i = 0; i < m->nv; ++i) tau[i] = cg_input(&o, "tau[%d]", i);
-        cg_kinematics(&o, &k);
-        cg_forces(&o, &k);
-        st = cg_emit_aba(&o, &k, tau, qdd);
-        for (int i = 0; st == 0 && i < m->nv; ++i) cg_store(&o, "qacc[%d]", i, qdd[i]);
-    } else {
-        st = -1;
-    }
-    if (cg_flush(&o) != 0) st = -1;
+    const int st = cg_write_body(f, m, "tau[%d]", emit_aba, NULL, nline);
     fprintf(f, "    for (int i = 0; i < %s_NV; ++i)\n        if (!isfinite(qacc[i])) return -1;\n"
                "    return 0;\n}\n\n", P);
-    *nline += o.nline;
-    free(tau), free(qdd);
-    cg_kin_free(&k);
     return st;
 }
 
 /* int P_inverse_dynamics(const double *q, const double *v, const double *qacc, double *tau) */
 static int write_inverse(FILE *f, const mbs_model *m, const char *P, int *nline)
 {
-    cg_out o;
-    cg_kin k;
-    cg_begin(&o, f);
     fprintf(f, "/* tau (nv) for which forward dynamics returns qacc (nv): the recursive Newton-Euler\n"
                "   algorithm unrolled for this model; 0, or -1 when tau is not finite. */\n"
                "int %s_inverse_dynamics(const double *q, const double *v, const double *qacc,"
                " double *tau)\n{\n    (void)q, (void)v, (void)qacc; /* a model may not read them all */\n", P);
-    int st = cg_kin_init(&o, &k, m);
-    cg_val *qdd = calloc((size_t)m->nv + 1, sizeof(cg_val)), *tau = calloc((size_t)m->nv + 1, sizeof(cg_val));
-    if (st == 0 && qdd && tau) {
-        for (int i = 0; i < m->nv; ++i) qdd[i] = cg_input(&o, "qacc[%d]", i);
-        cg_kinematics(&o, &k);
-        cg_forces(&o, &k);
-        st = cg_emit_rnea(&o, &k, qdd, tau);
-        for (int i = 0; st == 0 && i < m->nv; ++i) cg_store(&o, "tau[%d]", i, tau[i]);
-    } else {
-        st = -1;
-    }
-    if (cg_flush(&o) != 0) st = -1;
+    const int st = cg_write_body(f, m, "qacc[%d]", emit_rnea, NULL, nline);
     fprintf(f, "    for (int i = 0; i < %s_NV; ++i)\n        if (!isfinite(tau[i])) return -1;\n"
                "    return 0;\n}\n\n", P);
-    *nline += o.nline;
-    free(qdd), free(tau);
-    cg_kin_free(&k);
     return st;
 }
 
