@@ -1,13 +1,16 @@
 /* mbs-codegen on models with cut joints (tools/codegen/cg_loops*.c): the generated C against
  * the library on the planar four-bar and slider-crank (tests/loop_mechanisms.c), the V6
- * engine (models/engine_v6.xml: six coupled loops, 12 of 30 rows kept) and the spatial
- * four-bar (models/spatial_fourbar.xml): constrained forward dynamics and multipliers to
- * 1e-12 and inverse dynamics to 1e-11 at closed states along a library run, the closure of
- * a perturbed state to 1e-12, and RK4 trajectories of 1 s at 1 kHz (then 0.5 s at 100 Hz)
- * with closure at every stage to 1e-9. Each file compiles with -std=c99 -Wall -Wextra -Werror and needs nothing but
- * libm. The limits: a closure whose J_v is singular, one Newton cannot finish in its fixed
- * iteration count, non-finite input, and a partition that turns singular along the motion
- * each return their status; curve joints, prescribed motions and events are refused. */
+ * engine (models/engine_v6.xml: six coupled loops, 12 of 30 rows kept), the spatial four-bar
+ * (models/spatial_fourbar.xml) and the other loop model files (a MacPherson strut, two
+ * coupled spatial loops with a dependent quaternion, redundant rows): constrained forward
+ * dynamics and multipliers to 1e-12 and inverse dynamics to 1e-11 at closed states along a
+ * library run, the closure of a perturbed state to 1e-12, and RK4 trajectories of 1 s at
+ * 1 kHz (then 0.5 s at 100 Hz) with closure at every stage to 1e-9, the library keeping the
+ * frozen partition. Each file compiles with -std=c99 -Wall -Wextra -Werror and needs nothing
+ * but libm. The limits: non-finite input, a singular J_v, a state too far for the fixed
+ * Newton count, and a partition that turns singular along the motion each return their
+ * status and keep the state; curve joints, prescribed motions, events and user states are
+ * refused, naming them. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <math.h>
@@ -178,6 +181,47 @@ static void test_slider_crank(void **state)
     check_model(d, 12);
     mbs_data_destroy(d);
     lm_mech_free(&mech);
+}
+
+/* A free body (its automatic root: position and quaternion) held at a point by a spherical
+   cut joint to the world, a link hinged below it, and a distance joint from the link's tip to
+   the world: two loops whose dependent coordinates lie in the free joint, quaternion
+   included, so the closure moves them on the sphere. */
+static void test_free_body(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    const double g[3] = {0.0, 0.0, -9.81};
+    assert_int_equal(mbs_builder_set_gravity(b, g), MBS_OK);
+    mbs_body_def bd = mbs_default_body_def();
+    bd.mass = 2.0, bd.com[0] = 0.2, bd.com[2] = -0.1;
+    bd.inertia[0] = 0.02, bd.inertia[4] = 0.03, bd.inertia[8] = 0.04;
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    bd.mass = 0.7, bd.com[0] = 0.25, bd.com[2] = 0.0;
+    assert_int_equal(mbs_add_body(b, &bd), 2);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    j.parent = 1, j.child = 2, j.frame_parent.pos[0] = 0.4, j.axis[0] = 0.0, j.axis[1] = 1.0;
+    j.axis[2] = 0.0;
+    assert_int_equal(mbs_add_joint(b, &j), 0);
+    j = mbs_default_joint_def(MBS_JOINT_SPHERICAL);
+    j.parent = MBS_WORLD, j.child = 1, j.frame_parent.pos[2] = 1.0, j.name = "ball", j.cut = 1;
+    j.frame_child.pos[1] = 0.1;
+    assert_true(mbs_add_joint(b, &j) >= 0);
+    j = mbs_default_joint_def(MBS_JOINT_DISTANCE);
+    j.parent = MBS_WORLD, j.child = 2, j.length = 0.8, j.name = "tether";
+    j.frame_parent.pos[0] = 0.9, j.frame_parent.pos[1] = -0.1, j.frame_parent.pos[2] = 0.2;
+    j.frame_child.pos[0] = 0.5; /* closed at q = 0 with the body at (0, -0.1, 1) */
+    assert_true(mbs_add_joint(b, &j) >= 0);
+    mbs_model *m = NULL;
+    if (mbs_compile(b, &m) != MBS_OK) fail_msg("%s", mbs_builder_error(b));
+    mbs_builder_destroy(b);
+    mbs_data *d = mbs_data_create(m);
+    const double v[7] = {0.1, -0.2, 0.05, 0.8, -1.1, 0.6, 1.5};
+    assert_int_equal(mbs_model_nv(m), 7);
+    memcpy(mbs_data_v(d), v, sizeof v);
+    check_model(d, 21);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
 }
 
 /* A model file with its start values. */
@@ -381,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_fourbar),
         cmocka_unit_test(test_slider_crank),
         cmocka_unit_test(test_model_files),
+        cmocka_unit_test(test_free_body),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_refusals),
     };

@@ -23,7 +23,7 @@ static void write_header(FILE *f, const mbs_model *m, const cg_loops *L, const c
 {
     int jv = 0;
     for (int b = 0; b < L->nblock; ++b) jv += L->blk_n[b] * L->blk_n[b];
-    fprintf(f, "#define %s_NCON %d  /* rows of the cut joints (lambda) */\n"
+    fprintf(f, "\n#define %s_NCON %d  /* rows of the cut joints (lambda) */\n"
                "#define %s_NROW %d  /* rows kept (independent at the start configuration) */\n"
                "#define %s_NDOF %d  /* independent coordinates */\n"
                "#define %s_NDROP %d\n#define %s_NBLK %d\n#define %s_JV_SIZE %d\n\n",
@@ -114,7 +114,11 @@ static void write_move(FILE *f, const mbs_model *m, const cg_loops *L, const cha
         const int w = jm->vadr + nlin;
         if (!dep[w] && !dep[w + 1] && !dep[w + 2]) continue;
         fputs("    {\n        const double w[3] = {", f);
-        for (int i = 0; i < 3; ++i) fprintf(f, dep[w + i] ? "dx[%d]%s" : "0.0%.0d%s", w + i, i < 2 ? ", " : "");
+        for (int i = 0; i < 3; ++i) {
+            if (dep[w + i]) fprintf(f, "dx[%d]", w + i);
+            else fputs("0.0", f);
+            fputs(i < 2 ? ", " : "", f);
+        }
         fprintf(f, "};\n        quat_integrate(q + %d, q + %d, w, 1.0);\n    }\n",
                 jm->qadr + nlin, jm->qadr + nlin);
     }
