@@ -224,6 +224,26 @@ static void test_free_body(void **state)
     mbs_model_destroy(m);
 }
 
+/* Door3 (a door on a hinge and a rod closed by a fixed cut joint: 6 rows, redundant ones
+   dropped) and the one-cylinder engine with its piston on a cylindrical joint (rank 3 of 5),
+   each from a rate on its first joint. */
+static void test_more_mechanisms(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; ++k) {
+        lm_mech mech;
+        const int st = k == 0 ? lm_build_door(2, 1, NULL, &mech)
+                              : lm_build_engine1(MBS_JOINT_CYLINDRICAL, &mech);
+        if (st != MBS_OK) fail_msg("%s", mech.error);
+        mbs_data *d = mbs_data_create(mech.model);
+        if (k == 1) lm_engine_set(&mech, 1, 0.4, 0.0, d);
+        mbs_data_v(d)[mbs_model_joint_vadr(mech.model, mech.joint[0])] = k == 0 ? 0.7 : 12.0;
+        check_model(d, 31 + (uint64_t)k);
+        mbs_data_destroy(d);
+        lm_mech_free(&mech);
+    }
+}
+
 /* A model file with its start values. */
 static mbs_model *load(const char *name)
 {
@@ -426,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_slider_crank),
         cmocka_unit_test(test_model_files),
         cmocka_unit_test(test_free_body),
+        cmocka_unit_test(test_more_mechanisms),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_refusals),
     };
