@@ -5,7 +5,8 @@
  * disappears, and what remains is straight-line C with no loops, no malloc and only libm.
  *
  * A scalar is either a constant or a named variable of the generated function; operations
- * on two constants fold, operations with 0 or 1 simplify, anything else emits one line
+ * on two constants fold, operations with 0 or 1 simplify, an operation already emitted on
+ * the same operands returns its variable again, anything else emits one line
  * `const double xN = a op b;` and returns the new variable. */
 #ifndef MBS_CODEGEN_CG_H
 #define MBS_CODEGEN_CG_H
@@ -29,6 +30,12 @@ typedef struct cg_out {
     int *dst;          /* [nlines] variable assigned, or -1 for a store to an output */
     int nlines, cap;
     int failed;        /* out of memory while recording */
+    /* value numbering: every operation emitted so far, so that the same operation on the
+       same operands returns the variable that already holds it (common subexpressions) */
+    struct cg_expr *expr; /* [nexpr] */
+    int nexpr, expr_cap;
+    int *slot;         /* [nslot] open-addressing table of indices into expr, -1 empty */
+    int nslot;
 } cg_out;
 
 void cg_begin(cg_out *o, FILE *f);
@@ -86,14 +93,19 @@ typedef struct cg_joint_emitter {
 } cg_joint_emitter;
 const cg_joint_emitter *cg_joint_emitter_for(const mbs_joint_model *j);
 
-/* ---- the generator (cg_model.c) */
+/* ---- the generator (cg_write.c) */
 typedef struct cg_options {
     const char *prefix; /* function and macro prefix, e.g. "model" */
     const char *source; /* what the model came from (a comment) */
+    /* closed loops: the configuration (nq) at which the library's row selection and
+       partition are taken and frozen; NULL: the model's start values */
+    const double *q_start;
 } cg_options;
 /* 0, or -1 with a message naming what the generator cannot handle in why (len bytes). */
 int cg_check_model(const mbs_model *m, char *why, int len);
-/* Write the whole generated file; 0 or -1 (message in why). */
+/* P_integrate (cg_write.c). */
+void cg_write_integrate(FILE *f, const mbs_model *m, const char *P);
+/* Write the whole generated file: lines of arithmetic, or -1 (message in why). */
 int cg_write(FILE *f, const mbs_model *m, const cg_options *opt, char *why, int len);
 
 #endif

@@ -77,16 +77,19 @@ void cg_pose_mul_inv(cg_out *o, cg_pose *C, const cg_pose *A, const cg_pose *B)
     *C = r;
 }
 
-/* Rodrigues with a constant unit axis: R = c I + s [u]x + (1 - c) u u^T. */
+/* Rodrigues with a constant unit axis: R = c I + s [u]x + (1 - c) u u^T, the diagonal as
+   u_i^2 + (1 - u_i^2) c so that it folds to 1 or c about a coordinate axis. */
 void cg_axis_angle(cg_out *o, cg_val R[9], const double u[3], cg_val c, cg_val s)
 {
     const cg_val t = cg_sub(o, cg_const(1.0), c);
     const double ux[9] = {0, -u[2], u[1], u[2], 0, -u[0], -u[1], u[0], 0};
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
-            cg_val e = cg_add(o, cg_mul(o, t, cg_const(u[i] * u[j])),
-                              cg_mul(o, s, cg_const(ux[3 * i + j])));
-            R[3 * i + j] = i == j ? cg_add(o, e, c) : e;
+            const double uu = u[i] * u[j];
+            if (i == j)
+                R[3 * i + j] = cg_add(o, cg_const(uu), cg_mul(o, cg_const(1.0 - uu), c));
+            else
+                R[3 * i + j] = cg_add(o, cg_mul(o, t, cg_const(uu)), cg_mul(o, s, cg_const(ux[3 * i + j])));
         }
 }
 

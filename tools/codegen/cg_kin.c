@@ -183,3 +183,26 @@ void cg_forces(cg_out *o, cg_kin *k)
         for (size_t e = 0; e < sizeof force_emitters / sizeof force_emitters[0]; ++e)
             if (force_emitters[e].ops == m->forces[i].ops) force_emitters[e].emit(o, k, &m->forces[i]);
 }
+
+int cg_write_body(FILE *f, const mbs_model *m, const char *input, cg_emit_fn emit, void *ctx,
+                  int *nline)
+{
+    cg_out o;
+    cg_kin k;
+    cg_begin(&o, f);
+    int st = cg_kin_init(&o, &k, m);
+    cg_val *in = calloc((size_t)m->nv + 1, sizeof(cg_val));
+    if (st == 0 && in) {
+        for (int i = 0; i < m->nv; ++i) in[i] = cg_input(&o, input, i);
+        cg_kinematics(&o, &k);
+        cg_forces(&o, &k);
+        st = emit(&o, &k, in, ctx);
+    } else {
+        st = -1;
+    }
+    if (cg_flush(&o) != 0) st = -1;
+    *nline += o.nline;
+    free(in);
+    cg_kin_free(&k);
+    return st;
+}

@@ -25,4 +25,13 @@ void cg_forces(cg_out *o, cg_kin *k);
 /* 1 when the generator knows the force element's kind. */
 int cg_force_supported(const mbs_force_model *f);
 
+/* The outputs of a generated dynamics function from its kinematics, forces and nv inputs
+   in; 0 or -1 (memory). */
+typedef int (*cg_emit_fn)(cg_out *o, const cg_kin *k, const cg_val *in, void *ctx);
+/* The body of a generated dynamics function (its signature already written): q and v read,
+   nv inputs from input (e.g. "tau[%d]"), kinematics and forces, then emit; the lines the
+   outputs need written to f and counted in *nline. 0 or -1 (memory). */
+int cg_write_body(FILE *f, const mbs_model *m, const char *input, cg_emit_fn emit, void *ctx,
+                  int *nline);
+
 #endif

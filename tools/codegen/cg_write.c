@@ -2,20 +2,40 @@
  * step of the library (the commutator-free scheme of src/solvers/stepper_fixed.c), all
  * straight-line C99 with libm only. */
 #include "cg_aba.h"
+#include "cg_loops.h"
 #include "couplings/couplings.h"
+#include "events/events.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* 0, or -1 with the reason: cut joints the generator cannot write (curve contacts), and
+   prescribed motions and events, which need the library's event machinery (user states,
+   frictions and stops are force elements the force check refuses). */
+static int check_loops_and_events(const mbs_model *m, char *why, int len)
+{
+    char buf[96];
+    for (int j = 0; j < m->njoint; ++j) {
+        const mbs_joint_model *jm = &m->joints[j];
+        for (int r = 0; jm->cut && r < jm->ncon; ++r)
+            if (jm->rows[r].kind == MBS_CUT_CURVE)
+                return snprintf(why, (size_t)len, "joint %s: a curve-curve contact joint is not "
+                                "generated (its contact points are solved by the library)",
+                                mbs_joint_label(m, j, buf, (int)sizeof buf)), -1;
+    }
+    if (m->ev && m->ev->nmotion > 0)
+        return snprintf(why, (size_t)len, "the prescribed motion of joint %s is not generated",
+                        mbs_joint_label(m, m->ev->motions[0].joint, buf, (int)sizeof buf)), -1;
+    if (m->ev && m->ev->nevent > 0)
+        return snprintf(why, (size_t)len, "event %s is not generated (the library's steppers "
+                        "locate events)", mbs_name_label(m->ev->events[0].name, 0, buf, (int)sizeof buf)), -1;
+    return 0;
+}
+
 int cg_check_model(const mbs_model *m, char *why, int len)
 {
     char buf[96];
-    if (m->ncon > 0) {
-        for (int j = 0; j < m->njoint; ++j)
-            if (m->joints[j].cut)
-                return snprintf(why, (size_t)len, "joint %s closes a loop: the generator "
-                                "writes trees only", mbs_joint_label(m, j, buf, (int)sizeof buf)), -1;
-    }
+    if (check_loops_and_events(m, why, len) != 0) return -1;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         if (!cg_joint_emitter_for(jm) && jm->ops->rebase)
@@ -47,68 +67,56 @@ int cg_check_model(const mbs_model *m, char *why, int len)
     return 0;
 }
 
+/* qacc by the ABA (ctx unused): stores qacc[i]. */
+static int emit_aba(cg_out *o, const cg_kin *k, const cg_val *tau, void *ctx)
+{
+    (void)ctx;
+    cg_val *qdd = calloc((size_t)k->m->nv + 1, sizeof(cg_val));
+    int st = qdd ? cg_emit_aba(o, k, tau, qdd) : -1;
+    for (int i = 0; st == 0 && i < k->m->nv; ++i) cg_store(o, "qacc[%d]", i, qdd[i]);
+    free(qdd);
+    return st;
+}
+
+/* tau by the RNEA (ctx unused): stores tau[i]. */
+static int emit_rnea(cg_out *o, const cg_kin *k, const cg_val *qdd, void *ctx)
+{
+    (void)ctx;
+    cg_val *tau = calloc((size_t)k->m->nv + 1, sizeof(cg_val));
+    int st = tau ? cg_emit_rnea(o, k, qdd, tau) : -1;
+    for (int i = 0; st == 0 && i < k->m->nv; ++i) cg_store(o, "tau[%d]", i, tau[i]);
+    free(tau);
+    return st;
+}
+
 /* int P_forward_dynamics(const double *q, const double *v, const double *tau, double *qacc) */
 static int write_forward(FILE *f, const mbs_model *m, const char *P, int *nline)
 {
-    cg_out o;
-    cg_kin k;
-    cg_begin(&o, f);
     fprintf(f, "/* qacc (nv) from q (nq), v (nv) and the joint forces tau (nv): the articulated-body\n"
                "   algorithm unrolled for this model; 0, or -1 when qacc is not finite. */\n"
                "int %s_forward_dynamics(const double *q, const double *v, const double *tau,"
-               " double *qacc)\n{\n", P);
-    int st = cg_kin_init(&o, &k, m);
-    cg_val *tau = calloc((size_t)m->nv + 1, sizeof(cg_val)), *qdd = calloc((size_t)m->nv + 1, sizeof(cg_val));
-    if (st == 0 && tau && qdd) {
-        for (int i = 0; i < m->nv; ++i) tau[i] = cg_input(&o, "tau[%d]", i);
-        cg_kinematics(&o, &k);
-        cg_forces(&o, &k);
-        st = cg_emit_aba(&o, &k, tau, qdd);
-        for (int i = 0; st == 0 && i < m->nv; ++i) cg_store(&o, "qacc[%d]", i, qdd[i]);
-    } else {
-        st = -1;
-    }
-    if (cg_flush(&o) != 0) st = -1;
+               " double *qacc)\n{\n    (void)q, (void)v, (void)tau; /* a model may not read them all */\n", P);
+    const int st = cg_write_body(f, m, "tau[%d]", emit_aba, NULL, nline);
     fprintf(f, "    for (int i = 0; i < %s_NV; ++i)\n        if (!isfinite(qacc[i])) return -1;\n"
                "    return 0;\n}\n\n", P);
-    *nline += o.nline;
-    free(tau), free(qdd);
-    cg_kin_free(&k);
     return st;
 }
 
 /* int P_inverse_dynamics(const double *q, const double *v, const double *qacc, double *tau) */
 static int write_inverse(FILE *f, const mbs_model *m, const char *P, int *nline)
 {
-    cg_out o;
-    cg_kin k;
-    cg_begin(&o, f);
     fprintf(f, "/* tau (nv) for which forward dynamics returns qacc (nv): the recursive Newton-Euler\n"
                "   algorithm unrolled for this model; 0, or -1 when tau is not finite. */\n"
                "int %s_inverse_dynamics(const double *q, const double *v, const double *qacc,"
-               " double *tau)\n{\n", P);
-    int st = cg_kin_init(&o, &k, m);
-    cg_val *qdd = calloc((size_t)m->nv + 1, sizeof(cg_val)), *tau = calloc((size_t)m->nv + 1, sizeof(cg_val));
-    if (st == 0 && qdd && tau) {
-        for (int i = 0; i < m->nv; ++i) qdd[i] = cg_input(&o, "qacc[%d]", i);
-        cg_kinematics(&o, &k);
-        cg_forces(&o, &k);
-        st = cg_emit_rnea(&o, &k, qdd, tau);
-        for (int i = 0; st == 0 && i < m->nv; ++i) cg_store(&o, "tau[%d]", i, tau[i]);
-    } else {
-        st = -1;
-    }
-    if (cg_flush(&o) != 0) st = -1;
+               " double *tau)\n{\n    (void)q, (void)v, (void)qacc; /* a model may not read them all */\n", P);
+    const int st = cg_write_body(f, m, "qacc[%d]", emit_rnea, NULL, nline);
     fprintf(f, "    for (int i = 0; i < %s_NV; ++i)\n        if (!isfinite(tau[i])) return -1;\n"
                "    return 0;\n}\n\n", P);
-    *nline += o.nline;
-    free(qdd), free(tau);
-    cg_kin_free(&k);
     return st;
 }
 
 /* P_integrate: q (+) dt v joint by joint (Euclidean or unit quaternion). */
-static void write_integrate(FILE *f, const mbs_model *m, const char *P)
+void cg_write_integrate(FILE *f, const mbs_model *m, const char *P)
 {
     fprintf(f, "/* q_out = q (+) dt v on the configuration manifold (mbs_integrate_q). */\n"
                "void %s_integrate(const double *q, const double *v, double dt, double *q_out)\n{\n", P);
@@ -127,7 +135,7 @@ static void write_integrate(FILE *f, const mbs_model *m, const char *P)
 }
 
 static const char *const helpers =
-    "/* o = q (x) exp(w dt), normalised (mbs_quat_integrate; exp by its series below 1e-3). */\n"
+    "\n/* o = q (x) exp(w dt), normalised (mbs_quat_integrate; exp by its series below 1e-3). */\n"
     "static void quat_integrate(double *o, const double *q, const double *w, double dt)\n{\n"
     "    const double r[3] = {w[0] * dt, w[1] * dt, w[2] * dt};\n"
     "    const double th2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2], th = sqrt(th2);\n"
@@ -180,27 +188,35 @@ static int has_quaternion(const mbs_model *m)
     return 0;
 }
 
+/* The tree functions: ABA, RNEA, integrate, RK4; lines of arithmetic or -1. */
+static int write_tree(FILE *f, const mbs_model *m, const char *P)
+{
+    int nline = 0;
+    if (write_forward(f, m, P, &nline) != 0 || write_inverse(f, m, P, &nline) != 0) return -1;
+    cg_write_integrate(f, m, P);
+    write_rk4(f, P);
+    return nline;
+}
+
 int cg_write(FILE *f, const mbs_model *m, const cg_options *opt, char *why, int len)
 {
     if (cg_check_model(m, why, len) != 0) return -1;
     const char *P = opt->prefix;
-    int nline = 0;
+    cg_loops L;
+    if (m->ncon > 0 && cg_loops_freeze(m, opt->q_start, &L, why, len) != 0) return -1;
     fprintf(f, "/* Generated by mbs-codegen from %s: do not edit.\n"
                " * Straight-line C99 for one model (constants folded, products with 0 and 1\n"
                " * removed), with libm only: no malloc, no LAPACK, no SUNDIALS. */\n"
-               "#include <math.h>\n\n#define %s_NQ %d\n#define %s_NV %d\n\n",
+               "#include <math.h>\n\n#define %s_NQ %d\n#define %s_NV %d\n",
             opt->source ? opt->source : "a model", P, m->nq, P, m->nv);
-    fprintf(f, "int %s_forward_dynamics(const double *q, const double *v, const double *tau, double *qacc);\n"
+    fprintf(f, "\nint %s_forward_dynamics(const double *q, const double *v, const double *tau, double *qacc);\n"
                "int %s_inverse_dynamics(const double *q, const double *v, const double *qacc, double *tau);\n"
                "void %s_integrate(const double *q, const double *v, double dt, double *q_out);\n"
-               "int %s_rk4_step(double *t, double *q, double *v, const double *tau, double h);\n\n",
+               "int %s_rk4_step(double *t, double *q, double *v, const double *tau, double h);\n",
             P, P, P, P);
     if (has_quaternion(m)) fputs(helpers, f);
-    if (write_forward(f, m, P, &nline) != 0 || write_inverse(f, m, P, &nline) != 0) {
-        snprintf(why, (size_t)len, "out of memory");
-        return -1;
-    }
-    write_integrate(f, m, P);
-    write_rk4(f, P);
+    const int nline = m->ncon > 0 ? cg_write_loops(f, m, &L, P) : write_tree(f, m, P);
+    if (m->ncon > 0) cg_loops_free(&L);
+    if (nline < 0) snprintf(why, (size_t)len, "out of memory");
     return nline;
 }

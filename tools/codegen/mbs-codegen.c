@@ -1,6 +1,7 @@
 /* mbs-codegen MODEL_FILE -o MODEL.c [--prefix NAME]
  * Writes straight-line C99 for one model (forward and inverse dynamics, integrate, RK4 step;
- * libm only) from a model file (URDF or mbs's superset); see docs/codegen.md. Exit status 0,
+ * with cut joints also the closure of its loops; libm only) from a model file (URDF or mbs's
+ * superset), loops frozen at the file's start values; see docs/codegen.md. Exit status 0,
  * 1 (the model cannot be loaded or generated: the reason on stderr), 2 (usage). */
 #include <ctype.h>
 #include <stdio.h>
@@ -57,7 +58,8 @@ int main(int argc, char **argv)
         mbs_model_destroy(m);
         return 1;
     }
-    cg_options opt = {prefix, in};
+    cg_options opt = {.prefix = prefix, .source = in};
+    const int ncon = mbs_model_ncon(m);
     const int lines = cg_write(f, m, &opt, why, (int)sizeof why);
     const int werr = fclose(f) != 0;
     mbs_model_destroy(m);
@@ -65,7 +67,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "mbs-codegen: %s: %s\n", out, lines < 0 ? why : "write error");
         return 1;
     }
-    printf("%s: %s_forward_dynamics, %s_inverse_dynamics, %s_integrate, %s_rk4_step "
-           "(%d lines of arithmetic)\n", out, prefix, prefix, prefix, prefix, lines);
+    printf("%s: %s_forward_dynamics, %s_inverse_dynamics, %s_integrate, %s_rk4_step%s%s%s "
+           "(%d lines of arithmetic)\n", out, prefix, prefix, prefix, prefix,
+           ncon > 0 ? ", " : "", ncon > 0 ? prefix : "", ncon > 0 ? "_close" : "", lines);
     return 0;
 }
