@@ -147,6 +147,8 @@ static int build_case(loop_case *c, int i, lm_fourbar *fb)
         lm_fourbar_set(fb, &c->mech, c->d, th, w);
     } else if (i == 1) {
         lm_engine_set(&c->mech, 6, 0.2, 20.0, c->d);
+    } else if (i == 2) {
+        /* the V6 file's start values: data start there */
     } else if (i == 3) {
         lm_a02_initial(40, &c->mech, c->d);
     } else {
