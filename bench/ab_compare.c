@@ -1,7 +1,8 @@
 /* ab_compare A.so B.so [FUNCS] [REPS]: load two ab_runner builds (bench/ab.sh makes them) and
    time them alternately, batch for batch, on the benchmark models; prints the smallest CPU
    ns per body of each over REPS batch pairs and the ratio B/A. FUNCS: letters of a (ABA,
-   mbs_forward_dynamics), r (RNEA, mbs_inverse_dynamics), c (mbs_mass_matrix); default arc. */
+   mbs_forward_dynamics), r (RNEA, mbs_inverse_dynamics), c (mbs_mass_matrix), p
+   (mbs_forward_dynamics on bench_planar's planar chains, planar path); default arc. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +35,13 @@ int main(int argc, char **argv)
     const int reps = argc > 4 ? atoi(argv[4]) : 40;
     static const char *const names[5] = {"chain 7", "chain 30", "chain 100", "chain 1000",
                                          "humanoid"};
+    static const char *const pnames[4] = {"planar 7", "planar 30", "planar 100", "planar 1000"};
     for (const char *f = funcs; *f; ++f) {
         printf("%s: CPU ns per body, smallest of %d alternating batches\n",
-               *f == 'a' ? "ABA" : *f == 'r' ? "RNEA" : "mass matrix", reps);
+               *f == 'a' ? "ABA" : *f == 'r' ? "RNEA" : *f == 'p' ? "planar ABA" : "mass matrix",
+               reps);
         printf("  %-10s %9s %9s %7s\n", "model", "A", "B", "B/A");
-        for (int i = 0; i < 5; ++i) {
+        for (int i = 0; i < (*f == 'p' ? 4 : 5); ++i) {
             const long n = i == 3 ? (*f == 'c' ? 1 : 20) : i == 2 ? 100 : 300;
             double ba = 1e300, bb = 1e300;
             for (int r = 0; r < reps; ++r) {
@@ -50,7 +53,8 @@ int main(int argc, char **argv)
                 if (a < ba) ba = a;
                 if (b < bb) bb = b;
             }
-            printf("  %-10s %9.1f %9.1f %7.3f\n", names[i], ba, bb, bb / ba);
+            printf("  %-10s %9.1f %9.1f %7.3f\n", *f == 'p' ? pnames[i] : names[i], ba, bb,
+                   bb / ba);
             fflush(stdout);
         }
     }

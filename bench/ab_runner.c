@@ -18,8 +18,8 @@ typedef struct ab_case {
     int k, nbody;
 } ab_case;
 
-static ab_case cases[5];
-static int built[5];
+static ab_case cases[9];
+static int built[9];
 
 /* Thread CPU time in seconds. */
 static double cpu_now(void)
@@ -29,14 +29,17 @@ static double cpu_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Model i (0..3: chains of 7, 30, 100, 1000 links, 4: the humanoid), built on first use. */
+/* Model i (0..3: chains of 7, 30, 100, 1000 links, 4: the humanoid, 5..8: the planar chains
+   of bench_planar with 7, 30, 100, 1000 links on the planar path), built on first use. */
 static ab_case *get_case(int i)
 {
     static const int sizes[4] = {7, 30, 100, 1000};
     ab_case *c = &cases[i];
     if (built[i]) return c;
     int st;
-    if (i < 4) {
+    if (i >= 5) {
+        st = bench_planar_chain_mbs(sizes[i - 5], MBS_PLANAR_AUTO, &c->m);
+    } else if (i < 4) {
         bench_link *l = malloc(sizeof(bench_link) * (size_t)sizes[i]);
         if (!l) return NULL;
         bench_chain_links(sizes[i], BENCH_CHAIN_SEED, l);
@@ -58,9 +61,10 @@ static ab_case *get_case(int i)
 }
 
 /* CPU ns per call and per moving body of n calls of func ('a' ABA, 'r' RNEA, 'c' mass
-   matrix) on model i, each loading the next of the 64 states; negative on failure. */
+   matrix; 'p' ABA on the planar chain i + 5) on model i, each loading the next of the 64 states; negative on failure. */
 __attribute__((visibility("default"))) double ab_run(char func, int i, long n)
 {
+    if (func == 'p') func = 'a', i += 5;
     ab_case *c = get_case(i);
     if (!c) return -1.0;
     const size_t nq = (size_t)c->s.nq, nv = (size_t)c->s.nv;

@@ -209,6 +209,36 @@ int bench_chain_mbs(int n, const bench_link *links, mbs_force_callback callback,
     return compile_or_report(b, status, out);
 }
 
+/* The planar chain of bench_planar: the chain's links with every axis along z, gravity in
+   the plane (-y), the planar path (MBS_PLANAR_AUTO) or the 3-D path (MBS_PLANAR_OFF). */
+int bench_planar_chain_mbs(int n, mbs_planar_mode mode, mbs_model **out)
+{
+    bench_link *links = malloc(sizeof(bench_link) * (size_t)n);
+    mbs_builder *b = links ? mbs_builder_create() : NULL;
+    if (!b) {
+        free(links);
+        return MBS_ERR_NOMEM;
+    }
+    bench_chain_links(n, BENCH_CHAIN_SEED, links);
+    const double g[3] = {0.0, -9.81, 0.0};
+    int status = mbs_builder_set_gravity(b, g);
+    if (status >= 0) status = mbs_builder_set_planar(b, mode);
+    for (int i = 0; i < n && status >= 0; ++i) {
+        mbs_body_def bd = body_def(NULL, links[i].mass, links[i].com, links[i].inertia);
+        const int body = mbs_add_body(b, &bd);
+        if (body < 0) {
+            status = body;
+            break;
+        }
+        mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+        jd.parent = i == 0 ? MBS_WORLD : body - 1, jd.child = body;
+        jd.frame_parent.pos[0] = i == 0 ? 0.0 : links[i - 1].length;
+        status = mbs_add_joint(b, &jd);
+    }
+    free(links);
+    return compile_or_report(b, status, out);
+}
+
 /* One humanoid segment: a rod hanging along z from its joint. */
 typedef struct segment {
     const char *name;

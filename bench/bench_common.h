@@ -52,6 +52,9 @@ void bench_chain_links(int n, uint64_t seed, bench_link *links);
    callback with user. Returns MBS_OK or a status (message on stderr). */
 int bench_chain_mbs(int n, const bench_link *links, mbs_force_callback callback, void *user,
                     mbs_model **out);
+/* The planar chain of bench_planar (the chain's links, every axis along z, gravity -y):
+   mode MBS_PLANAR_AUTO runs the planar path, MBS_PLANAR_OFF the 3-D path. */
+int bench_planar_chain_mbs(int n, mbs_planar_mode mode, mbs_model **out);
 /* A ~35 dof humanoid: free base (quaternion), waist, 2 arms of 7, 2 legs of 6, head 2. */
 int bench_humanoid_mbs(mbs_model **out);
 

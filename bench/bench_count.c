@@ -1,7 +1,10 @@
 /* bench_count: a fixed number of calls of one dynamics function on one benchmark model, for
    instruction counts under callgrind (load-independent, unlike the timings of
    bench_dynamics), and a dump of the results for comparing two builds.
-   Usage: bench_count MODEL FUNC [N]      MODEL: chain7 chain30 chain100 chain1000 humanoid
+   Usage: bench_count MODEL FUNC [N]      MODEL: chain7 chain30 chain100 chain1000 humanoid,
+                                          or the planar chains of bench_planar: planar7
+                                          planar30 planar100 planar1000 (planar path) and
+                                          planar7-3d ... planar1000-3d (the 3-D path)
                                           FUNC: aba rnea crba; N calls (default 1000)
           bench_count --dump MODEL        the results of the 64 states, %a, one per line
    bench/callgrind.sh runs it under callgrind for every model and function and prints
@@ -23,17 +26,22 @@ typedef struct count_case {
     double *M, *tau;
 } count_case;
 
-/* Build the named model (as bench_dynamics does, same seeds); 0 or -1. */
+/* Build the named model (as bench_dynamics and bench_planar do, same seeds); 0 or -1. */
 static int case_create(const char *name, count_case *c)
 {
     static const char *names[5] = {"chain7", "chain30", "chain100", "chain1000", "humanoid"};
     static const int sizes[4] = {7, 30, 100, 1000};
     int i = 0;
     while (i < 5 && strcmp(name, names[i]) != 0) ++i;
-    if (i == 5) return -1;
     memset(c, 0, sizeof *c);
     int status;
-    if (i < 4) {
+    if (i == 5) { /* a planar chain: planarN or planarN-3d */
+        char *end = (char *)name;
+        const long n = strncmp(name, "planar", 6) == 0 ? strtol(name + 6, &end, 10) : 0;
+        if (n < 1 || n > 1000 || (*end && strcmp(end, "-3d") != 0)) return -1;
+        status = bench_planar_chain_mbs((int)n, *end ? MBS_PLANAR_OFF : MBS_PLANAR_AUTO, &c->m);
+        i = 5 + (int)n; /* the states' seed */
+    } else if (i < 4) {
         bench_link *links = malloc(sizeof(bench_link) * (size_t)sizes[i]);
         if (!links) return -1;
         bench_chain_links(sizes[i], BENCH_CHAIN_SEED, links);

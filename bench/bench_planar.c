@@ -22,31 +22,11 @@ static int call_fd(void *ctx, int k)
     return mbs_forward_dynamics(c->d);
 }
 
-/* A planar chain of n links: joint i at (length of link i-1, 0, 0), axis z, com on x. */
+/* The planar chain of n links (bench_common), or NULL. */
 static mbs_model *planar_chain(int n, mbs_planar_mode mode)
 {
-    bench_link links[1000];
-    bench_chain_links(n, BENCH_CHAIN_SEED, links);
-    mbs_builder *b = mbs_builder_create();
-    const double g[3] = {0.0, -9.81, 0.0};
-    mbs_builder_set_gravity(b, g);
-    mbs_builder_set_planar(b, mode);
-    for (int i = 0; i < n; ++i) {
-        mbs_body_def bd = mbs_default_body_def();
-        bd.mass = links[i].mass;
-        memcpy(bd.com, links[i].com, sizeof bd.com);
-        for (int k = 0; k < 9; ++k) bd.inertia[k] = 0.0;
-        for (int k = 0; k < 3; ++k) bd.inertia[4 * k] = links[i].inertia[k];
-        const int body = mbs_add_body(b, &bd);
-        mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
-        jd.parent = i == 0 ? MBS_WORLD : body - 1, jd.child = body;
-        jd.frame_parent.pos[0] = i == 0 ? 0.0 : links[i - 1].length;
-        mbs_add_joint(b, &jd);
-    }
     mbs_model *m = NULL;
-    if (mbs_compile(b, &m) != MBS_OK) fprintf(stderr, "compile: %s\n", mbs_builder_error(b));
-    mbs_builder_destroy(b);
-    return m;
+    return bench_planar_chain_mbs(n, mode, &m) == MBS_OK ? m : NULL;
 }
 
 static double time_model(mbs_model *m, const bench_opts *opts, double *qacc)
