@@ -10,7 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-libs="$(pkg-config --libs openblas lapacke) -lsundials_cvode -lsundials_nvecserial \
+libs="$(pkg-config --libs openblas lapacke) -lsundials_cvodes -lsundials_nvecserial \
   -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lxml2 -lm"
 i=0
 for b in "$1" "$2"; do

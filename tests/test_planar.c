@@ -3,7 +3,10 @@
  * planar and fixed joints in a random plane, with frames turned about its normal, bodies
  * with out-of-plane centres of mass and full inertias, uniform gravity with an out-of-plane
  * part, point gravity, line and joint spring-dampers and host wrenches; RK4 trajectories
- * agree too. Models that leave the plane keep the 3-D path. */
+ * agree too. The same with revolute joints whose child frame sits on the axis (the planar
+ * kernels written out for them), without forces (no world frames made), with a host wrench
+ * set and cleared; the picked kernels are the expected ones and agree with the generic ones
+ * to rounding. Models that leave the plane keep the 3-D path. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +16,8 @@
 #include <cmocka.h>
 
 #include "common.h"
+#include "core/internal.h"
+#include "planar/planar.h"
 
 #define NMAX 32
 
@@ -48,8 +53,14 @@ static void perp(test_rng *r, const double n[3], double u[3])
     for (int k = 0; k < 3; ++k) u[k] /= l;
 }
 
+/* Options of the random trees. */
+enum {
+    TREE_AT_AXIS = 1,  /* revolute joints' child frames on their axes (r = 0) */
+    TREE_NO_FORCES = 2 /* no spring-dampers */
+};
+
 /* A random planar tree with normal n in the world (every body frame turned about n only). */
-static void build(uint64_t seed, mbs_builder *b, int n_body, double n[3])
+static void build_opts(uint64_t seed, mbs_builder *b, int n_body, double n[3], int opts)
 {
     test_rng r;
     test_rng_seed(&r, seed);
@@ -72,6 +83,8 @@ static void build(uint64_t seed, mbs_builder *b, int n_body, double n[3])
         for (int k = 0; k < 3; ++k)
             jd.frame_parent.pos[k] = test_rng_uniform(&r, -0.4, 0.4),
             jd.frame_child.pos[k] = test_rng_uniform(&r, -0.2, 0.2);
+        if ((opts & TREE_AT_AXIS) && type == MBS_JOINT_REVOLUTE)
+            jd.frame_child.pos[0] = jd.frame_child.pos[1] = jd.frame_child.pos[2] = 0.0;
         /* joint axes in Fp coordinates: Fp is turned about n, so n keeps its coordinates */
         const double sign = test_rng_uniform(&r, 0, 1) < 0.5 ? -1.0 : 1.0;
         for (int k = 0; k < 3; ++k) jd.axis[k] = sign * n[k];
@@ -79,19 +92,56 @@ static void build(uint64_t seed, mbs_builder *b, int n_body, double n[3])
         if (type == MBS_JOINT_PLANAR) perp(&r, n, jd.axis2);
         const int j = mbs_add_joint(b, &jd);
         assert_true(j >= 0);
-        if (type == MBS_JOINT_REVOLUTE || type == MBS_JOINT_PRISMATIC)
+        if (!(opts & TREE_NO_FORCES) && (type == MBS_JOINT_REVOLUTE || type == MBS_JOINT_PRISMATIC))
             assert_true(mbs_add_joint_spring_damper(b, j, 0, test_rng_uniform(&r, 1, 10),
                                                     test_rng_uniform(&r, 0, 1), 0.2) >= 0);
     }
+    if (opts & TREE_NO_FORCES) return;
     mbs_spring_damper_def sd = mbs_default_spring_damper_def();
     sd.body_a = 0, sd.body_b = n_body, sd.stiffness = 20.0, sd.damping = 0.5, sd.rest_length = 0.3;
     for (int k = 0; k < 3; ++k) sd.point_a[k] = test_rng_uniform(&r, -0.5, 0.5), sd.point_b[k] = 0.1;
     assert_true(mbs_add_spring_damper(b, &sd) >= 0);
 }
 
+static void build(uint64_t seed, mbs_builder *b, int n_body, double n[3])
+{
+    build_opts(seed, b, n_body, n, 0);
+}
+
+/* Host wrench on body 1 in compare(). */
+enum { WRENCH_NONE, WRENCH_SET, WRENCH_CLEARED };
+
+/* qacc of the planar model with its picked kernels and with the generic ones: equal to
+   rounding (the kernels at the axis reorder the arithmetic), and bitwise repeatable. */
+static void check_kernels(mbs_data *dp, int at_axis)
+{
+    mbs_model *m = (mbs_model *)(uintptr_t)mbs_data_model(dp); /* the test swaps kernels */
+    const int nv = m->nv;
+    double picked[NMAX], again[NMAX], generic[NMAX];
+    assert_int_equal(mbs_forward_dynamics(dp), MBS_OK);
+    memcpy(picked, mbs_data_qacc(dp), sizeof(double) * (size_t)nv);
+    assert_int_equal(mbs_forward_dynamics(dp), MBS_OK);
+    memcpy(again, mbs_data_qacc(dp), sizeof(double) * (size_t)nv);
+    assert_memory_equal(picked, again, sizeof(double) * (size_t)nv);
+    int n_axis = 0;
+    for (int t = 0; t < m->ntree; ++t) {
+        mbs_planar_joint *pj = &m->planar->joints[t];
+        const int axis = pj->kind == MBS_PL_REVOLUTE && pj->r[0] == 0.0 && pj->r[1] == 0.0;
+        n_axis += axis;
+        assert_string_equal(pj->kern->name, axis ? "planar revolute at the origin"
+                                                 : mbs_planar_kernels_generic(pj)->name);
+        pj->kern = mbs_planar_kernels_generic(pj);
+    }
+    if (at_axis) assert_true(n_axis > 0);
+    assert_int_equal(mbs_forward_dynamics(dp), MBS_OK);
+    memcpy(generic, mbs_data_qacc(dp), sizeof(double) * (size_t)nv);
+    for (int t = 0; t < m->ntree; ++t) m->planar->joints[t].kern = mbs_planar_kernels_pick(&m->planar->joints[t]);
+    test_assert_close(picked, generic, nv, 1e-13, "planar kernels vs generic");
+}
+
 /* The same model compiled with and without the planar path: qacc equal to 1e-12 at random
    states, and RK4 over 0.2 s equal to 1e-11. */
-static void compare(mbs_builder *b, uint64_t seed)
+static void compare_opts(mbs_builder *b, uint64_t seed, int wrench, int at_axis)
 {
     mbs_model *mp = NULL, *m3 = NULL;
     assert_int_equal(mbs_compile(b, &mp), MBS_OK);
@@ -111,11 +161,18 @@ static void compare(mbs_builder *b, uint64_t seed)
         memcpy(mbs_data_v(dp), mbs_data_v(d3), sizeof(double) * (size_t)nv);
         memcpy(mbs_data_tau(dp), mbs_data_tau(d3), sizeof(double) * (size_t)nv);
         const double F[3] = {1.0, -2.0, 0.5}, T[3] = {0.3, 0.1, -0.2}, P[3] = {0.1, 0.2, 0.05};
-        assert_int_equal(mbs_set_body_wrench(d3, 1, F, T, P), MBS_OK);
-        assert_int_equal(mbs_set_body_wrench(dp, 1, F, T, P), MBS_OK);
+        if (wrench != WRENCH_NONE) {
+            assert_int_equal(mbs_set_body_wrench(d3, 1, F, T, P), MBS_OK);
+            assert_int_equal(mbs_set_body_wrench(dp, 1, F, T, P), MBS_OK);
+        }
+        if (wrench == WRENCH_CLEARED) {
+            assert_int_equal(mbs_set_body_wrench(d3, 1, NULL, NULL, NULL), MBS_OK);
+            assert_int_equal(mbs_set_body_wrench(dp, 1, NULL, NULL, NULL), MBS_OK);
+        }
         assert_int_equal(mbs_forward_dynamics(d3), MBS_OK);
         assert_int_equal(mbs_forward_dynamics(dp), MBS_OK);
         test_assert_close(mbs_data_qacc(dp), mbs_data_qacc(d3), nv, 1e-12, "planar qacc vs 3-D");
+        if (k == 0) check_kernels(dp, at_axis);
     }
     mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);
     mbs_stepper *sp = mbs_stepper_create(dp, &def), *s3 = mbs_stepper_create(d3, &def);
@@ -128,6 +185,8 @@ static void compare(mbs_builder *b, uint64_t seed)
     mbs_data_destroy(dp), mbs_data_destroy(d3);
     mbs_model_destroy(mp), mbs_model_destroy(m3);
 }
+
+static void compare(mbs_builder *b, uint64_t seed) { compare_opts(b, seed, WRENCH_SET, 0); }
 
 static void test_random_planar_trees(void **state)
 {
@@ -144,6 +203,29 @@ static void test_random_planar_trees(void **state)
             assert_int_equal(mbs_builder_set_gravity(b, g), MBS_OK);
         }
         compare(b, seed);
+        mbs_builder_destroy(b);
+    }
+}
+
+/* Trees with revolute joints on their child frames' origins (the kernels written out for
+   them), with and without forces, gravity uniform, point or zero, a host wrench set, set
+   and cleared, or never. */
+static void test_axis_trees(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 21; seed <= 44; ++seed) {
+        mbs_builder *b = mbs_builder_create();
+        double n[3];
+        const int opts = TREE_AT_AXIS | (seed % 2 ? TREE_NO_FORCES : 0);
+        build_opts(seed, b, 3 + (int)(seed % 10), n, opts);
+        const double g[3] = {1.0 + n[0], -9.81, 2.0 * n[2]}, c[3] = {4.0, -3.0, 5.0};
+        if (seed % 4 == 1)
+            assert_int_equal(mbs_builder_set_point_gravity(b, c, 30.0), MBS_OK);
+        else if (seed % 4 != 3)
+            assert_int_equal(mbs_builder_set_gravity(b, g), MBS_OK);
+        else
+            assert_int_equal(mbs_builder_set_gravity(b, (const double[3]){0.0, 0.0, 0.0}), MBS_OK);
+        compare_opts(b, seed, (int)(seed % 3), 1);
         mbs_builder_destroy(b);
     }
 }
@@ -196,6 +278,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_planar_trees),
+        cmocka_unit_test(test_axis_trees),
         cmocka_unit_test(test_not_planar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

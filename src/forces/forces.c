@@ -2,6 +2,7 @@
  * data->f_ext (body coordinates, about the body origin) and data->gen_force. */
 #include "core/internal.h"
 #include "forces/gravity.h"
+#include "planar/planar.h"
 #include "couplings/couplings.h"
 
 /* f_ext_b += world force/torque at a body point (body coordinates); NULL = zero / origin.
@@ -88,5 +89,6 @@ int mbs_set_body_wrench(mbs_data *d, int body, const double force[3], const doub
     }
     w->set = 0;
     for (int i = 0; i < 3; ++i) w->set |= (w->force[i] != 0.0) || (w->torque[i] != 0.0);
+    if (w->set) mbs_planar_note_wrench(d);
     return MBS_OK;
 }

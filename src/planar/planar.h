@@ -18,6 +18,9 @@
 
 typedef enum mbs_planar_kind { MBS_PL_REVOLUTE, MBS_PL_PRISMATIC, MBS_PL_PLANAR, MBS_PL_FIXED } mbs_planar_kind;
 
+typedef struct mbs_planar_kernels mbs_planar_kernels;
+typedef struct mbs_planar_data mbs_planar_data;
+
 /* One tree joint: the child's planar frame in the parent's is (phi, p) with
    revolute  phi = s q,   p = a + R(phi) r
    prismatic phi = 0,     p = a + q u + r
@@ -27,8 +30,9 @@ typedef enum mbs_planar_kind { MBS_PL_REVOLUTE, MBS_PL_PRISMATIC, MBS_PL_PLANAR,
    in the child's planar frame, s = +-1 (axis along or against n), u, w: in-plane axes. */
 typedef struct mbs_planar_joint {
     mbs_planar_kind kind;
-    int parent, child, vadr, qadr;
+    int parent, child, vadr, qadr, nv;
     double s, a[2], r[2], u[2], w[2];
+    const mbs_planar_kernels *kern; /* picked at compile (planar_kernels.c) */
 } mbs_planar_joint;
 
 /* A body in its planar frame: mass, h = m c, I_n about the origin; plus the constant
@@ -44,20 +48,56 @@ typedef struct mbs_planar {
     double n[3], e1[3], e2[3];  /* plane normal and in-plane basis, world */
     mbs_planar_joint *joints;   /* [ntree] in tree order */
     mbs_planar_body *bodies;    /* [nbody] */
+    int world_forces;           /* line spring-dampers or point gravity: the forces need the
+                                   bodies' world frames */
 } mbs_planar;
 
-/* Scratch of one data object (allocated at mbs_data_create). */
-typedef struct mbs_planar_data {
+/* Scratch of one data object (allocated at mbs_data_create). Articulated inertias are
+   stored as their upper triangle (00, 01, 02, 11, 12, 22). */
+struct mbs_planar_data {
     double *th, *P;   /* [2 nbody], [2 nbody] world (cos, sin) of theta and origin in the plane */
     double *pose;     /* [4 nbody] (cos phi, sin phi, px, py) of each body in its parent */
     double *vel, *c;  /* [3 nbody] planar velocity, velocity-product acceleration */
-    double *f;        /* [3 nbody] external forces, then bias forces pA */
-    double *IA;       /* [9 nbody] articulated inertias */
-    double *U, *Dinv, *u; /* [3 nv], [9 ntree], [nv] */
+    double *f;        /* [3 nbody] external forces (loops), bias forces pA (forward dynamics) */
+    double *IA;       /* [6 nbody] articulated inertias, upper triangle */
+    double *U, *Dinv, *u; /* [3 nv] each; Dinv: row k of a joint's D^-1 at 3 (vadr + k) */
     double *acc;      /* [3 nbody] */
     double *S;        /* [3 nv] motion subspace, child planar frame */
     unsigned long gen; /* counts the pose computations (pose, th, P written) */
-} mbs_planar_data;
+    int wrenched;     /* a host wrench has been set on this data (its forces need th, P) */
+};
+
+/* Kernels of one tree joint for the planar passes, picked at compile by its kind and
+   geometry (planar_kernels.c); the passes call them and never look at the kind. */
+struct mbs_planar_kernels {
+    const char *name; /* "planar revolute at the origin", ... (tests) */
+    /* the child's pose in its parent (cos phi, sin phi, px, py) at q */
+    void (*pose)(const mbs_planar_joint *pj, const double *q, double *pose);
+    /* S of the joint's dofs at the child's current pose (child planar frame) */
+    void (*subspace)(const mbs_planar_joint *pj, const double *pose, double *S);
+    /* S unless constant, velocity and c of the child at its current pose */
+    void (*motion)(const mbs_planar_joint *pj, const double *v, mbs_planar_data *w);
+    /* pose, then motion */
+    void (*pose_motion)(const mbs_planar_joint *pj, const double *q, const double *v,
+                        mbs_planar_data *w);
+    /* ABA backward step (RBDA table 7.1): U, D^-1, u; IA, pA of the parent updated;
+       MBS_OK or MBS_ERR_SINGULAR naming the body */
+    int (*aba_backward)(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj);
+    /* ABA forward step: qacc of the joint's dofs and acc of the child */
+    void (*aba_forward)(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj);
+    /* 1: S does not depend on q; written once at data creation */
+    int const_subspace;
+};
+
+/* The kernels of planar joint pj (its kind, nv, s and r set). */
+const mbs_planar_kernels *mbs_planar_kernels_pick(const mbs_planar_joint *pj);
+/* The kernels every joint of its number of dofs can take (what a specialisation must equal
+   to rounding). */
+const mbs_planar_kernels *mbs_planar_kernels_generic(const mbs_planar_joint *pj);
+/* Report a singular articulated inertia at body b (MBS_ERR_SINGULAR). */
+int mbs_planar_singular(mbs_data *d, int b);
+/* Note on d that a host wrench was set (the planar path projects host wrenches from then). */
+void mbs_planar_note_wrench(mbs_data *d);
 
 /* At compile: *out = the planar description of m, or NULL when it is not planar (the 3-D
    path serves); MBS_OK or MBS_ERR_NOMEM. */

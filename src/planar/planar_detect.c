@@ -61,6 +61,7 @@ static int describe_joint(const mbs_model *m, const mbs_pose *xw, const mbs_plan
     m3_mul(Rp, xw[par].R, jm->frame_parent.R);
     m3_mulv(aw, Rp, jm->axis);
     pj->parent = par, pj->child = jm->child, pj->vadr = jm->vadr, pj->qadr = jm->qadr, pj->s = 1.0;
+    pj->nv = jm->nv;
     m3_mulv(x, xw[par].R, jm->frame_parent.p);
     project(p, x, pj->a);
     v3_scale(x, jm->frame_child.p, -1.0);
@@ -136,8 +137,12 @@ int mbs_planar_detect(const mbs_model *m, mbs_planar **out)
     mbs_neutral_poses(m, xw);
     int ok = find_normal(m, xw, p);
     if (ok && m->ncon > 0) ok = mbs_closure_planar_ok(m, p->n); /* loops in closed form */
-    for (int t = 0; ok && t < m->ntree; ++t)
+    for (int t = 0; ok && t < m->ntree; ++t) {
         ok = describe_joint(m, xw, p, &m->joints[m->tree[t]], &p->joints[t]);
+        p->joints[t].kern = mbs_planar_kernels_pick(&p->joints[t]);
+    }
+    p->world_forces = m->gravity_kind == MBS_GRAVITY_POINT;
+    for (int i = 0; i < m->nforce; ++i) p->world_forces |= m->forces[i].ops == &mbs_force_spring_damper_ops;
     for (int b = 1; ok && b < m->nbody; ++b) describe_body(m, xw, p, b, &p->bodies[b]);
     free(xw);
     if (ok)
