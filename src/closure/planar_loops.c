@@ -74,13 +74,11 @@ void mbs_closure_planar_links(mbs_model *m)
 /* ---------------------------------------------------------------- 3-D views of planar frames */
 
 /* Planar world motion (w, velocity of the point at the world origin) of the planar motion m
-   given in body b's planar frame. */
+   given at body b's origin (world axes). */
 static void world_motion3(const mbs_planar_data *w, int b, const double m[3], double o[3])
 {
-    const double c = w->th[2 * b], s = w->th[2 * b + 1], *P = w->P + 2 * b;
-    o[0] = m[0];
-    o[1] = c * m[1] - s * m[2] + m[0] * P[1];
-    o[2] = s * m[1] + c * m[2] - m[0] * P[0];
+    const double *P = w->P + 2 * b;
+    o[0] = m[0], o[1] = m[1] + m[0] * P[1], o[2] = m[2] - m[0] * P[0];
 }
 
 /* Sw of every dof (planar world motion, stride 6) from the planar S. */
@@ -170,7 +168,7 @@ int mbs_closure_planar_rows(mbs_data *d)
 
 /* ---------------------------------------------------------------- dynamics */
 
-/* Velocity-product accelerations a0 (planar, body frames) and, for the cut bodies, the
+/* Velocity-product accelerations a0 (planar, at the body origins) and, for the cut bodies, the
    planar world velocity and a0 into Vw, Aw. */
 static void planar_accel0(mbs_data *d)
 {
@@ -183,7 +181,7 @@ static void planar_accel0(mbs_data *d)
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_planar_joint *pj = &p->joints[t];
         double a[3];
-        mbs_planar_xm(a, w->pose + 4 * pj->child, a0 + 3 * pj->parent);
+        mbs_planar_shift_m(a, w->dp + 2 * pj->child, a0 + 3 * pj->parent);
         for (int e = 0; e < 3; ++e) a0[3 * pj->child + e] = a[e] + w->c[3 * pj->child + e];
     }
     for (int i = 0; i < m->closure->ncutbody; ++i) {
@@ -199,7 +197,7 @@ static void planar_propagate(const mbs_data *d, const mbs_planar_joint *pj, int 
                              const double *y, double a[3])
 {
     const mbs_planar_data *w = d->planar;
-    if (ap) mbs_planar_xm(a, w->pose + 4 * pj->child, ap);
+    if (ap) mbs_planar_shift_m(a, w->dp + 2 * pj->child, ap);
     else a[0] = a[1] = a[2] = 0.0;
     for (int k = 0; k < nv; ++k)
         for (int e = 0; e < 3; ++e) a[e] += w->S[3 * (pj->vadr + k) + e] * y[pj->vadr + k];
@@ -220,15 +218,15 @@ static void planar_forward_pass(mbs_data *d)
         double *A = w->acc + 3 * b, *F = w->f + 3 * b, IA[3], Iv[3], h[3];
         planar_propagate(d, pj, jnv, par > 0 ? w->acc + 3 * par : NULL, C->b, A);
         for (int e = 0; e < 3; ++e) A[e] += w->c[3 * b + e];
-        mbs_planar_inertia_mulv(p, b, A, IA);
-        mbs_planar_inertia_mulv(p, b, w->vel + 3 * b, Iv);
+        mbs_planar_inertia_mulv(p, w, b, A, IA);
+        mbs_planar_inertia_mulv(p, w, b, w->vel + 3 * b, Iv);
         mbs_planar_cross_f(h, w->vel + 3 * b, Iv);
         for (int e = 0; e < 3; ++e) F[e] = IA[e] + h[e] - F[e];
         for (int j = 0; j < nd; ++j) {
             double *V = C->VB + 3 * ((size_t)nb * j + b), *IV = C->IVB + 3 * ((size_t)nb * j + b);
             planar_propagate(d, pj, jnv, par > 0 ? C->VB + 3 * ((size_t)nb * j + par) : NULL,
                              C->B + (size_t)nv * j, V);
-            mbs_planar_inertia_mulv(p, b, V, IV);
+            mbs_planar_inertia_mulv(p, w, b, V, IV);
             C->x[j] -= V[0] * F[0] + V[1] * F[1] + V[2] * F[2];
             for (int i = 0; i <= j; ++i) {
                 const double *Vi = C->VB + 3 * ((size_t)nb * i + b);
@@ -257,11 +255,7 @@ static void planar_backward_pass(mbs_data *d, double *r)
             const double *S = w->S + 3 * i;
             r[i] = S[0] * f[0] + S[1] * f[1] + S[2] * f[2] - d->gen_force[i] - d->tau[i];
         }
-        if (par > 0) {
-            double fp[3];
-            mbs_planar_xf_t(fp, w->pose + 4 * b, f);
-            for (int e = 0; e < 3; ++e) w->f[3 * par + e] += fp[e];
-        }
+        if (par > 0) mbs_planar_shift_f_add(w->f + 3 * par, w->dp + 2 * b, f);
     }
 }
 

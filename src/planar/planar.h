@@ -8,9 +8,14 @@
  *
  * Every body gets a planar frame: its origin, turned about n by the sum theta_b of the joint
  * angles above it, so that at the neutral q all planar frames are aligned with the plane
- * basis (e1, e2) of the world. Force callbacks and joints that leave the plane keep the 3-D
- * path, and so do closed loops unless every one is a planar assembly closed in closed form
- * (src/closure/planar_loops.c runs those on these poses and vectors). */
+ * basis (e1, e2) of the world; joint geometry and body inertias are constant in it. The
+ * passes express motion and force vectors, S and inertias in world axes at the body's origin
+ * (world-aligned coordinates): the transform between a parent and a child is then the shift
+ * by the child's origin from the parent's, d = R_p p, with no rotation on the passes'
+ * recursions (the rotations move to each body's d and h, off those recursions). Force
+ * callbacks and joints that leave the plane keep the 3-D path, and so do closed loops unless
+ * every one is a planar assembly closed in closed form (src/closure/planar_loops.c runs those
+ * on these poses and vectors). */
 #ifndef MBS_PLANAR_PLANAR_H
 #define MBS_PLANAR_PLANAR_H
 
@@ -32,50 +37,53 @@ typedef struct mbs_planar_joint {
     mbs_planar_kind kind;
     int parent, child, vadr, qadr, nv;
     double s, a[2], r[2], u[2], w[2];
-    const mbs_planar_kernels *kern; /* picked at compile (planar_kernels.c) */
+    const mbs_planar_kernels *kern;     /* picked at compile (planar_kernels.c) */
+    const struct mbs_planar_body *body; /* the child's planar inertia */
 } mbs_planar_joint;
 
 /* A body in its planar frame: mass, h = m c, I_n about the origin; plus the constant
    out-of-plane coordinate of its origin and the rotation of its body axes into the
    planar frame at theta = 0 (R0, world-aligned). */
-typedef struct mbs_planar_body {
+typedef struct mbs_planar_body mbs_planar_body;
+struct mbs_planar_body {
     double m, h[2], I;
     double n0;      /* n . (world origin at the neutral q) */
     double R0[9];   /* body axes -> world at the neutral q */
-} mbs_planar_body;
+};
 
 typedef struct mbs_planar {
     double n[3], e1[3], e2[3];  /* plane normal and in-plane basis, world */
     mbs_planar_joint *joints;   /* [ntree] in tree order */
     mbs_planar_body *bodies;    /* [nbody] */
-    int world_forces;           /* line spring-dampers or point gravity: the forces need the
-                                   bodies' world frames */
 } mbs_planar;
 
-/* Scratch of one data object (allocated at mbs_data_create). Articulated inertias are
-   stored as their upper triangle (00, 01, 02, 11, 12, 22). */
+/* Scratch of one data object (allocated at mbs_data_create). Vectors per body are in world
+   axes at the body's origin; articulated inertias are stored as their upper triangle (00,
+   01, 02, 11, 12, 22). */
 struct mbs_planar_data {
     double *th, *P;   /* [2 nbody], [2 nbody] world (cos, sin) of theta and origin in the plane */
     double *pose;     /* [4 nbody] (cos phi, sin phi, px, py) of each body in its parent */
+    double *dp, *hw;  /* [2 nbody] each: origin from the parent's origin; h = m c (world axes) */
     double *vel, *c;  /* [3 nbody] planar velocity, velocity-product acceleration */
     double *f;        /* [3 nbody] external forces (loops), bias forces pA (forward dynamics) */
     double *IA;       /* [6 nbody] articulated inertias, upper triangle */
     double *U, *Dinv, *u; /* [3 nv] each; Dinv: row k of a joint's D^-1 at 3 (vadr + k) */
-    double *acc;      /* [3 nbody] */
-    double *S;        /* [3 nv] motion subspace, child planar frame */
-    unsigned long gen; /* counts the pose computations (pose, th, P written) */
-    int wrenched;     /* a host wrench has been set on this data (its forces need th, P) */
+    double *acc;      /* [3 nbody] (forward dynamics: minus uniform gravity, the base's -g) */
+    double *S;        /* [3 nv] motion subspace */
+    unsigned long gen; /* counts the pose computations (pose, th, P, dp, hw written) */
+    int wrenched;     /* a host wrench has been set on this data (the forces scan them) */
 };
 
 /* Kernels of one tree joint for the planar passes, picked at compile by its kind and
    geometry (planar_kernels.c); the passes call them and never look at the kind. */
 struct mbs_planar_kernels {
     const char *name; /* "planar revolute at the origin", ... (tests) */
-    /* the child's pose in its parent (cos phi, sin phi, px, py) at q */
-    void (*pose)(const mbs_planar_joint *pj, const double *q, double *pose);
-    /* S of the joint's dofs at the child's current pose (child planar frame) */
-    void (*subspace)(const mbs_planar_joint *pj, const double *pose, double *S);
-    /* S unless constant, velocity and c of the child at its current pose */
+    /* the child's pose in its parent (cos phi, sin phi, px, py) at q, then its frame
+       (mbs_planar_frame) */
+    void (*pose)(const mbs_planar_joint *pj, const double *q, mbs_planar_data *w);
+    /* S of the joint's dofs at the child's current frame */
+    void (*subspace)(const mbs_planar_joint *pj, mbs_planar_data *w);
+    /* S unless constant, velocity and c of the child at its current frame */
     void (*motion)(const mbs_planar_joint *pj, const double *v, mbs_planar_data *w);
     /* pose, then motion */
     void (*pose_motion)(const mbs_planar_joint *pj, const double *q, const double *v,
@@ -88,6 +96,18 @@ struct mbs_planar_kernels {
     /* 1: S does not depend on q; written once at data creation */
     int const_subspace;
 };
+
+/* The frame of body b from its parent's and its pose: th, P, dp = R_p p and hw = R_b h. */
+static inline void mbs_planar_frame(mbs_planar_data *w, const mbs_planar_body *pb, int b, int par)
+{
+    const double *pose = w->pose + 4 * b, cp = w->th[2 * par], sp = w->th[2 * par + 1];
+    const double c = cp * pose[0] - sp * pose[1], s = sp * pose[0] + cp * pose[1];
+    const double d0 = cp * pose[2] - sp * pose[3], d1 = sp * pose[2] + cp * pose[3];
+    w->th[2 * b] = c, w->th[2 * b + 1] = s;
+    w->dp[2 * b] = d0, w->dp[2 * b + 1] = d1;
+    w->P[2 * b] = w->P[2 * par] + d0, w->P[2 * b + 1] = w->P[2 * par + 1] + d1;
+    w->hw[2 * b] = c * pb->h[0] - s * pb->h[1], w->hw[2 * b + 1] = s * pb->h[0] + c * pb->h[1];
+}
 
 /* The kernels of planar joint pj (its kind, nv, s and r set). */
 const mbs_planar_kernels *mbs_planar_kernels_pick(const mbs_planar_joint *pj);
@@ -140,21 +160,19 @@ static inline void mbs_planar_rot_t(double o[2], double c, double s, const doubl
     const double x0 = x[0], x1 = x[1];
     o[0] = c * x0 + s * x1, o[1] = -s * x0 + c * x1;
 }
-/* A child's pose in its parent is stored as (cos phi, sin phi, px, py). Motion from parent
-   to child: w' = w, v' = R^T (v + w J p), J p = (-py, px). */
-static inline void mbs_planar_xm(double o[3], const double *pose, const double m[3])
+/* Motion of the parent at the child's origin d (from the parent's): w' = w, v' = v + w J d,
+   J d = (-d_y, d_x). */
+static inline void mbs_planar_shift_m(double *restrict o, const double *restrict d,
+                                      const double *restrict m)
 {
-    const double t[2] = {m[1] - m[0] * pose[3], m[2] + m[0] * pose[2]};
-    o[0] = m[0];
-    mbs_planar_rot_t(o + 1, pose[0], pose[1], t);
+    o[0] = m[0], o[1] = m[1] - m[0] * d[1], o[2] = m[2] + m[0] * d[0];
 }
-/* Force from child to parent: f_p = R f, n_p = n + p x f_p. */
-static inline void mbs_planar_xf_t(double o[3], const double *pose, const double f[3])
+/* fp += the force f of the child at the parent's origin: n + d x f, f. */
+static inline void mbs_planar_shift_f_add(double *restrict fp, const double *restrict d,
+                                          const double *restrict f)
 {
-    double fp[2];
-    mbs_planar_rot(fp, pose[0], pose[1], f + 1);
-    o[0] = f[0] + pose[2] * fp[1] - pose[3] * fp[0];
-    o[1] = fp[0], o[2] = fp[1];
+    fp[0] += f[0] + d[0] * f[2] - d[1] * f[1];
+    fp[1] += f[1], fp[2] += f[2];
 }
 /* m x* f = (v x f, w J f) */
 static inline void mbs_planar_cross_f(double o[3], const double m[3], const double f[3])
@@ -162,14 +180,15 @@ static inline void mbs_planar_cross_f(double o[3], const double m[3], const doub
     o[0] = m[1] * f[2] - m[2] * f[1];
     o[1] = -m[0] * f[2], o[2] = m[0] * f[1];
 }
-/* o = I v for the planar inertia of body b (m, h, I_n about the origin). */
-static inline void mbs_planar_inertia_mulv(const mbs_planar *p, int b, const double v[3],
-                                           double o[3])
+/* o = I v for the planar inertia of body b (m, h, I_n about the origin), h in world axes. */
+static inline void mbs_planar_inertia_mulv(const mbs_planar *p, const mbs_planar_data *w, int b,
+                                           const double v[3], double o[3])
 {
     const mbs_planar_body *pb = &p->bodies[b];
-    o[0] = pb->I * v[0] - pb->h[1] * v[1] + pb->h[0] * v[2];
-    o[1] = -pb->h[1] * v[0] + pb->m * v[1];
-    o[2] = pb->h[0] * v[0] + pb->m * v[2];
+    const double h0 = w->hw[2 * b], h1 = w->hw[2 * b + 1];
+    o[0] = pb->I * v[0] - h1 * v[1] + h0 * v[2];
+    o[1] = -h1 * v[0] + pb->m * v[1];
+    o[2] = h0 * v[0] + pb->m * v[2];
 }
 
 #endif

@@ -140,9 +140,8 @@ int mbs_planar_detect(const mbs_model *m, mbs_planar **out)
     for (int t = 0; ok && t < m->ntree; ++t) {
         ok = describe_joint(m, xw, p, &m->joints[m->tree[t]], &p->joints[t]);
         p->joints[t].kern = mbs_planar_kernels_pick(&p->joints[t]);
+        p->joints[t].body = &p->bodies[p->joints[t].child];
     }
-    p->world_forces = m->gravity_kind == MBS_GRAVITY_POINT;
-    for (int i = 0; i < m->nforce; ++i) p->world_forces |= m->forces[i].ops == &mbs_force_spring_damper_ops;
     for (int b = 1; ok && b < m->nbody; ++b) describe_body(m, xw, p, b, &p->bodies[b]);
     free(xw);
     if (ok)

@@ -1,12 +1,12 @@
 /* The planar path's forward dynamics (planar.h): three passes over the tree (Featherstone,
  * "Rigid Body Dynamics Algorithms" 2008, table 7.1) with planar motion vectors m = (w, vx,
  * vy), force vectors f = (n, fx, fy) and 3 x 3 inertias [I, -hy, hx; -hy, m, 0; hx, 0, m]
- * about the planar frame's origin, each joint's step done by its kernels (planar_kernels.c):
- *   1. poses, velocities, c, and each body's IA = I, pA = v x* I v (one pass);
+ * in world axes at the body's origin, each joint's step done by its kernels
+ * (planar_kernels.c):
+ *   1. poses, frames, velocities, c, and each body's IA = I, pA = v x* I v (one pass);
  *   2. the forces that act on bodies (point gravity, host wrenches, line springs) into pA,
  *      generalized forces; uniform gravity enters as the base acceleration -g (RBDA §5.3);
- *   3. the backward pass, then the forward pass from a_0 = -g.
- * The bodies' world frames (theta, origin) are made in pass 1 only when a force needs them. */
+ *   3. the backward pass, then the forward pass from a_0 = -g. */
 #include "planar/planar.h"
 
 #include <math.h>
@@ -17,16 +17,6 @@
 #endif
 
 #define SPRING_L_SMALL 1e-10 /* as the 3-D line spring-damper */
-
-/* World angle and origin of body b from its pose in its parent. */
-static inline void world_frame(mbs_planar_data *w, int b, int par)
-{
-    double Pp[2];
-    const double *pose = w->pose + 4 * b, cp = w->th[2 * par], sp = w->th[2 * par + 1];
-    mbs_planar_rot(Pp, cp, sp, pose + 2);
-    w->th[2 * b] = cp * pose[0] - sp * pose[1], w->th[2 * b + 1] = sp * pose[0] + cp * pose[1];
-    w->P[2 * b] = w->P[2 * par] + Pp[0], w->P[2 * b + 1] = w->P[2 * par + 1] + Pp[1];
-}
 
 /* The world's frame and velocity. */
 static void world_start(mbs_planar_data *w)
@@ -43,8 +33,7 @@ void mbs_planar_poses(mbs_data *d)
     world_start(w);
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_planar_joint *pj = &m->planar->joints[t];
-        pj->kern->pose(pj, d->q, w->pose + 4 * pj->child);
-        world_frame(w, pj->child, pj->parent);
+        pj->kern->pose(pj, d->q, w);
     }
     w->gen++;
 }
@@ -55,8 +44,7 @@ void mbs_planar_poses_some(mbs_data *d, const int *t, int n)
     mbs_planar_data *w = d->planar;
     for (int i = 0; i < n; ++i) {
         const mbs_planar_joint *pj = &d->model->planar->joints[t[i]];
-        pj->kern->pose(pj, d->q, w->pose + 4 * pj->child);
-        world_frame(w, pj->child, pj->parent);
+        pj->kern->pose(pj, d->q, w);
     }
     w->gen++;
 }
@@ -80,24 +68,24 @@ void mbs_planar_subspace(mbs_data *d)
     mbs_planar_data *w = d->planar;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_planar_joint *pj = &m->planar->joints[t];
-        if (!pj->kern->const_subspace) pj->kern->subspace(pj, w->pose + 4 * pj->child, w->S + 3 * pj->vadr);
+        if (!pj->kern->const_subspace) pj->kern->subspace(pj, w);
     }
 }
 
-/* f_b += sign (the world in-plane force F (plane basis) at body point r (planar frame of b),
-   plus a moment tn about n); sign = 1: f holds the external forces, -1: the bias forces. */
+/* f_b += sign (the in-plane force F at the arm r from b's origin, world axes, plus a moment
+   tn about n); sign = 1: f holds the external forces, -1: the bias forces. */
 static void add_force(mbs_planar_data *w, int b, const double F[2], const double r[2], double tn,
                       double sign)
 {
-    double fb[2];
-    mbs_planar_rot_t(fb, w->th[2 * b], w->th[2 * b + 1], F);
     double *f = w->f + 3 * b;
-    f[0] += sign * (tn + r[0] * fb[1] - r[1] * fb[0]);
-    f[1] += sign * fb[0], f[2] += sign * fb[1];
+    f[0] += sign * (tn + r[0] * F[1] - r[1] * F[0]);
+    f[1] += sign * F[0], f[2] += sign * F[1];
 }
 
-/* A body point (body coordinates) in the planar frame of b, and its out-of-plane coordinate. */
-static void body_point(const mbs_planar *p, int b, const double x[3], double r[2], double *n)
+/* A body point (body coordinates) as its arm from b's origin in world axes, and its
+   out-of-plane coordinate. */
+static void body_point(const mbs_planar *p, const mbs_planar_data *w, int b, const double x[3],
+                       double r[2], double *n)
 {
     double xw[3];
     if (b == MBS_WORLD) {
@@ -107,17 +95,16 @@ static void body_point(const mbs_planar *p, int b, const double x[3], double r[2
         m3_mulv(xw, p->bodies[b].R0, x);
         *n = p->bodies[b].n0 + v3_dot(p->n, xw);
     }
-    r[0] = v3_dot(xw, p->e1), r[1] = v3_dot(xw, p->e2);
+    const double rb[2] = {v3_dot(xw, p->e1), v3_dot(xw, p->e2)};
+    mbs_planar_rot(r, w->th[2 * b], w->th[2 * b + 1], rb);
 }
 
-/* World position and velocity (plane basis) of a point r of body b's planar frame. */
+/* World position and velocity (plane basis) of the point at the arm r from b's origin. */
 static void point_state(const mbs_planar_data *w, int b, const double r[2], double x[2], double v[2])
 {
-    const double c = w->th[2 * b], s = w->th[2 * b + 1], *vb = w->vel + 3 * b;
-    double rw[2], vl[2] = {vb[1] - vb[0] * r[1], vb[2] + vb[0] * r[0]};
-    mbs_planar_rot(rw, c, s, r);
-    x[0] = w->P[2 * b] + rw[0], x[1] = w->P[2 * b + 1] + rw[1];
-    mbs_planar_rot(v, c, s, vl);
+    const double *vb = w->vel + 3 * b;
+    x[0] = w->P[2 * b] + r[0], x[1] = w->P[2 * b + 1] + r[1];
+    v[0] = vb[1] - vb[0] * r[1], v[1] = vb[2] + vb[0] * r[0];
 }
 
 /* The line spring-damper of src/forces/spring_damper.c in the plane; the constant
@@ -125,8 +112,8 @@ static void point_state(const mbs_planar_data *w, int b, const double r[2], doub
 static void spring(const mbs_planar *p, mbs_planar_data *w, const mbs_force_model *f, double sign)
 {
     double ra[2], rb[2], na, nb, xa[2], xb[2], va[2], vb[2];
-    body_point(p, f->body_a, f->point_a, ra, &na);
-    body_point(p, f->body_b, f->point_b, rb, &nb);
+    body_point(p, w, f->body_a, f->point_a, ra, &na);
+    body_point(p, w, f->body_b, f->point_b, rb, &nb);
     point_state(w, f->body_a, ra, xa, va);
     point_state(w, f->body_b, rb, xb, vb);
     const double r[3] = {xb[0] - xa[0], xb[1] - xa[1], nb - na};
@@ -144,13 +131,13 @@ static void body_gravity(const mbs_model *m, const mbs_planar *p, mbs_planar_dat
 {
     const mbs_planar_body *pb = &p->bodies[b];
     if (pb->m == 0.0 || m->gravity_kind == MBS_GRAVITY_NONE) return;
-    const double c[2] = {pb->h[0] / pb->m, pb->h[1] / pb->m};
+    const double c[2] = {w->hw[2 * b] / pb->m, w->hw[2 * b + 1] / pb->m};
     double F[2];
     if (m->gravity_kind == MBS_GRAVITY_UNIFORM) {
         F[0] = pb->m * v3_dot(m->gravity, p->e1), F[1] = pb->m * v3_dot(m->gravity, p->e2);
     } else { /* at the world com: -mu r / |r|^3, its in-plane part */
         double x[2], v[2], rb[2], cn;
-        body_point(p, b, m->bodies[b].com, rb, &cn);
+        body_point(p, w, b, m->bodies[b].com, rb, &cn);
         point_state(w, b, rb, x, v);
         const double r[3] = {x[0] - v3_dot(m->gravity_center, p->e1),
                              x[1] - v3_dot(m->gravity_center, p->e2),
@@ -177,7 +164,7 @@ static void planar_forces(mbs_data *d, const mbs_planar *p, mbs_planar_data *w, 
         if (in->set) {
             double r[2], n;
             const double F[2] = {v3_dot(in->force, p->e1), v3_dot(in->force, p->e2)};
-            body_point(p, b, in->point, r, &n);
+            body_point(p, w, b, in->point, r, &n);
             add_force(w, b, F, r, v3_dot(in->torque, p->n), sign);
         }
     }
@@ -193,25 +180,24 @@ static void planar_forces(mbs_data *d, const mbs_planar *p, mbs_planar_data *w, 
 /* IA = I, pA = v x* I v of body b (pass 1). */
 static inline void body_start(const mbs_planar_body *pb, mbs_planar_data *w, int b)
 {
-    const double *v = w->vel + 3 * b;
+    const double *v = w->vel + 3 * b, h0 = w->hw[2 * b], h1 = w->hw[2 * b + 1];
     double *restrict IA = w->IA + 6 * b, *restrict pA = w->f + 3 * b;
-    IA[0] = pb->I, IA[1] = -pb->h[1], IA[2] = pb->h[0], IA[3] = pb->m, IA[4] = 0.0, IA[5] = pb->m;
-    const double Iv[3] = {pb->I * v[0] - pb->h[1] * v[1] + pb->h[0] * v[2],
-                          pb->m * v[1] - pb->h[1] * v[0], pb->m * v[2] + pb->h[0] * v[0]};
+    IA[0] = pb->I, IA[1] = -h1, IA[2] = h0, IA[3] = pb->m, IA[4] = 0.0, IA[5] = pb->m;
+    const double Iv[3] = {pb->I * v[0] - h1 * v[1] + h0 * v[2], pb->m * v[1] - h1 * v[0],
+                          pb->m * v[2] + h0 * v[0]};
     mbs_planar_cross_f(pA, v, Iv);
 }
 
-/* Pass 1: poses (world frames when world), velocities, c, IA and pA of every body. */
-static void pass_down(mbs_data *d, const mbs_planar *p, mbs_planar_data *w, int ntree, int world)
+/* Pass 1: poses, frames, velocities, c, IA and pA of every body. */
+static void pass_down(mbs_data *d, const mbs_planar *p, mbs_planar_data *w, int ntree)
 {
     world_start(w);
     for (int t = 0; t < ntree; ++t) {
         const mbs_planar_joint *pj = &p->joints[t];
         pj->kern->pose_motion(pj, d->q, d->v, w);
-        if (world) world_frame(w, pj->child, pj->parent);
-        body_start(&p->bodies[pj->child], w, pj->child);
+        body_start(pj->body, w, pj->child);
     }
-    if (world) w->gen++;
+    w->gen++;
 }
 
 /* The base acceleration: -g of uniform gravity in the plane (RBDA §5.3), else 0. */
@@ -228,8 +214,8 @@ int mbs_planar_forward(mbs_data *d)
     const mbs_model *m = d->model;
     const mbs_planar *p = m->planar;
     mbs_planar_data *w = d->planar;
-    const int ntree = m->ntree, world = p->world_forces || w->wrenched;
-    pass_down(d, p, w, ntree, world);
+    const int ntree = m->ntree;
+    pass_down(d, p, w, ntree);
     planar_forces(d, p, w, 0, -1.0); /* pA -= f_ext */
     for (int t = ntree - 1; t >= 0; --t) {
         const mbs_planar_joint *pj = &p->joints[t];
@@ -267,7 +253,7 @@ static void constant_subspaces(const mbs_model *m, mbs_planar_data *w)
 {
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_planar_joint *pj = &m->planar->joints[t];
-        if (pj->kern->const_subspace) pj->kern->subspace(pj, NULL, w->S + 3 * pj->vadr);
+        if (pj->kern->const_subspace) pj->kern->subspace(pj, w);
     }
 }
 
@@ -280,12 +266,13 @@ int mbs_planar_data_alloc(const mbs_model *m, mbs_planar_data **out)
     const size_t nb = (size_t)m->nbody, nv = (size_t)m->nv + 1;
     w->th = calloc(2 * nb, sizeof(double)), w->P = calloc(2 * nb, sizeof(double));
     w->pose = calloc(4 * nb, sizeof(double)), w->vel = calloc(3 * nb, sizeof(double));
+    w->dp = calloc(2 * nb, sizeof(double)), w->hw = calloc(2 * nb, sizeof(double));
     w->c = calloc(3 * nb, sizeof(double)), w->f = calloc(3 * nb, sizeof(double));
     w->IA = calloc(6 * nb, sizeof(double)), w->U = calloc(3 * nv, sizeof(double));
     w->Dinv = calloc(3 * nv, sizeof(double)), w->u = calloc(nv, sizeof(double));
     w->acc = calloc(3 * nb, sizeof(double)), w->S = calloc(3 * nv, sizeof(double));
     *out = w;
-    if (!w->th || !w->P || !w->pose || !w->vel || !w->c || !w->f || !w->IA || !w->U || !w->Dinv ||
+    if (!w->th || !w->P || !w->pose || !w->dp || !w->hw || !w->vel || !w->c || !w->f || !w->IA || !w->U || !w->Dinv ||
         !w->u || !w->acc || !w->S)
         return MBS_ERR_NOMEM;
     constant_subspaces(m, w);
@@ -295,7 +282,8 @@ int mbs_planar_data_alloc(const mbs_model *m, mbs_planar_data **out)
 void mbs_planar_data_free(mbs_planar_data *w)
 {
     if (!w) return;
-    free(w->th), free(w->P), free(w->pose), free(w->vel), free(w->c), free(w->f);
+    free(w->th), free(w->P), free(w->pose), free(w->dp), free(w->hw), free(w->vel), free(w->c);
+    free(w->f);
     free(w->IA), free(w->U), free(w->Dinv), free(w->u), free(w->acc), free(w->S);
     free(w);
 }
