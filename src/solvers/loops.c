@@ -495,18 +495,24 @@ static int newton(mbs_data *d, mbs_loops *L)
 }
 
 /* K = J_v J_v^T (lower triangle, rank x rank) of the active rows over the dependent
-   columns; rows of cut joints whose closures share no dof do not couple. */
+   columns, from the rows' paths (a row is zero elsewhere; rows of cut joints whose closures
+   share no dof do not couple). Leaves L->dv = 1 on the dependent dofs, 0 on the others. */
 static void gram_dependent(mbs_loops *L)
 {
     const int r = L->rank, nv = L->nv;
+    for (int k = 0; k < nv; ++k) L->dv[k] = 0.0;
+    for (int i = 0; i < r; ++i) L->dv[L->dep[i]] = 1.0;
     for (int j = 0; j < r; ++j) {
         const double *Jj = L->J + (size_t)nv * (size_t)j;
-        const size_t cj = (size_t)L->t.row_cut[L->arow[j]] * (size_t)L->t.nent;
+        const int cj = L->t.row_cut[L->arow[j]];
         for (int i = j; i < r; ++i) {
             const double *Ji = L->J + (size_t)nv * (size_t)i;
             double s = 0.0;
-            if (L->t.overlap[cj + (size_t)L->t.row_cut[L->arow[i]]])
-                for (int k = 0; k < r; ++k) s += Ji[L->dep[k]] * Jj[L->dep[k]];
+            if (L->t.overlap[(size_t)cj * (size_t)L->t.nent + (size_t)L->t.row_cut[L->arow[i]]])
+                for (int p = L->t.path_adr[cj]; p < L->t.path_adr[cj + 1]; ++p) {
+                    const int k = L->t.path_dof[p];
+                    s += L->dv[k] * Ji[k] * Jj[k];
+                }
             L->K[i + (size_t)j * (size_t)r] = s;
         }
     }
@@ -541,9 +547,13 @@ static int project_near_singular(mbs_data *d, mbs_loops *L, double vmax)
     gram_dependent(L);
     const int k = mbs_dense_cholesky_pivoted(r, L->K, L->jpvt, MBS_LOOP_PROJECT_DROP);
     if (mbs_dense_cholesky_pivoted_solve(r, k, L->K, L->jpvt, L->y, L->x) > noise) return 1;
-    for (int i = 0; i < r; ++i) {
+    for (int i = 0; i < r; ++i) { /* v_v += J_1v^T x on the paths (L->dv: dependent) */
         const double *Ji = L->J + (size_t)nv * (size_t)i;
-        for (int c = 0; c < r; ++c) d->v[L->dep[c]] += Ji[L->dep[c]] * L->x[i];
+        const int c = L->t.row_cut[L->arow[i]];
+        for (int p = L->t.path_adr[c]; p < L->t.path_adr[c + 1]; ++p) {
+            const int k = L->t.path_dof[p];
+            d->v[k] += L->dv[k] * Ji[k] * L->x[i];
+        }
     }
     return MBS_OK;
 }
