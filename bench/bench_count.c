@@ -5,7 +5,10 @@
                                           or the planar chains of bench_planar: planar7
                                           planar30 planar100 planar1000 (planar path) and
                                           planar7-3d ... planar1000-3d (the 3-D path)
-                                          FUNC: aba rnea crba; N calls (default 1000)
+                                          FUNC: aba rnea crba, or step (one RK4 step
+                                          of 1 ms from the state: 4 forward dynamics
+                                          and the stepper's own work); N calls
+                                          (default 1000)
           bench_count --dump MODEL        the results of the 64 states, %a, one per line
    bench/callgrind.sh runs it under callgrind for every model and function and prints
    instructions per call and per body. */
@@ -22,6 +25,7 @@
 typedef struct count_case {
     mbs_model *m;
     mbs_data *d;
+    mbs_stepper *st; /* RK4, for FUNC step */
     bench_states s;
     double *M, *tau;
 } count_case;
@@ -54,9 +58,11 @@ static int case_create(const char *name, count_case *c)
     if (bench_states_make(c->m, NSTATE, 1000u + (uint64_t)i, &c->s) != MBS_OK) return -1;
     const size_t nv = (size_t)c->s.nv;
     c->d = mbs_data_create(c->m);
+    mbs_stepper_def sd = mbs_default_stepper_def(MBS_STEP_RK4);
+    c->st = c->d ? mbs_stepper_create(c->d, &sd) : NULL;
     c->M = malloc(sizeof(double) * nv * nv);
     c->tau = malloc(sizeof(double) * nv);
-    return (c->d && c->M && c->tau) ? 0 : -1;
+    return (c->d && c->st && c->M && c->tau) ? 0 : -1;
 }
 
 /* Copy state k (q, v, a as tau) into the data. */
@@ -68,11 +74,12 @@ static void load_state(count_case *c, int k)
     memcpy(mbs_data_tau(c->d), s->a + (size_t)k * (size_t)s->nv, sizeof(double) * (size_t)s->nv);
 }
 
-/* One call of func ('a' ABA, 'r' RNEA, 'c' CRBA) on state k. */
+/* One call of func ('a' ABA, 'r' RNEA, 'c' CRBA, 's' RK4 step) on state k. */
 static int call_one(count_case *c, char func, int k)
 {
     load_state(c, k);
     if (func == 'a') return mbs_forward_dynamics(c->d);
+    if (func == 's') return mbs_stepper_step(c->st, 1e-3);
     if (func == 'r')
         return mbs_inverse_dynamics(c->d, c->s.a + (size_t)k * (size_t)c->s.nv, c->tau);
     return mbs_mass_matrix(c->d, c->M);
@@ -114,8 +121,8 @@ int main(int argc, char **argv)
 {
     count_case c;
     const int dumping = argc == 3 && strcmp(argv[1], "--dump") == 0;
-    if (!dumping && (argc < 3 || argc > 4 || !strchr("arc", argv[2][0]))) {
-        fprintf(stderr, "usage: %s MODEL aba|rnea|crba [N] | --dump MODEL\n", argv[0]);
+    if (!dumping && (argc < 3 || argc > 4 || !strchr("arcs", argv[2][0]))) {
+        fprintf(stderr, "usage: %s MODEL aba|rnea|crba|step [N] | --dump MODEL\n", argv[0]);
         return 2;
     }
     if (case_create(argv[dumping ? 2 : 1], &c) != 0) {
@@ -128,6 +135,7 @@ int main(int argc, char **argv)
     free(c.M);
     free(c.tau);
     bench_states_free(&c.s);
+    mbs_stepper_destroy(c.st);
     mbs_data_destroy(c.d);
     mbs_model_destroy(c.m);
     return st != 0;

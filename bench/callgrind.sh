@@ -5,6 +5,8 @@
 # (state copy included, as in bench_dynamics).
 # Usage: bench/callgrind.sh [BUILD_DIR] [N] [planar]   (default build, 200 calls)
 #   planar: forward dynamics of bench_planar's planar chains, planar path and 3-D path
+#           (instructions per call and per body), and one RK4 step of 1 ms from the same
+#           states (instructions per stage and body: 4 forward dynamics and the stepper)
 set -euo pipefail
 build=${1:-build}
 n=${2:-200}
@@ -21,16 +23,19 @@ count() {
 }
 
 if [ "${3:-}" = planar ]; then
-  printf '%-12s %6s | %12s %8s | %12s %8s | %7s\n' model bodies "planar Ir" /body "3-D Ir" \
-    /body ratio
+  printf '%-12s %6s | %12s %8s | %12s %8s | %7s | %9s %9s %7s\n' model bodies "planar Ir" /body \
+    "3-D Ir" /body ratio "RK4 plan" "RK4 3-D" ratio
   for nb in 7 30 100 1000; do
     calls=$n
     [ "$nb" = 1000 ] && calls=$(( (n + 9) / 10 ))
     ip=$(count "planar$nb" aba "$calls")
     i3=$(count "planar$nb-3d" aba "$calls")
-    awk -v p="$ip" -v t="$i3" -v c="$calls" -v nb="$nb" 'BEGIN {
-      printf "%-12s %6d | %12.0f %8.0f | %12.0f %8.0f | %6.2fx\n", "planar" nb, nb,
-        p / c, p / c / nb, t / c, t / c / nb, t / p }'
+    sp=$(count "planar$nb" step "$calls")
+    s3=$(count "planar$nb-3d" step "$calls")
+    awk -v p="$ip" -v t="$i3" -v sp="$sp" -v s3="$s3" -v c="$calls" -v nb="$nb" 'BEGIN {
+      printf "%-12s %6d | %12.0f %8.0f | %12.0f %8.0f | %6.2fx | %9.0f %9.0f %6.2fx\n",
+        "planar" nb, nb, p / c, p / c / nb, t / c, t / c / nb, t / p, sp / c / 4 / nb,
+        s3 / c / 4 / nb, s3 / sp }'
   done
   exit 0
 fi

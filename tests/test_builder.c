@@ -1338,6 +1338,53 @@ static void test_qmanifold_roundtrip(void **state)
     mbs_builder_destroy(b);
 }
 
+/* A model whose coordinates are all Euclidean takes mbs_integrate_q's one loop (m->q_flat):
+   bitwise the per-joint ops' result, the same statuses for non-finite inputs and overflow,
+   q_out untouched then; a model with quaternions does not take it. */
+static void test_qmanifold_flat(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    const mbs_joint_type types[4] = {MBS_JOINT_REVOLUTE, MBS_JOINT_PRISMATIC, MBS_JOINT_PLANAR,
+                                     MBS_JOINT_REVOLUTE};
+    for (int i = 0; i < 4; ++i) {
+        char name[8];
+        snprintf(name, sizeof name, "b%d", i);
+        const int body = add_body(b, name);
+        snprintf(name, sizeof name, "j%d", i);
+        add_joint(b, name, types[i], i == 0 ? MBS_WORLD : body - 1, body);
+    }
+    mbs_model *m = compile_ok(b);
+    assert_int_equal(m->q_flat, 1);
+    const int nq = mbs_model_nq(m);
+    double q[6], v[6], qo[6], qj[6];
+    assert_int_equal(nq, 6);
+    test_rng r;
+    test_rng_seed(&r, 3);
+    for (int i = 0; i < nq; ++i) q[i] = test_rng_uniform(&r, -2, 2), v[i] = test_rng_uniform(&r, -2, 2);
+    assert_int_equal(mbs_integrate_q(m, q, v, 0.37, qo), MBS_OK);
+    for (int t = 0; t < m->ntree; ++t) { /* each joint's own integrate */
+        const mbs_joint_model *j = &m->joints[m->tree[t]];
+        j->ops->integrate(j, q + j->qadr, v + j->vadr, 0.37, qj + j->qadr);
+    }
+    assert_memory_equal(qo, qj, sizeof qo);
+    memcpy(qj, q, sizeof q); /* in place */
+    assert_int_equal(mbs_integrate_q(m, qj, v, 0.37, qj), MBS_OK);
+    assert_memory_equal(qo, qj, sizeof qo);
+    v[3] = NAN;
+    assert_int_equal(mbs_integrate_q(m, q, v, 0.37, qo), MBS_ERR_ARG);
+    assert_memory_equal(qo, qj, sizeof qo);
+    v[3] = 1e308, q[3] = 1e308;
+    assert_int_equal(mbs_integrate_q(m, q, v, 10.0, qo), MBS_ERR_NONFINITE);
+    assert_memory_equal(qo, qj, sizeof qo);
+    mbs_model_destroy(m);
+    mbs_builder_destroy(b);
+    mbs_model *mixed = compile_ok(b = mixed_builder()); /* quaternions: per joint */
+    assert_int_equal(mixed->q_flat, 0);
+    mbs_model_destroy(mixed);
+    mbs_builder_destroy(b);
+}
+
 static void test_qmanifold_normalize(void **state)
 {
     (void)state;
@@ -1539,6 +1586,7 @@ int main(void)
         cmocka_unit_test(test_long_chain),
         cmocka_unit_test(test_qmanifold_roundtrip),
         cmocka_unit_test(test_qmanifold_normalize),
+        cmocka_unit_test(test_qmanifold_flat),
         cmocka_unit_test(test_nomem_builder),
         cmocka_unit_test(test_nomem_compile),
     };

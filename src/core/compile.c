@@ -521,6 +521,7 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
     fill_cuts(m);
     for (int t = 0; t < m->ntree; ++t) /* every tree joint's kernels, once */
         m->joints[m->tree[t]].kern = mbs_kernels_pick(&m->joints[m->tree[t]]);
+    m->q_flat = mbs_q_is_flat(m);
     st = mbs_compile_elements(b, m, t->node, builder_err(b));
     if (st != MBS_OK) {
         mbs_model_destroy(m);

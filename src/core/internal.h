@@ -72,6 +72,9 @@ void mbs_mass_solve(const mbs_model *m, const double *LDL, double *x);
 /* qdot (nq x 1) = G(q) v over the tree joints (src/core/qmanifold.c): the time derivative of
    q that the ODE integrators (CVODE, CVODES) need. */
 void mbs_qdot(const mbs_model *m, const double *q, const double *v, double *qdot);
+/* 1 when every coordinate of m is Euclidean with q index = v index (compile stores it in
+   m->q_flat: mbs_integrate_q then takes one loop, src/core/qmanifold.c). */
+int mbs_q_is_flat(const mbs_model *m);
 /* Kinetic energy 1/2 sum v_i^T I_i v_i at the current kinematics. */
 double mbs_kinetic_energy(const mbs_data *d);
 /* MBS_OK, or MBS_ERR_NONFINITE naming the index and joint of the first non-finite value of

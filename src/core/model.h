@@ -81,6 +81,9 @@ struct mbs_model {
        out in element order */
     int nux;                    /* user states of all elements */
     double *ux_start;           /* [nux] start values (0 where none was given) */
+    /* q-manifold (src/core/qmanifold.c): 1 when every coordinate is Euclidean with its q
+       index equal to its v index, so q (+) dt v is q + dt v element by element */
+    int q_flat;
 };
 
 /* Host input wrench on one body, held until changed. */
