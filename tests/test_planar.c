@@ -56,7 +56,8 @@ static void perp(test_rng *r, const double n[3], double u[3])
 /* Options of the random trees. */
 enum {
     TREE_AT_AXIS = 1,  /* revolute joints' child frames on their axes (r = 0) */
-    TREE_NO_FORCES = 2 /* no spring-dampers */
+    TREE_NO_FORCES = 2, /* no spring-dampers */
+    TREE_CHAINS = 4     /* most joints revolute, most parents the body before (serial runs) */
 };
 
 /* A random planar tree with normal n in the world (every body frame turned about n only). */
@@ -73,9 +74,11 @@ static void build_opts(uint64_t seed, mbs_builder *b, int n_body, double n[3], i
         assert_int_equal(mbs_add_body(b, &bd), i);
         static const mbs_joint_type types[] = {MBS_JOINT_REVOLUTE, MBS_JOINT_PRISMATIC,
                                                MBS_JOINT_REVOLUTE, MBS_JOINT_PLANAR, MBS_JOINT_FIXED};
-        const mbs_joint_type type = i == 1 ? MBS_JOINT_REVOLUTE : types[(seed + (uint64_t)i) % 5];
+        mbs_joint_type type = i == 1 ? MBS_JOINT_REVOLUTE : types[(seed + (uint64_t)i) % 5];
+        if ((opts & TREE_CHAINS) && test_rng_uniform(&r, 0, 1) < 0.6) type = MBS_JOINT_REVOLUTE;
         mbs_joint_def jd = mbs_default_joint_def(type);
         jd.parent = test_rng_int(&r, 0, i - 1), jd.child = i;
+        if ((opts & TREE_CHAINS) && test_rng_uniform(&r, 0, 1) < 0.7) jd.parent = i - 1;
         /* body frames are all turned about n from the world's, so n has the same coordinates
            in every body: frames turned about n keep it */
         rot_about(n, test_rng_uniform(&r, -3, 3), jd.frame_parent.rot);
@@ -111,8 +114,12 @@ static void build(uint64_t seed, mbs_builder *b, int n_body, double n[3])
 /* Host wrench on body 1 in compare(). */
 enum { WRENCH_NONE, WRENCH_SET, WRENCH_CLEARED };
 
+static int chained_total; /* joints that continued a serial run, over check_kernels calls */
+
 /* qacc of the planar model with its picked kernels and with the generic ones: equal to
-   rounding (the kernels at the axis reorder the arithmetic), and bitwise repeatable. */
+   rounding (the kernels at the axis reorder the arithmetic), and bitwise repeatable; with
+   the serial runs cut into single joints bitwise the same (the runs carry in registers what
+   the single joints pass through memory). */
 static void check_kernels(mbs_data *dp, int at_axis)
 {
     mbs_model *m = (mbs_model *)(uintptr_t)mbs_data_model(dp); /* the test swaps kernels */
@@ -123,6 +130,16 @@ static void check_kernels(mbs_data *dp, int at_axis)
     assert_int_equal(mbs_forward_dynamics(dp), MBS_OK);
     memcpy(again, mbs_data_qacc(dp), sizeof(double) * (size_t)nv);
     assert_memory_equal(picked, again, sizeof(double) * (size_t)nv);
+    int n_chained = 0; /* joints that continue a serial run: the same with every run cut */
+    for (int t = 0; t < m->ntree; ++t) {
+        mbs_planar_joint *pj = &m->planar->joints[t];
+        n_chained += pj->run_first != t;
+        pj->run_first = t, pj->run_len = 1;
+    }
+    assert_int_equal(mbs_forward_dynamics(dp), MBS_OK);
+    assert_memory_equal(picked, mbs_data_qacc(dp), sizeof(double) * (size_t)nv);
+    mbs_planar_runs(m->planar, m->ntree);
+    chained_total += n_chained;
     int n_axis = 0;
     for (int t = 0; t < m->ntree; ++t) {
         mbs_planar_joint *pj = &m->planar->joints[t];
@@ -216,7 +233,7 @@ static void test_axis_trees(void **state)
     for (uint64_t seed = 21; seed <= 44; ++seed) {
         mbs_builder *b = mbs_builder_create();
         double n[3];
-        const int opts = TREE_AT_AXIS | (seed % 2 ? TREE_NO_FORCES : 0);
+        const int opts = TREE_AT_AXIS | (seed % 2 ? TREE_NO_FORCES : 0) | (seed % 3 ? TREE_CHAINS : 0);
         build_opts(seed, b, 3 + (int)(seed % 10), n, opts);
         const double g[3] = {1.0 + n[0], -9.81, 2.0 * n[2]}, c[3] = {4.0, -3.0, 5.0};
         if (seed % 4 == 1)
@@ -228,6 +245,8 @@ static void test_axis_trees(void **state)
         compare_opts(b, seed, (int)(seed % 3), 1);
         mbs_builder_destroy(b);
     }
+    print_message("axis trees: %d joints continued a serial run\n", chained_total);
+    assert_true(chained_total > 20); /* the runs were exercised */
 }
 
 /* Leaving the plane, a loop or a force callback: the 3-D path. */

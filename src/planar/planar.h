@@ -39,6 +39,10 @@ typedef struct mbs_planar_joint {
     double s, a[2], r[2], u[2], w[2];
     const mbs_planar_kernels *kern;     /* picked at compile (planar_kernels.c) */
     const struct mbs_planar_body *body; /* the child's planar inertia */
+    /* the serial run this joint belongs to (mbs_planar_runs): tree positions run_first ..
+       run_first + run_len - 1, each joint's parent the child of the one before, the passes
+       carrying the recursion between them in registers */
+    int run_first, run_len;
 } mbs_planar_joint;
 
 /* A body in its planar frame: mass, h = m c, I_n about the origin; plus the constant
@@ -95,6 +99,14 @@ struct mbs_planar_kernels {
     void (*aba_forward)(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj);
     /* 1: S does not depend on q; written once at data creation */
     int const_subspace;
+    /* The passes over one serial run of n joints from pj (planar.h mbs_planar_joint):
+       pose_motion and body start; the backward steps (last joint first); the forward steps */
+    void (*down_run)(const mbs_planar_joint *pj, int n, const double *q, const double *v,
+                     mbs_planar_data *w);
+    int (*backward_run)(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj, int n);
+    void (*forward_run)(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj, int n);
+    /* 1: consecutive joints with these kernels form serial runs (mbs_planar_runs) */
+    int chains;
 };
 
 /* The frame of body b from its parent's and its pose: th, P, dp = R_p p and hw = R_b h. */
@@ -114,6 +126,9 @@ const mbs_planar_kernels *mbs_planar_kernels_pick(const mbs_planar_joint *pj);
 /* The kernels every joint of its number of dofs can take (what a specialisation must equal
    to rounding). */
 const mbs_planar_kernels *mbs_planar_kernels_generic(const mbs_planar_joint *pj);
+/* The serial runs of p's joints (run_first, run_len) from their kernels: a joint continues
+   the run of the one before when both kernels chain and its parent is that one's child. */
+void mbs_planar_runs(mbs_planar *p, int ntree);
 /* Report a singular articulated inertia at body b (MBS_ERR_SINGULAR). */
 int mbs_planar_singular(mbs_data *d, int b);
 /* Note on d that a host wrench was set (the planar path projects host wrenches from then). */
@@ -189,6 +204,17 @@ static inline void mbs_planar_inertia_mulv(const mbs_planar *p, const mbs_planar
     o[0] = pb->I * v[0] - h1 * v[1] + h0 * v[2];
     o[1] = -h1 * v[0] + pb->m * v[1];
     o[2] = h0 * v[0] + pb->m * v[2];
+}
+
+/* IA = I, pA = v x* I v of body b (the first pass; v and hw of b current). */
+static inline void mbs_planar_body_start(const mbs_planar_body *pb, mbs_planar_data *w, int b)
+{
+    const double *v = w->vel + 3 * b, h0 = w->hw[2 * b], h1 = w->hw[2 * b + 1];
+    double *restrict IA = w->IA + 6 * b, *restrict pA = w->f + 3 * b;
+    IA[0] = pb->I, IA[1] = -h1, IA[2] = h0, IA[3] = pb->m, IA[4] = 0.0, IA[5] = pb->m;
+    const double Iv[3] = {pb->I * v[0] - h1 * v[1] + h0 * v[2], pb->m * v[1] - h1 * v[0],
+                          pb->m * v[2] + h0 * v[0]};
+    mbs_planar_cross_f(pA, v, Iv);
 }
 
 #endif

@@ -142,6 +142,7 @@ int mbs_planar_detect(const mbs_model *m, mbs_planar **out)
         p->joints[t].kern = mbs_planar_kernels_pick(&p->joints[t]);
         p->joints[t].body = &p->bodies[p->joints[t].child];
     }
+    if (ok) mbs_planar_runs(p, m->ntree);
     for (int b = 1; ok && b < m->nbody; ++b) describe_body(m, xw, p, b, &p->bodies[b]);
     free(xw);
     if (ok)

@@ -4,6 +4,8 @@
  * in world axes at the body's origin, each joint's step done by its kernels
  * (planar_kernels.c):
  *   1. poses, frames, velocities, c, and each body's IA = I, pA = v x* I v (one pass);
+ * each pass goes over the serial runs of joints (planar.h), whose kernels carry the
+ * recursion from a joint to the next in registers;
  *   2. the forces that act on bodies (point gravity, host wrenches, line springs) into pA,
  *      generalized forces; uniform gravity enters as the base acceleration -g (RBDA §5.3);
  *   3. the backward pass, then the forward pass from a_0 = -g. */
@@ -177,25 +179,13 @@ static void planar_forces(mbs_data *d, const mbs_planar *p, mbs_planar_data *w, 
     }
 }
 
-/* IA = I, pA = v x* I v of body b (pass 1). */
-static inline void body_start(const mbs_planar_body *pb, mbs_planar_data *w, int b)
-{
-    const double *v = w->vel + 3 * b, h0 = w->hw[2 * b], h1 = w->hw[2 * b + 1];
-    double *restrict IA = w->IA + 6 * b, *restrict pA = w->f + 3 * b;
-    IA[0] = pb->I, IA[1] = -h1, IA[2] = h0, IA[3] = pb->m, IA[4] = 0.0, IA[5] = pb->m;
-    const double Iv[3] = {pb->I * v[0] - h1 * v[1] + h0 * v[2], pb->m * v[1] - h1 * v[0],
-                          pb->m * v[2] + h0 * v[0]};
-    mbs_planar_cross_f(pA, v, Iv);
-}
-
 /* Pass 1: poses, frames, velocities, c, IA and pA of every body. */
 static void pass_down(mbs_data *d, const mbs_planar *p, mbs_planar_data *w, int ntree)
 {
     world_start(w);
-    for (int t = 0; t < ntree; ++t) {
+    for (int t = 0; t < ntree; t += p->joints[t].run_len) {
         const mbs_planar_joint *pj = &p->joints[t];
-        pj->kern->pose_motion(pj, d->q, d->v, w);
-        body_start(pj->body, w, pj->child);
+        pj->kern->down_run(pj, pj->run_len, d->q, d->v, w);
     }
     w->gen++;
 }
@@ -217,15 +207,15 @@ int mbs_planar_forward(mbs_data *d)
     const int ntree = m->ntree;
     pass_down(d, p, w, ntree);
     planar_forces(d, p, w, 0, -1.0); /* pA -= f_ext */
-    for (int t = ntree - 1; t >= 0; --t) {
-        const mbs_planar_joint *pj = &p->joints[t];
-        const int st = pj->kern->aba_backward(d, w, pj);
+    for (int t = ntree - 1; t >= 0; t = p->joints[t].run_first - 1) { /* runs, last first */
+        const mbs_planar_joint *pj = &p->joints[p->joints[t].run_first];
+        const int st = pj->kern->backward_run(d, w, pj, pj->run_len);
         if (st != MBS_OK) return st;
     }
     base_acceleration(m, p, w->acc);
-    for (int t = 0; t < ntree; ++t) {
+    for (int t = 0; t < ntree; t += p->joints[t].run_len) {
         const mbs_planar_joint *pj = &p->joints[t];
-        pj->kern->aba_forward(d, w, pj);
+        pj->kern->forward_run(d, w, pj, pj->run_len);
     }
     return MBS_OK;
 }

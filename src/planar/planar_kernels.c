@@ -20,7 +20,7 @@
 
 /* GCC: -O3 unrolls and inlines the passes' 3-vector loops (as for src/core/aba.c). */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3")
+#pragma GCC optimize("O3", "no-tree-slp-vectorize")
 #endif
 /* The templates below are folded by the compiler for a constant flag: force inlining. */
 #if defined(__GNUC__)
@@ -93,16 +93,120 @@ PK_INLINE void pk_translation_s(const double *th_p, const double u[2], double *S
     S[0] = 0.0, S[1] = c * u[0] - s * u[1], S[2] = s * u[0] + c * u[1];
 }
 
+/* ---------------------------------------------------------------- generic runs */
+
+/* A run's passes joint by joint, each by its own kernels (what every kernel family that
+   does not chain takes; runs of such joints have one joint). */
+static void gen_down_run(const mbs_planar_joint *pj, int n, const double *q, const double *v,
+                         mbs_planar_data *w)
+{
+    for (int k = 0; k < n; ++k) {
+        pj[k].kern->pose_motion(&pj[k], q, v, w);
+        mbs_planar_body_start(pj[k].body, w, pj[k].child);
+    }
+}
+
+static int gen_backward_run(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj, int n)
+{
+    for (int k = n - 1; k >= 0; --k) {
+        const int st = pj[k].kern->aba_backward(d, w, &pj[k]);
+        if (st != MBS_OK) return st;
+    }
+    return MBS_OK;
+}
+
+static void gen_forward_run(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj, int n)
+{
+    for (int k = 0; k < n; ++k) pj[k].kern->aba_forward(d, w, &pj[k]);
+}
+
+/* See planar.h. */
+void mbs_planar_runs(mbs_planar *p, int ntree)
+{
+    for (int t = 0; t < ntree; ++t) {
+        mbs_planar_joint *pj = &p->joints[t], *prev = t > 0 ? pj - 1 : NULL;
+        const int cont = prev && pj->kern->chains && prev->kern == pj->kern &&
+                         pj->parent == prev->child;
+        pj->run_first = cont ? prev->run_first : t;
+        pj->run_len = 0;
+        p->joints[pj->run_first].run_len++;
+    }
+    for (int t = 0; t < ntree; ++t) p->joints[t].run_len = p->joints[p->joints[t].run_first].run_len;
+}
+
 /* ---------------------------------------------------------------- revolute, r = 0 */
 
-/* Pose: the rotation by s q about the joint point a (the child origin); then the frame. */
-static void rev0_pose(const mbs_planar_joint *pj, const double *q, mbs_planar_data *w)
+/* What a rev0 step carries to the next joint of its run: the frame (th, P) and velocity of
+   the body, or its acceleration. */
+typedef struct pk_carry {
+    double c, s, P0, P1, v0, v1, v2;
+} pk_carry;
+
+/* The child's pose in its parent: the rotation by s q about the joint point a (the child
+   origin). */
+PK_INLINE void rev0_angle(const mbs_planar_joint *pj, const double *q, mbs_planar_data *w)
+{
+    const double phi = pj->s * q[pj->qadr];
+    double *restrict pose = w->pose + 4 * pj->child;
+    pose[0] = cos(phi), pose[1] = sin(phi), pose[2] = pj->a[0], pose[3] = pj->a[1];
+}
+
+/* Frame (as mbs_planar_frame), v = X v_p + (s qd, 0, 0) and c = (0, wJ v_y, -wJ v_x) of the
+   child from its pose and its parent's frame and velocity fp; the child's returned. */
+PK_INLINE pk_carry rev0_down_step(const mbs_planar_joint *pj, const double *v,
+                                  mbs_planar_data *w, pk_carry fp)
 {
     const int b = pj->child;
-    const double phi = pj->s * q[pj->qadr];
-    double *pose = w->pose + 4 * b;
-    pose[0] = cos(phi), pose[1] = sin(phi), pose[2] = pj->a[0], pose[3] = pj->a[1];
-    mbs_planar_frame(w, pj->body, b, pj->parent);
+    const double cq = w->pose[4 * b], sq = w->pose[4 * b + 1];
+    pk_carry f;
+    f.c = fp.c * cq - fp.s * sq, f.s = fp.s * cq + fp.c * sq;
+    const double d0 = fp.c * pj->a[0] - fp.s * pj->a[1], d1 = fp.s * pj->a[0] + fp.c * pj->a[1];
+    f.P0 = fp.P0 + d0, f.P1 = fp.P1 + d1;
+    w->th[2 * b] = f.c, w->th[2 * b + 1] = f.s, w->dp[2 * b] = d0, w->dp[2 * b + 1] = d1;
+    w->P[2 * b] = f.P0, w->P[2 * b + 1] = f.P1;
+    const double *h = pj->body->h;
+    w->hw[2 * b] = f.c * h[0] - f.s * h[1], w->hw[2 * b + 1] = f.s * h[0] + f.c * h[1];
+    const double wJ = pj->s * v[pj->vadr], vp1 = fp.v1 - fp.v0 * d1, vp2 = fp.v2 + fp.v0 * d0;
+    f.v0 = fp.v0 + wJ, f.v1 = vp1, f.v2 = vp2;
+    double *restrict vb = w->vel + 3 * b, *restrict cb = w->c + 3 * b;
+    vb[0] = f.v0, vb[1] = f.v1, vb[2] = f.v2;
+    cb[0] = 0.0, cb[1] = wJ * vp2, cb[2] = -wJ * vp1;
+    return f;
+}
+
+/* The frame and velocity of body b from memory. */
+PK_INLINE pk_carry pk_carry_load(const mbs_planar_data *w, int b)
+{
+    const pk_carry f = {w->th[2 * b], w->th[2 * b + 1], w->P[2 * b], w->P[2 * b + 1],
+                        w->vel[3 * b], w->vel[3 * b + 1], w->vel[3 * b + 2]};
+    return f;
+}
+
+static void rev0_pose_motion(const mbs_planar_joint *pj, const double *q, const double *v,
+                             mbs_planar_data *w)
+{
+    rev0_angle(pj, q, w);
+    rev0_down_step(pj, v, w, pk_carry_load(w, pj->parent));
+}
+
+/* The first pass over a run: every angle's cos and sin first (a libm call in the recursion
+   would spill what it carries), then the frame and velocity carried from joint to joint. */
+static void rev0_down_run(const mbs_planar_joint *pj, int n, const double *q, const double *v,
+                          mbs_planar_data *w)
+{
+    for (int k = 0; k < n; ++k) rev0_angle(&pj[k], q, w);
+    pk_carry f = pk_carry_load(w, pj->parent);
+    for (int k = 0; k < n; ++k) {
+        f = rev0_down_step(&pj[k], v, w, f);
+        mbs_planar_body_start(pj[k].body, w, pj[k].child);
+    }
+}
+
+/* Pose, then the frame. */
+static void rev0_pose(const mbs_planar_joint *pj, const double *q, mbs_planar_data *w)
+{
+    rev0_angle(pj, q, w);
+    mbs_planar_frame(w, pj->body, pj->child, pj->parent);
 }
 
 /* S = (s, 0, 0). */
@@ -124,57 +228,119 @@ static void rev0_motion(const mbs_planar_joint *pj, const double *v, mbs_planar_
     cb[0] = 0.0, cb[1] = wJ * vp[2], cb[2] = -wJ * vp[1];
 }
 
-/* D = IA_00, u = tau - s pA_0; with k = (IA_01, IA_02) / D the child hands up
-   Ia = [0 0; 0 C] with C = IA_lin - k b^T and pa = (s (tau + Q), pA_lin + C c + s k u); its
-   shift to the parent: with t = J d and y = C t, [t.y, y^T; y, C]. */
-static int rev0_aba_backward(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj)
+/* An articulated inertia (upper triangle) and bias force as named values (kept in
+   registers along a run). */
+typedef struct pk_art {
+    double I0, I1, I2, I3, I4, I5, f0, f1, f2;
+} pk_art;
+
+/* The backward step on the child's IA and pA (x): D = IA_00, u = tau - s pA_0; with
+   k = (IA_01, IA_02) / D the child hands up Ia = [0 0; 0 C] with C = IA_lin - k b^T and
+   pa = (s (tau + Q), pA_lin + C c + s k u); *up = their shift to the parent (t = J d,
+   y = C t): [t.y, y^T; y, C] with t.y = t.IA_lin t - (b.t)^2 / D (one product after the
+   division) and the force at the parent's origin. Nothing handed up at the world. */
+PK_INLINE int rev0_backward_step(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj,
+                                 pk_art x, pk_art *up)
 {
-    const int b = pj->child, par = pj->parent, i = pj->vadr;
-    const double *restrict IA = w->IA + 6 * b, *restrict pA = w->f + 3 * b;
-    const double D = IA[0], s = pj->s, tq = d->tau[i] + d->gen_force[i];
-    const double u = tq - s * pA[0];
-    if (pk_singular(D, IA)) return mbs_planar_singular(d, b);
-    const double Di = 1.0 / D, k0 = IA[1] * Di, k1 = IA[2] * Di;
+    const int b = pj->child, i = pj->vadr;
+    const double D = x.I0, s = pj->s, tq = d->tau[i] + d->gen_force[i];
+    const double u = tq - s * x.f0;
+    if (!(D > PK_SINGULAR_EPS * pk_max(x.I0 + x.I3 + x.I5, 1e-300))) return mbs_planar_singular(d, b);
+    const double Di = 1.0 / D, k0 = x.I1 * Di, k1 = x.I2 * Di;
     w->Dinv[3 * i] = Di, w->u[i] = u, w->U[3 * i + 1] = k0, w->U[3 * i + 2] = k1;
-    if (par == 0) return MBS_OK;
-    const double C00 = IA[3] - k0 * IA[1], C01 = IA[4] - k0 * IA[2], C11 = IA[5] - k1 * IA[2];
+    if (pj->parent == 0) return MBS_OK;
+    const double C00 = x.I3 - k0 * x.I1, C01 = x.I4 - k0 * x.I2, C11 = x.I5 - k1 * x.I2;
     const double *c = w->c + 3 * b, su = s * u;
-    const double pa[3] = {s * tq, pA[1] + (C00 * c[1] + C01 * c[2]) + k0 * su,
-                          pA[2] + (C01 * c[1] + C11 * c[2]) + k1 * su};
+    const double pa0 = s * tq, pa1 = x.f1 + (C00 * c[1] + C01 * c[2]) + k0 * su,
+                 pa2 = x.f2 + (C01 * c[1] + C11 * c[2]) + k1 * su;
     const double *dp = w->dp + 2 * b, t0 = -dp[1], t1 = dp[0];
-    const double y0 = C00 * t0 + C01 * t1, y1 = C01 * t0 + C11 * t1;
-    double *restrict IAp = w->IA + 6 * par;
-    IAp[0] += t0 * y0 + t1 * y1;
-    IAp[1] += y0, IAp[2] += y1;
-    IAp[3] += C00, IAp[4] += C01, IAp[5] += C11;
-    mbs_planar_shift_f_add(w->f + 3 * par, dp, pa);
+    const double bt = x.I1 * t0 + x.I2 * t1, bt2 = bt * bt;
+    const double tIt = t0 * (x.I3 * t0 + x.I4 * t1) + t1 * (x.I4 * t0 + x.I5 * t1);
+    up->I0 = tIt - bt2 * Di;
+    up->I1 = C00 * t0 + C01 * t1, up->I2 = C01 * t0 + C11 * t1;
+    up->I3 = C00, up->I4 = C01, up->I5 = C11;
+    up->f0 = pa0 + dp[0] * pa2 - dp[1] * pa1, up->f1 = pa1, up->f2 = pa2;
     return MBS_OK;
 }
 
-/* a = X a_p + c, qdd = D^-1 u - s (a_0 + k . a_lin), a += S qdd. */
-static void rev0_aba_forward(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj)
+/* IA, pA of body b from memory. */
+PK_INLINE pk_art rev0_load(const mbs_planar_data *w, int b)
 {
-    const int b = pj->child, i = pj->vadr;
-    const double *restrict c = w->c + 3 * b, *restrict k = w->U + 3 * i;
-    double a[3];
-    mbs_planar_shift_m(a, w->dp + 2 * b, w->acc + 3 * pj->parent);
-    a[1] += c[1], a[2] += c[2];
-    const double qdd = w->Dinv[3 * i] * w->u[i] - pj->s * (a[0] + k[1] * a[1] + k[2] * a[2]);
-    d->qacc[i] = qdd;
-    double *restrict ab = w->acc + 3 * b;
-    ab[0] = a[0] + pj->s * qdd, ab[1] = a[1], ab[2] = a[2];
+    const double *IA = w->IA + 6 * b, *f = w->f + 3 * b;
+    const pk_art x = {IA[0], IA[1], IA[2], IA[3], IA[4], IA[5], f[0], f[1], f[2]};
+    return x;
 }
 
-static void rev0_pose_motion(const mbs_planar_joint *pj, const double *q, const double *v,
-                             mbs_planar_data *w)
+/* IA, pA of body b from memory plus what its child in the run hands up. */
+PK_INLINE pk_art rev0_gather(const mbs_planar_data *w, int b, pk_art h)
 {
-    rev0_pose(pj, q, w);
-    rev0_motion(pj, v, w);
+    const double *IA = w->IA + 6 * b, *f = w->f + 3 * b;
+    const pk_art x = {IA[0] + h.I0, IA[1] + h.I1, IA[2] + h.I2, IA[3] + h.I3, IA[4] + h.I4,
+                      IA[5] + h.I5, f[0] + h.f0, f[1] + h.f1, f[2] + h.f2};
+    return x;
+}
+
+/* IA_p += h, pA_p += its force in memory (the parent outside the run, unless the world). */
+PK_INLINE void rev0_hand_up(mbs_planar_data *w, int par, pk_art h)
+{
+    if (par == 0) return;
+    double *IA = w->IA + 6 * par, *f = w->f + 3 * par;
+    IA[0] += h.I0, IA[1] += h.I1, IA[2] += h.I2, IA[3] += h.I3, IA[4] += h.I4, IA[5] += h.I5;
+    f[0] += h.f0, f[1] += h.f1, f[2] += h.f2;
+}
+
+static int rev0_aba_backward(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj)
+{
+    pk_art up = {0, 0, 0, 0, 0, 0, 0, 0, 0}; /* written unless the parent is the world */
+    const int st = rev0_backward_step(d, w, pj, rev0_load(w, pj->child), &up);
+    if (st == MBS_OK) rev0_hand_up(w, pj->parent, up);
+    return st;
+}
+
+/* The backward pass over a run, last joint first: what a child hands up stays in
+   registers for its parent, the run's first joint hands up to memory. */
+static int rev0_backward_run(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj, int n)
+{
+    pk_art up = {0, 0, 0, 0, 0, 0, 0, 0, 0}; /* written unless the parent is the world */
+    int st = rev0_backward_step(d, w, &pj[n - 1], rev0_load(w, pj[n - 1].child), &up);
+    for (int k = n - 2; k >= 0 && st == MBS_OK; --k)
+        st = rev0_backward_step(d, w, &pj[k], rev0_gather(w, pj[k].child, up), &up);
+    if (st == MBS_OK) rev0_hand_up(w, pj->parent, up);
+    return st;
+}
+
+/* a = X a_p + c, qdd = D^-1 u - s (a_0 + k . a_lin), a += S qdd; a_p in, the child's out. */
+PK_INLINE void rev0_forward_step(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj,
+                                 double a[3])
+{
+    const int b = pj->child, i = pj->vadr;
+    const double *restrict c = w->c + 3 * b, *restrict k = w->U + 3 * i, *dp = w->dp + 2 * b;
+    const double a0 = a[0], a1 = a[1] - a[0] * dp[1] + c[1], a2 = a[2] + a[0] * dp[0] + c[2];
+    const double qdd = w->Dinv[3 * i] * w->u[i] - pj->s * (a0 + k[1] * a1 + k[2] * a2);
+    d->qacc[i] = qdd;
+    a[0] = a0 + pj->s * qdd, a[1] = a1, a[2] = a2;
+    double *restrict ab = w->acc + 3 * b;
+    ab[0] = a[0], ab[1] = a1, ab[2] = a2;
+}
+
+static void rev0_aba_forward(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj)
+{
+    const double *ap = w->acc + 3 * pj->parent;
+    double a[3] = {ap[0], ap[1], ap[2]};
+    rev0_forward_step(d, w, pj, a);
+}
+
+/* The forward pass over a run, the acceleration carried from joint to joint. */
+static void rev0_forward_run(mbs_data *d, mbs_planar_data *w, const mbs_planar_joint *pj, int n)
+{
+    const double *ap = w->acc + 3 * pj->parent;
+    double a[3] = {ap[0], ap[1], ap[2]};
+    for (int k = 0; k < n; ++k) rev0_forward_step(d, w, &pj[k], a);
 }
 
 static const mbs_planar_kernels rev0_kernels = {
     "planar revolute at the origin", rev0_pose, rev0_subspace, rev0_motion, rev0_pose_motion,
-    rev0_aba_backward, rev0_aba_forward, 1};
+    rev0_aba_backward, rev0_aba_forward, 1, rev0_down_run, rev0_backward_run, rev0_forward_run, 1};
 
 /* ---------------------------------------------------------------- one dof */
 
@@ -282,7 +448,7 @@ static void one_aba_forward(mbs_data *d, mbs_planar_data *w, const mbs_planar_jo
     }                                                                                            \
     static const mbs_planar_kernels NAME##_kernels = {                                           \
         "planar " #NAME, NAME##_pose, NAME##_subspace, NAME##_motion, NAME##_pose_motion,        \
-        one_aba_backward, one_aba_forward, 0};
+        one_aba_backward, one_aba_forward, 0, gen_down_run, gen_backward_run, gen_forward_run, 0};
 PK_ONE(revolute, 1)
 PK_ONE(prismatic, 0)
 
@@ -428,7 +594,7 @@ static void multi_pose_motion(const mbs_planar_joint *pj, const double *q, const
 
 static const mbs_planar_kernels multi_kernels = {
     "planar multi-dof or fixed", multi_pose, multi_subspace, multi_motion, multi_pose_motion,
-    multi_aba_backward, multi_aba_forward, 0};
+    multi_aba_backward, multi_aba_forward, 0, gen_down_run, gen_backward_run, gen_forward_run, 0};
 
 /* ---------------------------------------------------------------- picking */
 
