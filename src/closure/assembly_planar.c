@@ -18,7 +18,7 @@
 #include "closure/closure.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3") /* as src/planar/: its inner loops */
+#pragma GCC optimize("O3", "no-tree-slp-vectorize") /* as src/planar/: its inner loops */
 #endif
 
 #include <math.h>
