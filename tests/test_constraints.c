@@ -7,6 +7,8 @@
  *    hanging from the world by that cut joint (the documented lambda convention);
  *  - repartitioning: a triple-rocker four-bar whose prioritised input link reaches its limit
  *    positions (J_v singular for that choice) keeps moving closed with energy conserved;
+ *  - failed steps: the loop solver's state is restored with the data's, so a run whose
+ *    every step first fails stays bitwise on one that never failed;
  *  - inverse dynamics with loops: minimum-norm tau that forward dynamics maps back;
  *  - a spatial RSSR loop through a quaternion spherical joint (closed, energy, RK4 vs CVODE)
  *    and bitwise repeatable loop stepping. */
@@ -400,10 +402,12 @@ static void add_rev_z(mbs_builder *b, int parent, int child, double xp, double x
    state_priority 1) about the origin, coupler (joint 1), rocker (joint 2) about (TR_D, 0);
    revolute cut coupler -> rocker. The crank swings within +-acos((a^2 + d^2 - (b + c)^2) /
    (2 a d)) = +-97.9 deg, where J_v of the partition u = crank is singular. */
-static mbs_model *triple_rocker(void)
+static mbs_model *triple_rocker_ex(mbs_closure closure, mbs_force_callback fn, void *user)
 {
     mbs_builder *b = mbs_builder_create();
     assert_int_equal(mbs_builder_set_no_gravity(b), MBS_OK);
+    assert_int_equal(mbs_builder_set_closure(b, closure), MBS_OK);
+    if (fn) assert_true(mbs_add_force_callback(b, "probe", fn, user) >= 0);
     assert_int_equal(add_bar(b, TR_A), 1);
     assert_int_equal(add_bar(b, TR_B), 2);
     assert_int_equal(add_bar(b, TR_C), 3);
@@ -416,6 +420,7 @@ static mbs_model *triple_rocker(void)
     mbs_builder_destroy(b);
     return m;
 }
+static mbs_model *triple_rocker(void) { return triple_rocker_ex(MBS_CLOSURE_ANALYTIC, NULL, NULL); }
 
 /* The closed state at crank angle th (elbow up) moving with crank rate w (assembled). */
 static void triple_rocker_state(mbs_data *d, double th, double w)
@@ -502,6 +507,106 @@ static void test_repartition_triple_rocker(void **state)
                   "|crank RK4 - CVODE| at 3 s %.2e\n", ev, res, drift, fabs(th_rk4 - th_cv));
     assert_true(ev >= 2 && res <= 1e-12 && drift <= 1e-8);
     assert_true(fabs(th_rk4 - th_cv) <= 1e-5);
+}
+
+/* ---------------------------------------------------------------- failed steps */
+
+/* The probe force of a triple rocker: none; fatal (-1) on call number fail_at, where it
+   notes the loop solver's event count. */
+typedef struct fail_ctl {
+    long calls, fail_at, ev_at_fail;
+} fail_ctl;
+
+static int fail_probe(mbs_data *d, void *user)
+{
+    fail_ctl *c = user;
+    if (++c->calls != c->fail_at) return 0;
+    c->ev_at_fail = mbs_loops_events(d);
+    return -1;
+}
+
+/* 1 when time, q, v, qacc, lambda and the loop event count of a and b are bitwise equal. */
+static int same_state(mbs_data *a, mbs_data *b)
+{
+    const mbs_model *m = mbs_data_model(a);
+    const size_t nq = (size_t)mbs_model_nq(m), nv = (size_t)mbs_model_nv(m), nc = 5;
+    const double ta = mbs_data_time(a), tb = mbs_data_time(b);
+    return !memcmp(&ta, &tb, sizeof ta) &&
+           !memcmp(mbs_data_q(a), mbs_data_q(b), nq * sizeof(double)) &&
+           !memcmp(mbs_data_v(a), mbs_data_v(b), nv * sizeof(double)) &&
+           !memcmp(mbs_data_qacc(a), mbs_data_qacc(b), nv * sizeof(double)) &&
+           !memcmp(mbs_data_lambda(a), mbs_data_lambda(b), nc * sizeof(double)) &&
+           mbs_loops_events(a) == mbs_loops_events(b);
+}
+
+/* One run of the failed-step test: every call is first tried with the probe failing at the
+   call's last evaluation (so after what the call's earlier closures changed: with RK4 two
+   substeps, the failure in the second, after the first one's end closure), then taken; the
+   tried data must stay bitwise on the untried one. tau[0] changes before every call in both
+   runs (a host input, which restarts CVODE as the failure does). Returns the tries in
+   which the loop solver had made a new selection, partition or strategy change before the
+   failure. */
+static long failed_steps_run(mbs_closure closure, mbs_stepper_kind kind, long *events)
+{
+    static fail_ctl ctl[2];
+    memset(ctl, 0, sizeof ctl);
+    mbs_model *m[2] = {triple_rocker_ex(closure, fail_probe, &ctl[0]),
+                       triple_rocker_ex(closure, fail_probe, &ctl[1])};
+    mbs_data *d[2];
+    mbs_stepper *s[2];
+    mbs_stepper_def sd = mbs_default_stepper_def(kind);
+    sd.rtol = sd.atol = 1e-10;
+    sd.max_step = kind == MBS_STEP_RK4 ? 1e-3 : 0.0;
+    for (int r = 0; r < 2; ++r) {
+        d[r] = mbs_data_create(m[r]);
+        triple_rocker_state(d[r], 0.5, 3.0);
+        s[r] = mbs_stepper_create(d[r], &sd);
+        assert_non_null(s[r]);
+    }
+    const long ev0 = mbs_loops_events(d[0]);
+    long changed = 0;
+    for (int k = 0; k < 1500; ++k) { /* 3 s of 2 ms calls */
+        mbs_data_tau(d[0])[0] = mbs_data_tau(d[1])[0] = 0.01 * sin(0.1 * k);
+        const long c1 = ctl[1].calls, ev_start = mbs_loops_events(d[0]);
+        assert_int_equal(mbs_stepper_step(s[1], 2e-3), MBS_OK); /* the untried run */
+        ctl[0].fail_at = ctl[0].calls + (ctl[1].calls - c1);
+        assert_int_equal(mbs_stepper_step(s[0], 2e-3), MBS_ERR_CALLBACK);
+        changed += ctl[0].ev_at_fail != ev_start;
+        ctl[0].fail_at = 0;
+        assert_int_equal(mbs_stepper_step(s[0], 2e-3), MBS_OK);
+        if (!same_state(d[0], d[1]))
+            fail_msg("closure %d kind %d: call %d (t = %.4f) differs from the untried run",
+                     (int)closure, (int)kind, k, mbs_data_time(d[1]));
+    }
+    *events = mbs_loops_events(d[0]) - ev0;
+    for (int r = 0; r < 2; ++r) {
+        mbs_stepper_destroy(s[r]);
+        mbs_data_destroy(d[r]);
+        mbs_model_destroy(m[r]);
+    }
+    return changed;
+}
+
+/* A failed step puts the loop solver's state (selection, partition, conditioning, the LU
+   its chord steps reuse, the last closed state; the analytic strategy's) back with time and
+   state: a run whose every step first fails stays bitwise on a run that never failed,
+   through the partition changes at the triple rocker's limit positions, with Newton and
+   with closed forms (handed to Newton there), for RK4 and CVODE BDF. */
+static void test_failed_step_loops(void **state)
+{
+    (void)state;
+    const mbs_closure closures[2] = {MBS_CLOSURE_NEWTON, MBS_CLOSURE_ANALYTIC};
+    const mbs_stepper_kind kinds[2] = {MBS_STEP_RK4, MBS_STEP_CVODE_BDF};
+    for (int c = 0; c < 2; ++c)
+        for (int k = 0; k < 2; ++k) {
+            long events = 0;
+            const long changed = failed_steps_run(closures[c], kinds[k], &events);
+            print_message("closure %d kind %d: 1500 failed and retried calls bitwise on the "
+                          "untried run; %ld loop events, %ld of them before a failure in "
+                          "the failing call\n", (int)closures[c], (int)kinds[k], events, changed);
+            assert_true(events >= 2);
+            if (kinds[k] == MBS_STEP_RK4) assert_true(changed >= 1);
+        }
 }
 
 /* ---------------------------------------------------------------- inverse dynamics */
@@ -673,6 +778,7 @@ int main(void)
         cmocka_unit_test(test_rows_match_joint),
         cmocka_unit_test(test_lambda_static),
         cmocka_unit_test(test_repartition_triple_rocker),
+        cmocka_unit_test(test_failed_step_loops),
         cmocka_unit_test(test_inverse_with_loops),
         cmocka_unit_test(test_spatial_loop_quaternion),
         cmocka_unit_test(test_loops_deterministic),
