@@ -545,8 +545,8 @@ static int same_state(mbs_data *a, mbs_data *b)
    tried data must stay bitwise on the untried one. tau[0] changes before every call in both
    runs (a host input, which restarts CVODE as the failure does). Returns the tries in
    which the loop solver had made a new selection, partition or strategy change before the
-   failure. */
-static long failed_steps_run(mbs_closure closure, mbs_stepper_kind kind, long *events)
+   failure. h: RK4's substep, calls of 2 h (CVODE: calls of 2 ms). */
+static long failed_steps_run(mbs_closure closure, mbs_stepper_kind kind, double h, long *events)
 {
     static fail_ctl ctl[2];
     memset(ctl, 0, sizeof ctl);
@@ -556,7 +556,8 @@ static long failed_steps_run(mbs_closure closure, mbs_stepper_kind kind, long *e
     mbs_stepper *s[2];
     mbs_stepper_def sd = mbs_default_stepper_def(kind);
     sd.rtol = sd.atol = 1e-10;
-    sd.max_step = kind == MBS_STEP_RK4 ? 1e-3 : 0.0;
+    sd.max_step = kind == MBS_STEP_RK4 ? h : 0.0;
+    const double dt = kind == MBS_STEP_RK4 ? 2.0 * h : 2e-3;
     for (int r = 0; r < 2; ++r) {
         d[r] = mbs_data_create(m[r]);
         triple_rocker_state(d[r], 0.5, 3.0);
@@ -565,18 +566,18 @@ static long failed_steps_run(mbs_closure closure, mbs_stepper_kind kind, long *e
     }
     const long ev0 = mbs_loops_events(d[0]);
     long changed = 0;
-    for (int k = 0; k < 1500; ++k) { /* 3 s of 2 ms calls */
+    for (int k = 0; k < 1500; ++k) {
         mbs_data_tau(d[0])[0] = mbs_data_tau(d[1])[0] = 0.01 * sin(0.1 * k);
         const long c1 = ctl[1].calls, ev_start = mbs_loops_events(d[0]);
-        assert_int_equal(mbs_stepper_step(s[1], 2e-3), MBS_OK); /* the untried run */
+        assert_int_equal(mbs_stepper_step(s[1], dt), MBS_OK); /* the untried run */
         ctl[0].fail_at = ctl[0].calls + (ctl[1].calls - c1);
-        assert_int_equal(mbs_stepper_step(s[0], 2e-3), MBS_ERR_CALLBACK);
+        assert_int_equal(mbs_stepper_step(s[0], dt), MBS_ERR_CALLBACK);
         changed += ctl[0].ev_at_fail != ev_start;
         ctl[0].fail_at = 0;
-        assert_int_equal(mbs_stepper_step(s[0], 2e-3), MBS_OK);
+        assert_int_equal(mbs_stepper_step(s[0], dt), MBS_OK);
         if (!same_state(d[0], d[1]))
-            fail_msg("closure %d kind %d: call %d (t = %.4f) differs from the untried run",
-                     (int)closure, (int)kind, k, mbs_data_time(d[1]));
+            fail_msg("closure %d kind %d h %g: call %d (t = %.4f) differs from the untried run",
+                     (int)closure, (int)kind, h, k, mbs_data_time(d[1]));
     }
     *events = mbs_loops_events(d[0]) - ev0;
     for (int r = 0; r < 2; ++r) {
@@ -589,24 +590,34 @@ static long failed_steps_run(mbs_closure closure, mbs_stepper_kind kind, long *e
 
 /* A failed step puts the loop solver's state (selection, partition, conditioning, the LU
    its chord steps reuse, the last closed state; the analytic strategy's) back with time and
-   state: a run whose every step first fails stays bitwise on a run that never failed,
-   through the partition changes at the triple rocker's limit positions, with Newton and
-   with closed forms (handed to Newton there), for RK4 and CVODE BDF. */
+   state: a run whose every call first fails stays bitwise on a run that never failed, for
+   3 s through the partition changes at the triple rocker's limit positions, with Newton and
+   with closed forms (handed to Newton there), for RK4 and CVODE BDF; and for 0.3 s of RK4 at
+   0.1 ms, where Newton's first steps at each stage reuse the LU of the last closure (chord
+   steps; without that LU put back the run differs at the 4th call). */
 static void test_failed_step_loops(void **state)
 {
     (void)state;
-    const mbs_closure closures[2] = {MBS_CLOSURE_NEWTON, MBS_CLOSURE_ANALYTIC};
-    const mbs_stepper_kind kinds[2] = {MBS_STEP_RK4, MBS_STEP_CVODE_BDF};
-    for (int c = 0; c < 2; ++c)
-        for (int k = 0; k < 2; ++k) {
-            long events = 0;
-            const long changed = failed_steps_run(closures[c], kinds[k], &events);
-            print_message("closure %d kind %d: 1500 failed and retried calls bitwise on the "
-                          "untried run; %ld loop events, %ld of them before a failure in "
-                          "the failing call\n", (int)closures[c], (int)kinds[k], events, changed);
-            assert_true(events >= 2);
-            if (kinds[k] == MBS_STEP_RK4) assert_true(changed >= 1);
-        }
+    static const struct {
+        mbs_closure closure;
+        mbs_stepper_kind kind;
+        double h;
+    } cases[5] = {{MBS_CLOSURE_NEWTON, MBS_STEP_RK4, 1e-3},
+                  {MBS_CLOSURE_NEWTON, MBS_STEP_CVODE_BDF, 1e-3},
+                  {MBS_CLOSURE_ANALYTIC, MBS_STEP_RK4, 1e-3},
+                  {MBS_CLOSURE_ANALYTIC, MBS_STEP_CVODE_BDF, 1e-3},
+                  {MBS_CLOSURE_NEWTON, MBS_STEP_RK4, 1e-4}};
+    for (int c = 0; c < 5; ++c) {
+        long events = 0;
+        const long changed = failed_steps_run(cases[c].closure, cases[c].kind, cases[c].h, &events);
+        print_message("closure %d kind %d h %g: 1500 failed and retried calls bitwise on the "
+                      "untried run; %ld loop events, %ld of them before a failure in the "
+                      "failing call\n", (int)cases[c].closure, (int)cases[c].kind, cases[c].h,
+                      events, changed);
+        if (cases[c].h < 1e-3) continue; /* 0.3 s: no limit position reached */
+        assert_true(events >= 2);
+        if (cases[c].kind == MBS_STEP_RK4) assert_true(changed >= 1);
+    }
 }
 
 /* ---------------------------------------------------------------- inverse dynamics */
