@@ -8,7 +8,8 @@
  *  - repartitioning: a triple-rocker four-bar whose prioritised input link reaches its limit
  *    positions (J_v singular for that choice) keeps moving closed with energy conserved;
  *  - failed steps: the loop solver's state is restored with the data's, so a run whose
- *    every step first fails stays bitwise on one that never failed;
+ *    every step first fails stays bitwise on one that never failed, and the local-error
+ *    estimate leaves the run as without it;
  *  - inverse dynamics with loops: minimum-norm tau that forward dynamics maps back;
  *  - a spatial RSSR loop through a quaternion spherical joint (closed, energy, RK4 vs CVODE)
  *    and bitwise repeatable loop stepping. */
@@ -620,6 +621,38 @@ static void test_failed_step_loops(void **state)
     }
 }
 
+/* The local-error estimate's half steps start from the loop solver's state at the step's
+   start and leave the full step's (with its qacc and lambda): RK4 with an estimate that
+   never fails gives bitwise the run without it (1 s of the triple rocker, Newton and closed
+   forms, through its limit positions). */
+static void test_error_estimate_loops(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 2; ++c) {
+        mbs_model *m = triple_rocker_ex(c ? MBS_CLOSURE_ANALYTIC : MBS_CLOSURE_NEWTON, NULL, NULL);
+        mbs_data *d[2];
+        mbs_stepper *s[2];
+        for (int r = 0; r < 2; ++r) {
+            d[r] = mbs_data_create(m);
+            triple_rocker_state(d[r], 0.5, 3.0);
+            mbs_stepper_def sd = mbs_default_stepper_def(MBS_STEP_RK4);
+            sd.err_rtol = sd.err_atol = r ? 1.0 : 0.0;
+            s[r] = mbs_stepper_create(d[r], &sd);
+            assert_non_null(s[r]);
+        }
+        for (int k = 0; k < 1000; ++k) {
+            for (int r = 0; r < 2; ++r) assert_int_equal(mbs_stepper_step(s[r], 1e-3), MBS_OK);
+            if (!same_state(d[0], d[1]))
+                fail_msg("closure %d: step %d with the estimate differs from without", c, k);
+        }
+        for (int r = 0; r < 2; ++r) {
+            mbs_stepper_destroy(s[r]);
+            mbs_data_destroy(d[r]);
+        }
+        mbs_model_destroy(m);
+    }
+}
+
 /* ---------------------------------------------------------------- inverse dynamics */
 
 /* Forward dynamics at a moving closed state with random tau, then inverse dynamics of its
@@ -790,6 +823,7 @@ int main(void)
         cmocka_unit_test(test_lambda_static),
         cmocka_unit_test(test_repartition_triple_rocker),
         cmocka_unit_test(test_failed_step_loops),
+        cmocka_unit_test(test_error_estimate_loops),
         cmocka_unit_test(test_inverse_with_loops),
         cmocka_unit_test(test_spatial_loop_quaternion),
         cmocka_unit_test(test_loops_deterministic),
