@@ -7,6 +7,9 @@
  *    hanging from the world by that cut joint (the documented lambda convention);
  *  - repartitioning: a triple-rocker four-bar whose prioritised input link reaches its limit
  *    positions (J_v singular for that choice) keeps moving closed with energy conserved;
+ *  - failed steps: the loop solver's state is restored with the data's, so a run whose
+ *    every step first fails stays bitwise on one that never failed, and the local-error
+ *    estimate leaves the run as without it;
  *  - inverse dynamics with loops: minimum-norm tau that forward dynamics maps back;
  *  - a spatial RSSR loop through a quaternion spherical joint (closed, energy, RK4 vs CVODE)
  *    and bitwise repeatable loop stepping. */
@@ -400,10 +403,12 @@ static void add_rev_z(mbs_builder *b, int parent, int child, double xp, double x
    state_priority 1) about the origin, coupler (joint 1), rocker (joint 2) about (TR_D, 0);
    revolute cut coupler -> rocker. The crank swings within +-acos((a^2 + d^2 - (b + c)^2) /
    (2 a d)) = +-97.9 deg, where J_v of the partition u = crank is singular. */
-static mbs_model *triple_rocker(void)
+static mbs_model *triple_rocker_ex(mbs_closure closure, mbs_force_callback fn, void *user)
 {
     mbs_builder *b = mbs_builder_create();
     assert_int_equal(mbs_builder_set_no_gravity(b), MBS_OK);
+    assert_int_equal(mbs_builder_set_closure(b, closure), MBS_OK);
+    if (fn) assert_true(mbs_add_force_callback(b, "probe", fn, user) >= 0);
     assert_int_equal(add_bar(b, TR_A), 1);
     assert_int_equal(add_bar(b, TR_B), 2);
     assert_int_equal(add_bar(b, TR_C), 3);
@@ -416,6 +421,7 @@ static mbs_model *triple_rocker(void)
     mbs_builder_destroy(b);
     return m;
 }
+static mbs_model *triple_rocker(void) { return triple_rocker_ex(MBS_CLOSURE_ANALYTIC, NULL, NULL); }
 
 /* The closed state at crank angle th (elbow up) moving with crank rate w (assembled). */
 static void triple_rocker_state(mbs_data *d, double th, double w)
@@ -502,6 +508,149 @@ static void test_repartition_triple_rocker(void **state)
                   "|crank RK4 - CVODE| at 3 s %.2e\n", ev, res, drift, fabs(th_rk4 - th_cv));
     assert_true(ev >= 2 && res <= 1e-12 && drift <= 1e-8);
     assert_true(fabs(th_rk4 - th_cv) <= 1e-5);
+}
+
+/* ---------------------------------------------------------------- failed steps */
+
+/* The probe force of a triple rocker: none; fatal (-1) on call number fail_at, where it
+   notes the loop solver's event count. */
+typedef struct fail_ctl {
+    long calls, fail_at, ev_at_fail;
+} fail_ctl;
+
+static int fail_probe(mbs_data *d, void *user)
+{
+    fail_ctl *c = user;
+    if (++c->calls != c->fail_at) return 0;
+    c->ev_at_fail = mbs_loops_events(d);
+    return -1;
+}
+
+/* 1 when time, q, v, qacc, lambda and the loop event count of a and b are bitwise equal. */
+static int same_state(mbs_data *a, mbs_data *b)
+{
+    const mbs_model *m = mbs_data_model(a);
+    const size_t nq = (size_t)mbs_model_nq(m), nv = (size_t)mbs_model_nv(m), nc = 5;
+    const double ta = mbs_data_time(a), tb = mbs_data_time(b);
+    return !memcmp(&ta, &tb, sizeof ta) &&
+           !memcmp(mbs_data_q(a), mbs_data_q(b), nq * sizeof(double)) &&
+           !memcmp(mbs_data_v(a), mbs_data_v(b), nv * sizeof(double)) &&
+           !memcmp(mbs_data_qacc(a), mbs_data_qacc(b), nv * sizeof(double)) &&
+           !memcmp(mbs_data_lambda(a), mbs_data_lambda(b), nc * sizeof(double)) &&
+           mbs_loops_events(a) == mbs_loops_events(b);
+}
+
+/* One run of the failed-step test: every call is first tried with the probe failing at the
+   call's last evaluation (so after what the call's earlier closures changed: with RK4 two
+   substeps, the failure in the second, after the first one's end closure), then taken; the
+   tried data must stay bitwise on the untried one. tau[0] changes before every call in both
+   runs (a host input, which restarts CVODE as the failure does). Returns the tries in
+   which the loop solver had made a new selection, partition or strategy change before the
+   failure. h: RK4's substep, calls of 2 h (CVODE: calls of 2 ms). */
+static long failed_steps_run(mbs_closure closure, mbs_stepper_kind kind, double h, long *events)
+{
+    static fail_ctl ctl[2];
+    memset(ctl, 0, sizeof ctl);
+    mbs_model *m[2] = {triple_rocker_ex(closure, fail_probe, &ctl[0]),
+                       triple_rocker_ex(closure, fail_probe, &ctl[1])};
+    mbs_data *d[2];
+    mbs_stepper *s[2];
+    mbs_stepper_def sd = mbs_default_stepper_def(kind);
+    sd.rtol = sd.atol = 1e-10;
+    sd.max_step = kind == MBS_STEP_RK4 ? h : 0.0;
+    const double dt = kind == MBS_STEP_RK4 ? 2.0 * h : 2e-3;
+    for (int r = 0; r < 2; ++r) {
+        d[r] = mbs_data_create(m[r]);
+        triple_rocker_state(d[r], 0.5, 3.0);
+        s[r] = mbs_stepper_create(d[r], &sd);
+        assert_non_null(s[r]);
+    }
+    const long ev0 = mbs_loops_events(d[0]);
+    long changed = 0;
+    for (int k = 0; k < 1500; ++k) {
+        mbs_data_tau(d[0])[0] = mbs_data_tau(d[1])[0] = 0.01 * sin(0.1 * k);
+        const long c1 = ctl[1].calls, ev_start = mbs_loops_events(d[0]);
+        assert_int_equal(mbs_stepper_step(s[1], dt), MBS_OK); /* the untried run */
+        ctl[0].fail_at = ctl[0].calls + (ctl[1].calls - c1);
+        assert_int_equal(mbs_stepper_step(s[0], dt), MBS_ERR_CALLBACK);
+        changed += ctl[0].ev_at_fail != ev_start;
+        ctl[0].fail_at = 0;
+        assert_int_equal(mbs_stepper_step(s[0], dt), MBS_OK);
+        if (!same_state(d[0], d[1]))
+            fail_msg("closure %d kind %d h %g: call %d (t = %.4f) differs from the untried run",
+                     (int)closure, (int)kind, h, k, mbs_data_time(d[1]));
+    }
+    *events = mbs_loops_events(d[0]) - ev0;
+    for (int r = 0; r < 2; ++r) {
+        mbs_stepper_destroy(s[r]);
+        mbs_data_destroy(d[r]);
+        mbs_model_destroy(m[r]);
+    }
+    return changed;
+}
+
+/* A failed step puts the loop solver's state (selection, partition, conditioning, the LU
+   its chord steps reuse, the last closed state; the analytic strategy's) back with time and
+   state: a run whose every call first fails stays bitwise on a run that never failed, for
+   3 s through the partition changes at the triple rocker's limit positions, with Newton and
+   with closed forms (handed to Newton there), for RK4 and CVODE BDF; and for 0.3 s of RK4 at
+   0.1 ms, where Newton's first steps at each stage reuse the LU of the last closure (chord
+   steps; without that LU put back the run differs at the 4th call). */
+static void test_failed_step_loops(void **state)
+{
+    (void)state;
+    static const struct {
+        mbs_closure closure;
+        mbs_stepper_kind kind;
+        double h;
+    } cases[5] = {{MBS_CLOSURE_NEWTON, MBS_STEP_RK4, 1e-3},
+                  {MBS_CLOSURE_NEWTON, MBS_STEP_CVODE_BDF, 1e-3},
+                  {MBS_CLOSURE_ANALYTIC, MBS_STEP_RK4, 1e-3},
+                  {MBS_CLOSURE_ANALYTIC, MBS_STEP_CVODE_BDF, 1e-3},
+                  {MBS_CLOSURE_NEWTON, MBS_STEP_RK4, 1e-4}};
+    for (int c = 0; c < 5; ++c) {
+        long events = 0;
+        const long changed = failed_steps_run(cases[c].closure, cases[c].kind, cases[c].h, &events);
+        print_message("closure %d kind %d h %g: 1500 failed and retried calls bitwise on the "
+                      "untried run; %ld loop events, %ld of them before a failure in the "
+                      "failing call\n", (int)cases[c].closure, (int)cases[c].kind, cases[c].h,
+                      events, changed);
+        if (cases[c].h < 1e-3) continue; /* 0.3 s: no limit position reached */
+        assert_true(events >= 2);
+        if (cases[c].kind == MBS_STEP_RK4) assert_true(changed >= 1);
+    }
+}
+
+/* The local-error estimate's half steps start from the loop solver's state at the step's
+   start and leave the full step's (with its qacc and lambda): RK4 with an estimate that
+   never fails gives bitwise the run without it (1 s of the triple rocker, Newton and closed
+   forms, through its limit positions). */
+static void test_error_estimate_loops(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 2; ++c) {
+        mbs_model *m = triple_rocker_ex(c ? MBS_CLOSURE_ANALYTIC : MBS_CLOSURE_NEWTON, NULL, NULL);
+        mbs_data *d[2];
+        mbs_stepper *s[2];
+        for (int r = 0; r < 2; ++r) {
+            d[r] = mbs_data_create(m);
+            triple_rocker_state(d[r], 0.5, 3.0);
+            mbs_stepper_def sd = mbs_default_stepper_def(MBS_STEP_RK4);
+            sd.err_rtol = sd.err_atol = r ? 1.0 : 0.0;
+            s[r] = mbs_stepper_create(d[r], &sd);
+            assert_non_null(s[r]);
+        }
+        for (int k = 0; k < 1000; ++k) {
+            for (int r = 0; r < 2; ++r) assert_int_equal(mbs_stepper_step(s[r], 1e-3), MBS_OK);
+            if (!same_state(d[0], d[1]))
+                fail_msg("closure %d: step %d with the estimate differs from without", c, k);
+        }
+        for (int r = 0; r < 2; ++r) {
+            mbs_stepper_destroy(s[r]);
+            mbs_data_destroy(d[r]);
+        }
+        mbs_model_destroy(m);
+    }
 }
 
 /* ---------------------------------------------------------------- inverse dynamics */
@@ -673,6 +822,8 @@ int main(void)
         cmocka_unit_test(test_rows_match_joint),
         cmocka_unit_test(test_lambda_static),
         cmocka_unit_test(test_repartition_triple_rocker),
+        cmocka_unit_test(test_failed_step_loops),
+        cmocka_unit_test(test_error_estimate_loops),
         cmocka_unit_test(test_inverse_with_loops),
         cmocka_unit_test(test_spatial_loop_quaternion),
         cmocka_unit_test(test_loops_deterministic),

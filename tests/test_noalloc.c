@@ -3,7 +3,8 @@
  * malloc, calloc, realloc, free and the aligned variants forward to glibc's __libc_* and
  * count between count_begin and count_end. To cover a new call, add a row to the table in main's tests
  * (a function `int call(mbs_data *d)`) or a test that uses count_calls(). Closed loops: the
- * table and fixed-step stepping on N-four-bars (test_loops_no_alloc). */
+ * table, fixed-step stepping and a failed step (restoring the loop solver's state) on
+ * N-four-bars (test_loops_no_alloc). */
 #include "common.h"
 
 #include <math.h>
@@ -312,6 +313,41 @@ static void steps_no_alloc(mbs_data *d, mbs_stepper_kind kind, int n)
     mbs_stepper_destroy(s);
 }
 
+/* A stepper of kind on d; err: the local-error estimate's tolerance (0: none); max: CVODE's
+   internal steps per call. */
+static mbs_stepper *stepper_of(mbs_data *d, mbs_stepper_kind kind, double err, long max)
+{
+    mbs_stepper_def sd = mbs_default_stepper_def(kind);
+    sd.err_rtol = sd.err_atol = err;
+    sd.rtol = sd.atol = max > 0 ? 1e-13 : sd.rtol;
+    if (max > 0) sd.max_internal_steps = max;
+    mbs_stepper *s = mbs_stepper_create(d, &sd);
+    assert_non_null(s);
+    return s;
+}
+
+/* Steps that fail and put the data and the loop solver's state back (RK4 whose local-error
+   estimate exceeds 1e-15; CVODE BDF at tolerance 1e-13 allowed one internal step), between
+   steps that succeed (RK4 with the estimate: its two loop solver snapshots; CVODE BDF),
+   allocate nothing. */
+static void failed_steps_no_alloc(mbs_data *d)
+{
+    mbs_stepper *s[4] = {stepper_of(d, MBS_STEP_RK4, 1e-2, 0), stepper_of(d, MBS_STEP_RK4, 1e-15, 0),
+                         stepper_of(d, MBS_STEP_CVODE_BDF, 0.0, 0),
+                         stepper_of(d, MBS_STEP_CVODE_BDF, 0.0, 1)};
+    int st = MBS_OK, failed = 0;
+    count_begin();
+    for (int k = 0; k < 4 && st == MBS_OK; ++k) {
+        st = mbs_stepper_step(s[k & 2], 1e-3); /* the good one of the kind */
+        if (st == MBS_OK) failed += mbs_stepper_step(s[k | 1], 1e-3) != MBS_OK;
+    }
+    const long c = count_end();
+    if (st != MBS_OK) fail_msg("%s", mbs_data_error(d));
+    if (c != 0) fail_msg("%ld allocations/frees", c);
+    assert_int_equal(failed, 4);
+    for (int k = 0; k < 4; ++k) mbs_stepper_destroy(s[k]);
+}
+
 /* The table and fixed-step stepping (Euler, RK4) on closed loops: the four-bar (own dense
    kernels), the 10-four-bar (LAPACK kernels), first assembly (row selection by dgeqp3)
    included; a near-singular state, whose accelerations are smoothed; and a step ending next
@@ -330,6 +366,7 @@ static void test_loops_no_alloc(void **state)
         run_table(d);
         steps_no_alloc(d, MBS_STEP_EULER, 20);
         steps_no_alloc(d, MBS_STEP_RK4, 20);
+        failed_steps_no_alloc(d);
         nfourbar_state(d, n, 2e-5, -4.8); /* near the flat singular configuration */
         run_table(d);                     /* ends closed (assemble): smoothed dynamics */
         count_begin();
@@ -689,6 +726,7 @@ static void test_analytic_no_alloc(void **state)
         steps_no_alloc(d, MBS_STEP_RK4, 20);
         assert_int_equal(mbs_cut_joint_closure(d, mech.cut_id[0]), MBS_CLOSURE_ANALYTIC);
         assert_int_equal(mbs_loop_newton_iterations(d), newton0);
+        failed_steps_no_alloc(d);
         mbs_data_destroy(d);
         lm_mech_free(&mech);
     }

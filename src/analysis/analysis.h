@@ -26,6 +26,8 @@ typedef struct mbs_analysis {
     int *jpvt;              /* [nv + 1] pivots */
     int *idx;               /* [nv] coordinate lists (free independent dofs, ...) */
     unsigned char *hold;    /* [nv] dofs held (fixed mask) */
+    struct mbs_loops_snap *loops_bak; /* the loop solver's state before (NULL: no loops;
+                                         made by mbs_data_create once the loops exist) */
 
     /* joint reactions (reaction.c): the subtree forces of one state, reused by every
        joint's query while the state they were computed from is unchanged */
@@ -48,7 +50,8 @@ void mbs_analysis_reaction_store(mbs_data *d);
 int mbs_analysis_create(mbs_data *d);
 void mbs_analysis_destroy(mbs_data *d);
 
-/* Save q, v of the caller (into q0, v0) / put them back. */
+/* Save q, v of the caller (into q0, v0) and the loop solver's state (loops_bak) / put them
+   back (a failed analysis leaves the data as it was). */
 void mbs_analysis_save(mbs_data *d);
 void mbs_analysis_restore(mbs_data *d);
 

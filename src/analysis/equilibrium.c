@@ -315,8 +315,10 @@ int mbs_equilibrium(mbs_data *d, const unsigned char *fixed)
     st = solve(d);
     if (st == MBS_OK && !mbs_all_finite(d->q, d->model->nq))
         st = MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "equilibrium: q is not finite");
-    if (st != MBS_OK) mbs_analysis_restore(d);
     mbs_closure_suspend(d, 0);
-    const int usual = mbs_analysis_usual_partition(d);
-    return st != MBS_OK ? st : usual;
+    if (st != MBS_OK) {
+        mbs_analysis_restore(d); /* q, v and the loop solver's state as they were */
+        return st;
+    }
+    return mbs_analysis_usual_partition(d);
 }

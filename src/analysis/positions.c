@@ -265,8 +265,10 @@ int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
     st = solve(d, targets, n);
     if (st == MBS_OK && !mbs_all_finite(d->q, d->model->nq))
         st = MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "solve_positions: q is not finite");
-    if (st != MBS_OK) mbs_analysis_restore(d);
     mbs_closure_suspend(d, 0);
-    const int usual = mbs_analysis_usual_partition(d);
-    return st != MBS_OK ? st : usual;
+    if (st != MBS_OK) {
+        mbs_analysis_restore(d); /* q, v and the loop solver's state as they were */
+        return st;
+    }
+    return mbs_analysis_usual_partition(d);
 }

@@ -121,6 +121,7 @@ void mbs_analysis_destroy(mbs_data *d)
                  a->B, a->QJ, a->h, a->J6, a->tau, a->work, a->jpvt, a->idx, a->hold,
                  a->react_f, a->react_x, a->react_key, a->react_w};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
+    mbs_loops_snap_free(a->loops_bak);
     free(a);
     d->analysis = NULL;
 }
@@ -131,6 +132,7 @@ void mbs_analysis_save(mbs_data *d)
     mbs_analysis *a = d->analysis;
     memcpy(a->q0, d->q, (size_t)a->nq * sizeof(double));
     memcpy(a->v0, d->v, (size_t)a->nv * sizeof(double));
+    mbs_loops_snap_save(d, a->loops_bak);
 }
 
 /* See analysis.h. */
@@ -139,6 +141,7 @@ void mbs_analysis_restore(mbs_data *d)
     const mbs_analysis *a = d->analysis;
     memcpy(d->q, a->q0, (size_t)a->nq * sizeof(double));
     memcpy(d->v, a->v0, (size_t)a->nv * sizeof(double));
+    mbs_loops_snap_restore(d, a->loops_bak);
 }
 
 /* MBS_ERR_ARG when the rotation dofs (the last three of v) of a quaternion joint are held in

@@ -268,4 +268,13 @@ int mbs_closure_planar_forward(mbs_data *d);
 /* 1 when d's forward dynamics take that path now (planar model, closed forms serving). */
 int mbs_closure_planar_now(const mbs_data *d);
 
+/* ---- the strategy's part of a loops snapshot (loops.h mbs_loops_snap_*): which strategy
+ * serves and the rows its assemblies use; on restore the closed-state caches (rate matrices,
+ * basis, poses) are marked stale, to be computed again from the restored q. */
+typedef struct mbs_closure_snap mbs_closure_snap;
+int mbs_closure_snap_create(const mbs_data *d, mbs_closure_snap **out); /* NULL: no strategy */
+void mbs_closure_snap_free(mbs_closure_snap *s);
+void mbs_closure_snap_save(const mbs_data *d, mbs_closure_snap *s);
+void mbs_closure_snap_restore(mbs_data *d, const mbs_closure_snap *s);
+
 #endif

@@ -350,3 +350,62 @@ long mbs_loop_newton_iterations(const mbs_data *d)
 {
     return d && d->loops ? mbs_loops_newton_iterations(d) : 0;
 }
+
+/* ---------------------------------------------------------------- snapshot */
+
+/* The strategy's state that carries over between calls (closure.h): which strategy serves,
+   whether the rows fit, and the rows each assembly takes. */
+struct mbs_closure_snap {
+    int analytic, suspended, unusable, rows_set, ever_set, checked;
+    int *rows; /* [3 nasm] */
+};
+
+/* See closure.h. */
+void mbs_closure_snap_free(mbs_closure_snap *s)
+{
+    if (!s) return;
+    free(s->rows);
+    free(s);
+}
+
+/* See closure.h. */
+int mbs_closure_snap_create(const mbs_data *d, mbs_closure_snap **out)
+{
+    *out = NULL;
+    if (!d->closure) return MBS_OK;
+    mbs_closure_snap *s = calloc(1, sizeof *s);
+    if (s) s->rows = calloc(3 * (size_t)d->model->closure->nasm + 1, sizeof(int));
+    if (!s || !s->rows) {
+        mbs_closure_snap_free(s);
+        return MBS_ERR_NOMEM;
+    }
+    *out = s;
+    return MBS_OK;
+}
+
+/* Copy the carried-over fields from src to dst (a mbs_closure_data or a snapshot). */
+#define CLOSURE_SNAP_COPY(dst, src, nasm)                                                      \
+    do {                                                                                       \
+        (dst)->analytic = (src)->analytic, (dst)->suspended = (src)->suspended;                \
+        (dst)->unusable = (src)->unusable, (dst)->rows_set = (src)->rows_set;                  \
+        (dst)->ever_set = (src)->ever_set, (dst)->checked = (src)->checked;                    \
+        memcpy((dst)->rows, (src)->rows, 3 * (size_t)(nasm) * sizeof(int));                    \
+    } while (0)
+
+/* See closure.h. */
+void mbs_closure_snap_save(const mbs_data *d, mbs_closure_snap *s)
+{
+    if (d->closure && s) CLOSURE_SNAP_COPY(s, d->closure, d->model->closure->nasm);
+}
+
+/* See closure.h: the caches of the closed state are stale; a past generation never comes
+   back, so the poses are computed again (to the same bits, from the same q). */
+void mbs_closure_snap_restore(mbs_data *d, const mbs_closure_snap *s)
+{
+    mbs_closure_data *C = d->closure;
+    if (!C || !s) return;
+    CLOSURE_SNAP_COPY(C, s, d->model->closure->nasm);
+    C->jac_valid = C->B_valid = 0;
+    C->pose_gen = d->kin_gen - 1;
+    if (d->planar) C->ppose_gen = d->planar->gen - 1;
+}

@@ -68,7 +68,9 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     if (mbs_derivs_create(d) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_ustates_data_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* at their start values */
     if (mbs_loops_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* nothing for a tree */
-    return mbs_closure_data_create(d);
+    if (mbs_closure_data_create(d) != MBS_OK) return MBS_ERR_NOMEM;
+    /* what a failed analysis puts back of the loop solver (analysis.h) */
+    return mbs_loops_snap_create(d, &d->analysis->loops_bak);
 }
 
 /* q, v = the model's start values (neutral and rest unless given), aux = initial reference

@@ -169,4 +169,17 @@ void mbs_loops_mark_closed(mbs_data *d);
 /* Count a strategy change as an integrator event (mbs_loops_events). */
 void mbs_loops_note_event(mbs_data *d);
 
+/* ---- for the steppers: what a failed step puts back (stepper.c backup/restore). A
+ * snapshot holds the state of d->loops (and of the analytic strategy, closure.h) that one
+ * call leaves for the next: row selection, partition, conditioning history, the LU of J_v
+ * that Newton's chord steps reuse, the last closed state and the event count. Saving it
+ * before a step and restoring it after a failure makes the steps that follow bitwise those
+ * of a run that never tried the failed one. Allocated at create (*out NULL without loops);
+ * save and restore allocate nothing and accept a NULL snapshot (nothing to do). */
+typedef struct mbs_loops_snap mbs_loops_snap;
+int mbs_loops_snap_create(const mbs_data *d, mbs_loops_snap **out);
+void mbs_loops_snap_free(mbs_loops_snap *s);
+void mbs_loops_snap_save(const mbs_data *d, mbs_loops_snap *s);
+void mbs_loops_snap_restore(mbs_data *d, const mbs_loops_snap *s);
+
 #endif

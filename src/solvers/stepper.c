@@ -107,6 +107,7 @@ static int alloc_common(mbs_stepper *s)
     s->bak_qacc = alloc_doubles(s->nv);
     s->bak_lambda = alloc_doubles(s->d->model->ncon + mbs_nqrow(s->d->model));
     if (s->naux > 0) s->bak_aux = alloc_doubles(s->naux);
+    if (mbs_loops_snap_create(s->d, &s->bak_loops) != MBS_OK) return MBS_ERR_NOMEM;
     if (!s->q0 || !s->v0 || !s->x0 || !s->bak_x || !s->bak_q || !s->bak_v || !s->bak_qacc ||
         !s->bak_lambda || (s->naux > 0 && !s->bak_aux))
         return MBS_ERR_NOMEM;
@@ -163,6 +164,9 @@ void mbs_stepper_destroy(mbs_stepper *s)
     free(s->bak_qacc);
     free(s->bak_lambda);
     free(s->errw);
+    mbs_loops_snap_free(s->bak_loops);
+    mbs_loops_snap_free(s->err_loops0);
+    mbs_loops_snap_free(s->err_loops1);
     mbs_stepper_events_fini(s);
     free(s);
 }
@@ -199,7 +203,8 @@ static int check_start(mbs_data *d)
     return MBS_OK;
 }
 
-/* Copy time, q, v, aux, qacc, user states of the data into the backup. */
+/* Copy time, q, v, aux, qacc, user states and the loop solver's state of the data into the
+   backup. */
 static void backup(mbs_stepper *s)
 {
     const mbs_data *d = s->d;
@@ -211,6 +216,7 @@ static void backup(mbs_stepper *s)
     if (s->naux > 0) memcpy(s->bak_aux, d->aux, (size_t)s->naux * sizeof(double));
     if (s->nux > 0) memcpy(s->bak_x, d->ux, (size_t)s->nux * sizeof(double));
     mbs_stepper_events_backup(s);
+    mbs_loops_snap_save(d, s->bak_loops);
 }
 
 /* Put the backup back into the data (the message in d->error is kept). */
@@ -225,6 +231,7 @@ static void restore(mbs_stepper *s)
     if (s->naux > 0) memcpy(d->aux, s->bak_aux, (size_t)s->naux * sizeof(double));
     if (s->nux > 0) memcpy(d->ux, s->bak_x, (size_t)s->nux * sizeof(double));
     mbs_stepper_events_restore(s);
+    mbs_loops_snap_restore(d, s->bak_loops); /* with the modes: the selection they had */
 }
 
 /* See stepper.h: the start of the next (sub)step is the data's current state. */

@@ -40,6 +40,8 @@ struct mbs_stepper {
     double *bak_qacc; /* [nv] */
     double *bak_lambda; /* [ncon] */
     double *bak_x;    /* [nux] user states */
+    struct mbs_loops_snap *bak_loops; /* the loop solver's carried-over state (loops.h;
+                                         NULL without loops) */
     int nrebase;
     int *rebase;    /* [nrebase] tree joints that have a rebase op (Cardan) */
     double *work;   /* kind scratch (fixed-step stages), sized by the kind at create */
@@ -48,6 +50,10 @@ struct mbs_stepper {
     /* local-error estimate: time and loop-event count at the start of the checked step */
     double err_t0;
     long err_loops;
+    /* ... and the loop solver's state at that start and after the full step, so that the
+       half steps start as the full one did and the data keeps the full step's (NULL
+       without loops or without the estimate) */
+    struct mbs_loops_snap *err_loops0, *err_loops1;
     /* state events (stepper_events.c; src/events/events.h): NULL when the model has no
        event functions */
     struct mbs_stepper_events *ev;

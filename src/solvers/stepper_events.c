@@ -110,8 +110,7 @@ void mbs_stepper_events_restore(mbs_stepper *s)
     memcpy(d->wrench_in, E->bak_wrench, (size_t)d->model->nbody * sizeof(mbs_wrench_input));
     d->ev->in_handler = d->ev->direction = 0;
     d->ev->target_valid = 0;
-    E->g_valid = 0;
-    mbs_loops_rows_changed(d);
+    E->g_valid = 0; /* the loops' selection for these modes: stepper.c restore() */
 }
 
 /* ---------------------------------------------------------------- snapshot */

@@ -21,6 +21,7 @@ typedef struct fmu {
     int use_cvode, tol_defined;
     int nq, nv;
     double *bak; /* [nq + nv + naux] q, v and the Cardan frames before a DoStep */
+    struct mbs_loops_snap *loops_bak; /* ... and the loop solver's state (NULL: no loops) */
     double *wrench; /* [6 ninput] the wrench inputs (fx fy fz tx ty tz each), world frame */
 } fmu;
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/model.h"
+#include "solvers/loops.h"
 #include "fmu_guid.h"
 #include "fmu_instance.h"
 
@@ -63,7 +64,7 @@ static int load_model(fmu *c, const char *resources, const char *guid, char *why
     c->nq = mbs_model_nq(c->m), c->nv = mbs_model_nv(c->m);
     c->bak = calloc((size_t)(c->nq + c->nv + c->m->naux + 1), sizeof(double));
     c->wrench = calloc(6 * (size_t)c->vars.ninput + 1, sizeof(double));
-    if (!c->d || !c->bak || !c->wrench)
+    if (!c->d || !c->bak || !c->wrench || mbs_loops_snap_create(c->d, &c->loops_bak) != MBS_OK)
         return snprintf(why, len, "out of memory"), -1;
     return 0;
 }
@@ -76,6 +77,7 @@ static void fmu_free(fmu *c)
     mbs_model_destroy(c->m);
     fmu_vars_free(&c->vars);
     free(c->bak);
+    mbs_loops_snap_free(c->loops_bak);
     free(c->wrench);
     free(c);
 }
@@ -204,7 +206,8 @@ MBS_FMI2_EXPORT fmi2Status fmi2Reset(fmi2Component cc)
 }
 
 /* From t to t + h in equal fixed steps no longer than step_size (RK4), or one CVODE call;
-   on failure q, v and time are put back as they were. */
+   on failure q, v, time and the loop solver's state are put back as they were (the stepper
+   restores only the failing internal step's start). */
 MBS_FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component cc, fmi2Real t, fmi2Real h,
                                       fmi2Boolean noSetFMUStatePriorToCurrentPoint)
 {
@@ -219,6 +222,7 @@ MBS_FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component cc, fmi2Real t, fmi2Real h,
     memcpy(c->bak, mbs_data_q(c->d), sizeof(double) * (size_t)c->nq);
     memcpy(c->bak + c->nq, mbs_data_v(c->d), sizeof(double) * (size_t)c->nv);
     memcpy(c->bak + c->nq + c->nv, c->d->aux, sizeof(double) * (size_t)c->m->naux);
+    mbs_loops_snap_save(c->d, c->loops_bak); /* a failure in a later internal step */
     const long n = c->use_cvode ? 1 : (long)ceil(h / c->step_size - 1e-9);
     int st = MBS_OK;
     for (long k = 0; k < n && st == MBS_OK; ++k) st = mbs_stepper_step(c->st, h / (double)n);
@@ -229,6 +233,7 @@ MBS_FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component cc, fmi2Real t, fmi2Real h,
     memcpy(mbs_data_q(c->d), c->bak, sizeof(double) * (size_t)c->nq);
     memcpy(mbs_data_v(c->d), c->bak + c->nq, sizeof(double) * (size_t)c->nv);
     memcpy(c->d->aux, c->bak + c->nq + c->nv, sizeof(double) * (size_t)c->m->naux); /* Cardan frames */
+    mbs_loops_snap_restore(c->d, c->loops_bak);
     mbs_data_set_time(c->d, now);
     return fmu_say(c, fmi2Discard, "fmi2DoStep at t = %.17g: %s (state kept at t)", now,
                    mbs_data_error(c->d));
