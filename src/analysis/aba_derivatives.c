@@ -9,14 +9,38 @@
 #pragma GCC optimize("O3")
 #endif
 
-/* out (n x n, stride ld) = -X over the n columns from X (stride ldx). */
-static void negate_out(double *out, int ld, const double *X, size_t ldx, int n)
+/* out (n x n, stride ld) = -X over the n columns of X (stride ldx), or (sym) M^-1 from the
+   upper triangle at X; returns the first row that is not finite, or -1 (0 x is 0 for a
+   finite x and NaN otherwise, summed in two lanes per row). */
+static int copy_out(double *out, int ld, const double *X, size_t ldx, int n, int sym)
 {
+    const mbs_d2 zero = d2_splat(0.0), sign = d2_splat(sym ? 1.0 : -1.0);
     for (int i = 0; i < n; ++i) {
         double *restrict o = out + (size_t)ld * (size_t)i;
         const double *restrict x = X + ldx * (size_t)i;
-        for (int j = 0; j < n; ++j) o[j] = -x[j];
+        int j = 0;
+        if (sym) /* below the diagonal: checked in the rows above */
+            for (; j < i; ++j) o[j] = X[ldx * (size_t)j + (size_t)i];
+        mbs_d2 z = zero;
+        for (; j + 2 <= n; j += 2) {
+            const mbs_d2 v = d2_mul(sign, d2_set(x[j], x[j + 1]));
+            o[j] = d2_lo(v), o[j + 1] = d2_hi(v);
+            z = d2_add(z, d2_mul(zero, v));
+        }
+        if (j < n) o[j] = d2_lo(sign) * x[j], z = d2_add(z, d2_mul(zero, d2_splat(o[j])));
+        if (d2_lo(z) + d2_hi(z) != 0.0) return i;
     }
+    return -1;
+}
+
+/* copy_out, MBS_ERR_NONFINITE naming call and what when some row is not finite (the upper
+   triangle of a symmetric result holds every entry). */
+static int copy_checked(mbs_data *d, double *out, int ld, const double *X, size_t ldx, int sym,
+                        const char *call, const char *what)
+{
+    const int row = copy_out(out, ld, X, ldx, d->model->nv, sym);
+    if (row < 0) return MBS_OK;
+    return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: %s is not finite (row %d)", call, what, row);
 }
 
 /* qacc = ABA at the prepared kinematics and forces, checked finite. */
@@ -41,17 +65,13 @@ static int derivs_at_qacc(mbs_data *d, double *dq, double *dv, int ld, double *M
     if (st != MBS_OK) return st;
     mbs_derivs_aba_world(d);
     if (dq || dv) mbs_derivs_solve(d, w->X, 2 * ldp, dq ? 0 : ldp, dv ? 2 * ldp : ldp);
-    if (dq) negate_out(dq, ld, w->X, 2 * (size_t)ldp, nv);
-    if (dv) negate_out(dv, ld, w->X + ldp, 2 * (size_t)ldp, nv);
-    if (Minv) {
+    const size_t lx = 2 * (size_t)ldp;
+    if (dq) st = copy_checked(d, dq, ld, w->X, lx, 0, call, "dqacc/dq");
+    if (dv && st == MBS_OK) st = copy_checked(d, dv, ld, w->X + ldp, lx, 0, call, "dqacc/dv");
+    if (Minv && st == MBS_OK) {
         mbs_derivs_minv(d);
-        for (int i = 0; i < nv; ++i)
-            memcpy(Minv + (size_t)ldm * (size_t)i, w->Minv + (size_t)ldp * (size_t)i,
-                   sizeof(double) * (size_t)nv);
+        st = copy_checked(d, Minv, ldm, w->Minv, (size_t)ldp, 1, call, "dqacc/dtau");
     }
-    st = mbs_derivs_block_finite(d, dq, nv, ld, call, "dqacc/dq");
-    if (st == MBS_OK) st = mbs_derivs_block_finite(d, dv, nv, ld, call, "dqacc/dv");
-    if (st == MBS_OK) st = mbs_derivs_block_finite(d, Minv, nv, ldm, call, "dqacc/dtau");
     return st;
 }
 

@@ -67,8 +67,6 @@ typedef struct mbs_d8 { double x[8]; } mbs_d8;
 
 typedef struct mbs_derivs {
     int nv, nq, nbody;
-    int *run;        /* [nv] first dof of the run of dof i: dof_parent[j] = j - 1 for every j
-                        in (run[i], i] (a chain's dofs are one run) */
     double *dof;     /* [24 nv] S, dV, dA, E of each dof */
     double *o;       /* [3 nbody] body origin relative to its root body's origin, world axes */
     double *vel;     /* [6 nbody] body velocity (world axes, root origin) */
@@ -106,15 +104,12 @@ typedef struct mbs_derivs {
     double *X;            /* [nv 2 ldp] dtau/dq | dtau/dv side by side, then M^-1 of them */
     double *Uw, *Ww;      /* [6 nv] U = IA S of each dof, world axes (subtree root origin),
                              and W_k = sum_l Dinv[k][l] U_l over its joint */
-    double *Fm;           /* [6 nv] bias force of each column of M^-1 */
     double *Pm;           /* [nslot 12 ldp] force / acceleration columns, one slot per live
                              body */
     int *pslot, *fslot;   /* [nbody] slot of a body's accelerations / forces, -1 if none */
     unsigned char *fassign; /* [ntree] 1: the joint's child is the first to pass forces to
                                the parent (backward order): assigned, else added */
     int nslot;
-    int *sub_ptr;         /* [nbody + 1] the dofs of body b's subtree (own joint's first), */
-    int *sub_idx;         /*   ascending: sub_idx[sub_ptr[b] .. sub_ptr[b + 1]) */
 } mbs_derivs;
 
 /* Allocate / free d->derivs (MBS_OK or MBS_ERR_NOMEM). */
@@ -173,7 +168,8 @@ int mbs_derivs_tree(mbs_data *d, const double *qacc, double *dq, double *dv, int
 /* After mbs_aba and mbs_derivs_rnea at one state: ABA's U and D^-1 U in world axes (for the
    two below). */
 void mbs_derivs_aba_world(mbs_data *d);
-/* M^-1 into d->derivs->Minv (row stride ldp), after mbs_derivs_aba_world. */
+/* The upper triangle of M^-1 into d->derivs->Minv (row stride ldp; left of each row's
+   group of 8 unset), after mbs_derivs_aba_world. */
 void mbs_derivs_minv(mbs_data *d);
 /* X <- M^-1 X over the columns [j0, j1) (multiples of 8, j1 <= 2 ldp) of the nv rows of X
    (stride ldx >= j1), after mbs_derivs_aba_world. */

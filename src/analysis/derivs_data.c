@@ -9,36 +9,6 @@
 /* calloc of at least one element. */
 static void *alloc0(size_t n, size_t sz) { return calloc(n > 0 ? n : 1, sz); }
 
-/* The subtree dof lists (CSR, ascending: the tree order puts descendants' dofs after a
-   body's own) and their size; NULL on failure. */
-static int subtree_lists(const mbs_model *m, mbs_derivs *w)
-{
-    const int nb = m->nbody;
-    int *cnt = alloc0((size_t)nb, sizeof(int));
-    w->sub_ptr = alloc0((size_t)nb + 1, sizeof(int));
-    if (!cnt || !w->sub_ptr) {
-        free(cnt);
-        return MBS_ERR_NOMEM;
-    }
-    for (int t = m->ntree - 1; t >= 0; --t) { /* dofs of each subtree, children first */
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        cnt[jm->child] += jm->nv;
-        if (jm->parent > 0) cnt[jm->parent] += cnt[jm->child];
-    }
-    for (int b = 0; b < nb; ++b) w->sub_ptr[b + 1] = w->sub_ptr[b] + cnt[b];
-    w->sub_idx = alloc0((size_t)w->sub_ptr[nb], sizeof(int));
-    if (!w->sub_idx) {
-        free(cnt);
-        return MBS_ERR_NOMEM;
-    }
-    for (int b = 0; b < nb; ++b) cnt[b] = w->sub_ptr[b];
-    for (int i = 0; i < m->nv; ++i) /* dof i into the lists of its body and its ancestors */
-        for (int b = m->joints[m->dof_joint[i]].child; b > 0; b = m->bodies[b].parent)
-            w->sub_idx[cnt[b]++] = i;
-    free(cnt);
-    return MBS_OK;
-}
-
 /* The first free slot (marked used), counting the slots ever used in w->nslot. */
 static int take_slot(mbs_derivs *w, unsigned char *used)
 {
@@ -103,10 +73,8 @@ int mbs_derivs_create(mbs_data *d)
     w->list = alloc0(nv, sizeof(int));
     w->ident = alloc0(nv, sizeof(int));
     w->mark = alloc0(nv, 1);
-    w->run = alloc0(nv, sizeof(int));
-    if (!ok || !w->Ic || !w->list || !w->ident || !w->mark || !w->run) return MBS_ERR_NOMEM;
+    if (!ok || !w->Ic || !w->list || !w->ident || !w->mark) return MBS_ERR_NOMEM;
     for (int i = 0; i < m->nv; ++i) w->ident[i] = i;
-    if (subtree_lists(m, w) != MBS_OK) return MBS_ERR_NOMEM;
     w->pslot = alloc0(nb, sizeof(int));
     w->fslot = alloc0(nb, sizeof(int));
     w->fassign = alloc0((size_t)m->ntree, 1);
@@ -120,13 +88,10 @@ int mbs_derivs_create(mbs_data *d)
     w->X = alloc0(2 * nv * ldp, sizeof(double));
     w->Uw = alloc0(6 * nv, sizeof(double));
     w->Ww = alloc0(6 * nv, sizeof(double));
-    w->Fm = alloc0(6 * nv, sizeof(double));
     w->Pm = alloc0((size_t)w->nslot * 12 * ldp, sizeof(double));
     if (!w->pslot || !w->fslot || !w->fassign || !w->Minv || !w->X || !w->Uw || !w->Ww ||
-        !w->Fm || !w->Pm)
+        !w->Pm)
         return MBS_ERR_NOMEM;
-    for (int i = 0; i < m->nv; ++i)
-        w->run[i] = i > 0 && m->dof_parent[i] == i - 1 ? w->run[i - 1] : i;
     return MBS_OK;
 }
 
@@ -138,9 +103,9 @@ void mbs_derivs_destroy(mbs_data *d)
     void *p[] = {w->dof, w->o, w->vel, w->acc, w->B11, w->P, w->F, w->K, w->ja, w->jb,
                  w->rr, w->cc, w->q0, w->v0, w->tp, w->tm, w->fb, w->A, w->wr, w->wi,
                  w->eig_work, w->qs, w->vs, w->qacc_s, w->lam_s, w->up, w->um, w->dqt,
-                 w->T, w->taus, w->offp, w->offm, w->Ic, w->list, w->ident, w->mark, w->run,
-                 w->Minv, w->X, w->Uw, w->Ww, w->Fm, w->Pm, w->pslot, w->fslot, w->fassign,
-                 w->sub_ptr, w->sub_idx};
+                 w->T, w->taus, w->offp, w->offm, w->Ic, w->list, w->ident, w->mark,
+                 w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
+};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(w);
     d->derivs = NULL;

@@ -11,10 +11,10 @@
  * F the articulated bias forces and P the accelerations of the columns (zero at the world
  * and at the leaves), in slots that live as long as a body's children need them (a chain
  * works in one slot, in place). Eight contiguous columns at a time.
- * M^-1 alone (B = I) keeps to the upper triangle: the backward pass only meets column j in
- * the subtree of j's body (one force array, indexed by column: siblings' subtrees own
- * disjoint columns), the forward pass only the columns from the row's own on; then it is
- * mirrored. Work O(nv depth + nv^2) for M^-1, O(nv) per column of B. */
+ * M^-1 (B = I) keeps to the upper triangle: the tree order puts a body's descendants after
+ * it, so both passes start at the group of 8 of the joint's first dof (columns left of it
+ * are zero in the backward pass and not wanted in the forward one); the caller mirrors it.
+ * Work O(nv) per column of B. */
 #include "analysis/derivs.h"
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
@@ -49,45 +49,6 @@ static void world_u(const mbs_data *d, mbs_derivs *w)
 static double *slot_columns(const mbs_derivs *w, int s)
 {
     return s >= 0 ? w->Pm + (size_t)s * 12 * (size_t)w->ldp : NULL;
-}
-
-/* ------------------------------------------------------------------ M^-1 (B = I) */
-
-/* Backward step of a joint of n dofs (D^-1 at Dinv) over its subtree's columns sub[0..ns)
-   (the joint's own first), with the column forces F[6 j]. */
-static void minv_backward_joint(mbs_derivs *w, int i0, int n, const double *Dinv,
-                                const int *sub, int ns)
-{
-    const size_t ldp = (size_t)w->ldp;
-    for (int e = 0; e < 6 * n; ++e) w->Fm[6 * i0 + e] = 0.0;
-    for (int s = 0; s < ns; ++s) {
-        const int j = sub[s];
-        double *F = w->Fm + 6 * j, r[6], x[6];
-        for (int k = 0; k < n; ++k)
-            r[k] = (double)(j == i0 + k) - s6_dot(w->dof + MBS_DV_STRIDE * (i0 + k), F);
-        for (int k = 0; k < n; ++k) {
-            x[k] = 0.0;
-            for (int l = 0; l < n; ++l) x[k] += Dinv[n * k + l] * r[l];
-            w->Minv[ldp * (size_t)(i0 + k) + (size_t)j] = x[k];
-        }
-        for (int k = 0; k < n; ++k)
-            for (int e = 0; e < 6; ++e) F[e] += w->Uw[6 * (i0 + k) + e] * x[k];
-    }
-}
-
-/* The one-dof case of minv_backward_joint. */
-static void minv_backward_1(mbs_derivs *w, int i, double dinv, const int *sub, int ns)
-{
-    const double *S = w->dof + MBS_DV_STRIDE * i, *U = w->Uw + 6 * i;
-    double *row = w->Minv + (size_t)w->ldp * (size_t)i;
-    for (int e = 0; e < 6; ++e) w->Fm[6 * i + e] = 0.0;
-    for (int s = 0; s < ns; ++s) {
-        const int j = sub[s];
-        double *F = w->Fm + 6 * j;
-        const double x = dinv * ((double)(j == i) - s6_dot(S, F));
-        row[j] = x;
-        for (int e = 0; e < 6; ++e) F[e] += U[e] * x;
-    }
 }
 
 /* ------------------------------------------------------------------ shared forward step */
@@ -134,9 +95,16 @@ MBS_WIDE_LOOPS static void forward_joint(const mbs_derivs *w, int i0, int n, dou
     else forward_kernel(w, i0, n, X, ldx, Pp, Pb, j0, j1);
 }
 
-/* Forward pass over the columns from each row's group of 8 (from_row) or [j0, j1). */
+/* The first column of the joint jm's pass: j0, or (upper triangle) its first dof's group of
+   8, where the columns of its subtree begin (the tree order puts descendants after). */
+static size_t first_column(const mbs_joint_model *jm, int upper, size_t j0)
+{
+    return upper ? (size_t)jm->vadr & ~(size_t)7 : j0;
+}
+
+/* Forward pass over the columns [j0, j1) (upper: from each joint's first_column). */
 static void forward_pass(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx,
-                         int from_row, size_t j0, size_t j1)
+                         int upper, size_t j0, size_t j1)
 {
     const mbs_model *m = d->model;
     for (int t = 0; t < m->ntree; ++t) {
@@ -144,44 +112,24 @@ static void forward_pass(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx
         const double *Pp = jm->parent > 0 ? slot_columns(w, w->pslot[jm->parent]) : NULL;
         double *Pb = slot_columns(w, w->pslot[jm->child]);
         if (!Pp && !Pb) continue;
-        const size_t s = from_row ? (size_t)jm->vadr & ~(size_t)7 : j0;
-        forward_joint(w, jm->vadr, jm->nv, X, ldx, Pp, Pb, s, j1);
+        forward_joint(w, jm->vadr, jm->nv, X, ldx, Pp, Pb, first_column(jm, upper, j0), j1);
     }
-}
-
-/* See derivs.h. */
-void mbs_derivs_minv(mbs_data *d)
-{
-    const mbs_model *m = d->model;
-    mbs_derivs *w = d->derivs;
-    const int nv = m->nv;
-    const size_t ldp = (size_t)w->ldp;
-    for (int i = 0; i < nv; ++i) /* the upper triangle from each row's group of 8 */
-        memset(w->Minv + ldp * (size_t)i + ((size_t)i & ~(size_t)7), 0,
-               sizeof(double) * (ldp - ((size_t)i & ~(size_t)7)));
-    for (int t = m->ntree - 1; t >= 0; --t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, *sub = w->sub_idx + w->sub_ptr[b];
-        const int ns = w->sub_ptr[b + 1] - w->sub_ptr[b];
-        if (jm->nv == 1) minv_backward_1(w, jm->vadr, d->Dinv[6 * jm->vadr], sub, ns);
-        else if (jm->nv > 1) minv_backward_joint(w, jm->vadr, jm->nv, d->Dinv + 6 * jm->vadr, sub, ns);
-    }
-    forward_pass(d, w, w->Minv, ldp, 1, 0, ldp);
-    for (int i = 0; i < nv; ++i)
-        for (int j = 0; j < i; ++j) w->Minv[ldp * (size_t)i + (size_t)j] = w->Minv[ldp * (size_t)j + (size_t)i];
 }
 
 /* ------------------------------------------------------------------ M^-1 B */
 
 /* Backward step of a joint (n dofs from i0, D^-1 at Dinv) over the columns [j0, j1) of X
    (stride ldx): the child's forces Fb (NULL: none, a leaf), into the parent's Fp (NULL at
-   the world), assigned (the parent's first contribution; in place when Fp == Fb) or
-   added. */
+   the world), assigned (the parent's first contribution; in place when Fp == Fb; the
+   parent's columns [z0, j0) zeroed) or added. */
 MBS_ALWAYS_INLINE void backward_kernel(const mbs_derivs *w, int i0, int n, const double *Dinv,
                                        double *X, size_t ldx, const double *Fb, double *Fp,
-                                       int assign, size_t j0, size_t j1)
+                                       int assign, size_t z0, size_t j0, size_t j1)
 {
     n = n < 6 ? n : 6;
+    if (Fp && assign)
+        for (size_t j = z0; j < j0; j += 8)
+            for (int c = 0; c < 6; ++c) D8_STORE(Fp + 6 * j + 8 * (size_t)c, D8_ZERO);
     for (size_t j = j0; j < j1; j += 8) {
         mbs_d8 f[6], r[6], x[6];
         for (int c = 0; c < 6; ++c) {
@@ -221,43 +169,67 @@ MBS_ALWAYS_INLINE void backward_kernel(const mbs_derivs *w, int i0, int n, const
 MBS_WIDE_LOOPS static void backward_joint(const mbs_derivs *w, int i0, int n,
                                           const double *Dinv, double *X, size_t ldx,
                                           const double *Fb, double *Fp, int assign,
-                                          size_t j0, size_t j1)
+                                          size_t z0, size_t j0, size_t j1)
 {
-    if (n == 1) backward_kernel(w, i0, 1, Dinv, X, ldx, Fb, Fp, assign, j0, j1);
-    else backward_kernel(w, i0, n, Dinv, X, ldx, Fb, Fp, assign, j0, j1);
+    if (n == 1) backward_kernel(w, i0, 1, Dinv, X, ldx, Fb, Fp, assign, z0, j0, j1);
+    else backward_kernel(w, i0, n, Dinv, X, ldx, Fb, Fp, assign, z0, j0, j1);
 }
 
-/* A joint without dofs passes its child's forces on: F_p (=, +=) F_b. */
-static void pass_forces(const double *Fb, double *Fp, int assign, size_t j0,
+/* A joint without dofs passes its child's forces on: F_p (=, +=) F_b (assigned: zero over
+   [z0, j0)). */
+static void pass_forces(const double *Fb, double *Fp, int assign, size_t z0, size_t j0,
                         size_t j1)
 {
     for (int c = 0; c < 6; ++c)
-        for (size_t j = j0; j < j1; ++j) {
+        for (size_t j = assign ? z0 : j0; j < j1; ++j) {
             const size_t at = 6 * (j & ~(size_t)7) + 8 * (size_t)c + (j & 7);
-            const double f = Fb ? Fb[at] : 0.0;
+            const double f = Fb && j >= j0 ? Fb[at] : 0.0;
             double *o = Fp + at;
             *o = assign ? f : *o + f;
         }
 }
 
-/* See derivs.h. */
-void mbs_derivs_solve(mbs_data *d, double *X, int ldx, int j0, int j1)
+/* X <- M^-1 X over the columns [j0, j1) (upper: each joint from its first_column, for the
+   upper triangle of M^-1 B when B's rows of a joint are zero left of it). */
+static void solve(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx, int upper,
+                  size_t j0, size_t j1)
 {
     const mbs_model *m = d->model;
-    mbs_derivs *w = d->derivs;
-    const size_t lx = (size_t)ldx;
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = jm->parent;
         const double *Fb = slot_columns(w, w->fslot[b]);
         double *Fp = p > 0 ? slot_columns(w, w->fslot[p]) : NULL;
+        const size_t s = first_column(jm, upper, j0);
+        const size_t z = p > 0 ? first_column(&m->joints[m->bodies[p].joint], upper, j0) : s;
         if (jm->nv > 0)
-            backward_joint(w, jm->vadr, jm->nv, d->Dinv + 6 * jm->vadr, X, lx, Fb, Fp,
-                           w->fassign[t], (size_t)j0, (size_t)j1);
+            backward_joint(w, jm->vadr, jm->nv, d->Dinv + 6 * jm->vadr, X, ldx, Fb, Fp,
+                           w->fassign[t], z, s, j1);
         else if (Fp)
-            pass_forces(Fb, Fp, w->fassign[t], (size_t)j0, (size_t)j1);
+            pass_forces(Fb, Fp, w->fassign[t], z, s, j1);
     }
-    forward_pass(d, w, X, lx, 0, (size_t)j0, (size_t)j1);
+    forward_pass(d, w, X, ldx, upper, j0, j1);
+}
+
+/* See derivs.h. */
+void mbs_derivs_solve(mbs_data *d, double *X, int ldx, int j0, int j1)
+{
+    solve(d, d->derivs, X, (size_t)ldx, 0, (size_t)j0, (size_t)j1);
+}
+
+/* See derivs.h: the solve of M X = I on the upper triangle (column j of I is zero above its
+   row), from each row's group of 8. */
+void mbs_derivs_minv(mbs_data *d)
+{
+    mbs_derivs *w = d->derivs;
+    const int nv = d->model->nv;
+    const size_t ldp = (size_t)w->ldp;
+    for (int i = 0; i < nv; ++i) {
+        const size_t g = (size_t)i & ~(size_t)7;
+        memset(w->Minv + ldp * (size_t)i + g, 0, sizeof(double) * (ldp - g));
+        w->Minv[ldp * (size_t)i + (size_t)i] = 1.0;
+    }
+    solve(d, w, w->Minv, ldp, 1, 0, ldp);
 }
 
 /* See derivs.h. */
