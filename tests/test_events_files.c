@@ -300,7 +300,7 @@ static void test_elements(void **state)
         {HEAD "<joint_friction joint=\"j\" coulomb=\"2\" stiction=\"1\"/>\n</robot>", "stiction = 1 is below coulomb = 2"},
         {HEAD "<joint_friction joint=\"x\" coulomb=\"2\"/>\n</robot>", "joint \"x\" is not a joint of the file"},
         {HEAD "<joint_friction coulomb=\"2\"/>\n</robot>", "attribute joint is missing"},
-        {HEAD "<joint_brake joint=\"j\" dof=\"0.5\"/>\n</robot>", "dof = 0.5 is not an integer"},
+        {HEAD "<joint_brake joint=\"j\" dof=\"0.5\"/>\n</robot>", "dof=\"0.5\": expected an integer"},
         {HEAD "<joint_stop joint=\"j\" lower=\"0\" law=\"sticky\"/>\n</robot>", "law \"sticky\""},
         {HEAD "<joint_stop joint=\"j\" lower=\"1\" upper=\"0\"/>\n</robot>", "lower = 1 must be below upper = 0"},
         {HEAD "<joint_stop joint=\"j\" lower=\"nan\"/>\n</robot>", "finite"},

@@ -199,6 +199,8 @@ static const bad_file bad_files[] = {
     {"rot not a rotation", "<robot>\n<link name=\"world\"/>\n" L1 "<joint name=\"j\" type=\"revolute\"><parent link=\"world\"/><child link=\"a\"/>\n"
         "<origin rot=\"1 0 0 0 1 0 0 0 -1\"/></joint>\n</robot>", 5, "rot is not a rotation matrix"},
     {"joint force dof", "<robot>\n<link name=\"world\"/>\n" L1 J("j", "revolute", "world", "a") "<joint_force joint=\"j\" dof=\"-1\" force=\"2\"/>\n</robot>", 5, "joint force #0 on joint \"j\": dof -1 is negative"},
+    {"joint force dof huge", "<robot>\n<link name=\"world\"/>\n" L1 J("j", "revolute", "world", "a") "<joint_force joint=\"j\" dof=\"1e52\" force=\"2\"/>\n</robot>", 5, "dof=\"1e+52\": expected an integer"},
+    {"state priority not an integer", "<robot>\n<link name=\"world\"/>\n" L1 "<joint name=\"j\" type=\"revolute\" state_priority=\"2.5\"><parent link=\"world\"/><child link=\"a\"/></joint>\n</robot>", 4, "state_priority=\"2.5\": expected an integer"},
     {"joint force value", "<robot>\n<link name=\"world\"/>\n" L1 J("j", "revolute", "world", "a") "<joint_force joint=\"j\"/>\n</robot>", 5, "<joint_force>: attribute force is missing"},
     {"joint force joint", "<robot>\n<link name=\"world\"/>\n" L1 J("j", "revolute", "world", "a") "<joint_force joint=\"k\" force=\"1\"/>\n</robot>", 5, "joint \"k\" is not a joint of the file"},
 };

@@ -7,20 +7,21 @@
 
 #include "core/builder.h"
 #include "events/events.h"
+#include "forces/force_builder.h"
 
-#define LABEL_LEN 128
+#define EV_LABEL_LEN 128
 
 /* "kind #id on joint "name"" of an element about to be added (id = its future id). */
 static const char *joint_element_label(const mbs_builder *b, const char *kind, const char *name,
                                        int id, int joint, char *buf)
 {
     const char *jn = joint >= 0 && joint < b->njoint ? b->joints[joint].name : NULL;
-    int n = name && name[0] ? snprintf(buf, LABEL_LEN, "%s \"%s\"", kind, name)
-                            : snprintf(buf, LABEL_LEN, "%s #%d", kind, id);
-    if (n > 0 && n < LABEL_LEN && jn && jn[0])
-        snprintf(buf + n, (size_t)(LABEL_LEN - n), " on joint \"%s\"", jn);
-    else if (n > 0 && n < LABEL_LEN)
-        snprintf(buf + n, (size_t)(LABEL_LEN - n), " on joint %d", joint);
+    int n = name && name[0] ? snprintf(buf, EV_LABEL_LEN, "%s \"%s\"", kind, name)
+                            : snprintf(buf, EV_LABEL_LEN, "%s #%d", kind, id);
+    if (n > 0 && n < EV_LABEL_LEN && jn && jn[0])
+        snprintf(buf + n, (size_t)(EV_LABEL_LEN - n), " on joint \"%s\"", jn);
+    else if (n > 0 && n < EV_LABEL_LEN)
+        snprintf(buf + n, (size_t)(EV_LABEL_LEN - n), " on joint %d", joint);
     return buf;
 }
 
@@ -46,7 +47,7 @@ static int check_value(mbs_builder *b, const char *label, const char *what, doub
     return MBS_OK;
 }
 
-/* Append a force element with its copied name; its id or a status. */
+/* Append f with a copy of name; its id, or a status (the name freed) with the message. */
 static int push(mbs_builder *b, mbs_force_model *f, const char *name, const char *label)
 {
     f->name = mbs_strdup_name(name);
@@ -54,18 +55,6 @@ static int push(mbs_builder *b, mbs_force_model *f, const char *name, const char
     const int id = mbs_builder_push_force(b, f);
     if (id < 0) free(f->name);
     return id;
-}
-
-/* A joint element's force model with everything unset. */
-static mbs_force_model joint_element(const mbs_force_ops *ops, int joint, int dof)
-{
-    mbs_force_model f = {0};
-    f.ops = ops;
-    f.body_a = f.body_b = -1;
-    f.joint = joint;
-    f.dof = dof;
-    f.vindex = f.qindex = f.slot = -1; /* compile sets them */
-    return f;
 }
 
 mbs_joint_friction_def mbs_default_joint_friction_def(void)
@@ -78,7 +67,7 @@ mbs_joint_friction_def mbs_default_joint_friction_def(void)
 /* Coulomb + viscous friction with stiction on one dof (joint_friction.c, src/events/). */
 int mbs_add_joint_friction(mbs_builder *b, const mbs_joint_friction_def *def)
 {
-    char label[LABEL_LEN];
+    char label[EV_LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
     if (!def) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_joint_friction: def is NULL");
     joint_element_label(b, "joint friction", def->name, b->nforce, def->joint, label);
@@ -91,7 +80,7 @@ int mbs_add_joint_friction(mbs_builder *b, const mbs_joint_friction_def *def)
                         "break-away limit must be at least the sliding friction)", label,
                         def->stiction, def->coulomb);
     if (st != MBS_OK) return st;
-    mbs_force_model f = joint_element(&mbs_force_joint_friction_ops, def->joint, def->dof);
+    mbs_force_model f = mbs_force_joint_element(&mbs_force_joint_friction_ops, def->joint, def->dof);
     f.coulomb = def->coulomb;
     f.stiction = def->stiction;
     f.viscous = def->viscous;
@@ -110,7 +99,7 @@ mbs_joint_brake_def mbs_default_joint_brake_def(void)
    stiction the peak factor. */
 int mbs_add_joint_brake(mbs_builder *b, const mbs_joint_brake_def *def)
 {
-    char label[LABEL_LEN];
+    char label[EV_LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
     if (!def) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_joint_brake: def is NULL");
     joint_element_label(b, "joint brake", def->name, b->nforce, def->joint, label);
@@ -118,7 +107,7 @@ int mbs_add_joint_brake(mbs_builder *b, const mbs_joint_brake_def *def)
     if (st == MBS_OK) st = check_value(b, label, "limit", def->limit, 0.0);
     if (st == MBS_OK) st = check_value(b, label, "peak", def->peak, 1.0);
     if (st != MBS_OK) return st;
-    mbs_force_model f = joint_element(&mbs_force_joint_brake_ops, def->joint, def->dof);
+    mbs_force_model f = mbs_force_joint_element(&mbs_force_joint_brake_ops, def->joint, def->dof);
     f.coulomb = def->limit;
     f.stiction = def->peak;
     return push(b, &f, def->name, label);
@@ -179,7 +168,7 @@ static int check_stop_law(mbs_builder *b, const char *label, const mbs_joint_sto
 /* Position limits with an elastic or a restitution law (joint_stop.c, src/events/). */
 int mbs_add_joint_stop(mbs_builder *b, const mbs_joint_stop_def *def)
 {
-    char label[LABEL_LEN];
+    char label[EV_LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
     if (!def) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_joint_stop: def is NULL");
     joint_element_label(b, "joint stop", def->name, b->nforce, def->joint, label);
@@ -187,7 +176,7 @@ int mbs_add_joint_stop(mbs_builder *b, const mbs_joint_stop_def *def)
     if (st == MBS_OK) st = check_limits(b, label, def->lower, def->upper);
     if (st == MBS_OK) st = check_stop_law(b, label, def);
     if (st != MBS_OK) return st;
-    mbs_force_model f = joint_element(&mbs_force_joint_stop_ops, def->joint, def->dof);
+    mbs_force_model f = mbs_force_joint_element(&mbs_force_joint_stop_ops, def->joint, def->dof);
     f.lower = def->lower;
     f.upper = def->upper;
     f.law = (int)def->law;
@@ -202,9 +191,9 @@ int mbs_add_joint_stop(mbs_builder *b, const mbs_joint_stop_def *def)
 int mbs_add_event(mbs_builder *b, const char *name, mbs_event_fn g, mbs_event_handler h,
                   void *user)
 {
-    char label[LABEL_LEN];
+    char label[EV_LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
-    mbs_name_label(name, b->nevent, label, LABEL_LEN);
+    mbs_name_label(name, b->nevent, label, EV_LABEL_LEN);
     if (!g) return mbs_errorf(b->error, MBS_ERR_ARG, "event %s: function g is NULL", label);
     if (mbs_builder_grow((void **)&b->events, &b->event_cap, b->nevent + 1, sizeof *b->events))
         return mbs_errorf(b->error, MBS_ERR_NOMEM, "event %s: out of memory", label);
@@ -221,7 +210,7 @@ int mbs_add_event(mbs_builder *b, const char *name, mbs_event_fn g, mbs_event_ha
 /* Prescribed motion of one dof; the motion id. */
 int mbs_add_joint_motion(mbs_builder *b, int joint, int dof, mbs_motion_fn fn, void *user)
 {
-    char label[LABEL_LEN];
+    char label[EV_LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
     joint_element_label(b, "joint motion", NULL, b->nmotion, joint, label);
     int st = check_joint_dof(b, label, joint, dof);

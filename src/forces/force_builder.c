@@ -1,6 +1,7 @@
 /* Builder calls that add force elements: validate on entry, then append an mbs_force_model
  * with the element kind's ops table. A rejected call leaves the builder unchanged. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 
 #include "forces/force_builder.h"
@@ -31,8 +32,12 @@ int mbs_force_push(mbs_builder *b, mbs_force_model *f, const char *name, const c
     f->name = mbs_strdup_name(name);
     if (!f->name)
         return mbs_errorf(b->error, MBS_ERR_NOMEM, "%s %s: out of memory", kind, label);
-    int id = mbs_builder_push_force(b, f); /* frees the name itself on failure */
-    if (id < 0) return mbs_errorf(b->error, id, "%s %s: out of memory", kind, label);
+    const int id = mbs_builder_push_force(b, f);
+    if (id < 0) {
+        free(f->name);
+        f->name = NULL;
+        return mbs_errorf(b->error, id, "%s %s: out of memory", kind, label);
+    }
     return id;
 }
 
@@ -176,15 +181,15 @@ static int check_joint_dof(mbs_builder *b, const char *kind, int joint, int dof,
     return MBS_OK;
 }
 
-/* An element on one dof of a joint; compile sets its q and v indices. */
-static mbs_force_model joint_element(const mbs_force_ops *ops, int joint, int dof)
+/* See force_builder.h. */
+mbs_force_model mbs_force_joint_element(const mbs_force_ops *ops, int joint, int dof)
 {
     mbs_force_model f = {0};
     f.ops = ops;
     f.body_a = f.body_b = -1;
     f.joint = joint;
     f.dof = dof;
-    f.vindex = f.qindex = -1; /* set by compile from the joint's qadr/vadr */
+    f.vindex = f.qindex = f.slot = -1; /* compile sets them from the joint's qadr/vadr */
     return f;
 }
 
@@ -202,7 +207,7 @@ int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiff
         rc = mbs_errorf(b->error, MBS_ERR_ARG, "joint spring-damper %s: rest position is not finite or beyond 1e100 in magnitude",
                         label);
     if (rc != MBS_OK) return rc;
-    mbs_force_model f = joint_element(&mbs_force_joint_spring_damper_ops, joint, dof);
+    mbs_force_model f = mbs_force_joint_element(&mbs_force_joint_spring_damper_ops, joint, dof);
     f.stiffness = stiffness;
     f.damping = damping;
     f.rest = rest_position;
@@ -223,7 +228,7 @@ int mbs_add_joint_force(mbs_builder *b, int joint, int dof, double force)
         rc = mbs_errorf(b->error, MBS_ERR_ARG, "joint force %s: force is not finite or beyond "
                         "1e100 in magnitude", label);
     if (rc != MBS_OK) return rc;
-    mbs_force_model f = joint_element(&mbs_force_joint_force_ops, joint, dof);
+    mbs_force_model f = mbs_force_joint_element(&mbs_force_joint_force_ops, joint, dof);
     f.force = force;
     return mbs_force_push(b, &f, NULL, "joint force", label);
 }

@@ -12,6 +12,9 @@ const char *mbs_force_label(const mbs_builder *b, const char *name, char *buf, i
 /* An element of kind ops attached to no body and no joint (bodies and joint ids -1, the
    rest zero): a callback's or a user-state element's start. */
 mbs_force_model mbs_force_unattached(const mbs_force_ops *ops);
+/* An element of kind ops on one dof of a joint (bodies -1; compile sets its q and v indices
+   and its slot among the frictions or stops). */
+mbs_force_model mbs_force_joint_element(const mbs_force_ops *ops, int joint, int dof);
 /* Append f, copying its name from name; the element id or a status with the message. */
 int mbs_force_push(mbs_builder *b, mbs_force_model *f, const char *name, const char *kind,
                    const char *label);

@@ -59,6 +59,9 @@ int io_attr(const xmlNode *n, const char *name, char *buf, int len);
 /* Numbers of an attribute: exactly count finite values; 1 read, 0 absent (out untouched),
    < 0 an error already reported. */
 int io_numbers(io_ctx *c, const xmlNode *n, const char *name, double *out, int count);
+/* Integer attribute name in [lo, hi] into *out (left as it is when absent): 1 read, 0 absent,
+   a negative status (reported) when it is not such an integer. */
+int io_integer(io_ctx *c, const xmlNode *n, const char *name, int lo, int hi, int *out);
 /* A list of at most max numbers (finite, separated by white space) into out, their number
    into count; 1 read, 0 absent, < 0 an error already reported. */
 int io_number_list(io_ctx *c, const xmlNode *n, const char *name, double *out, int max,

@@ -98,14 +98,15 @@ static int joint_id(const mbs_builder *b, const char *name)
 static int read_joint_spring_damper(io_ctx *c, const xmlNode *n)
 {
     char name[128];
-    double dof = 0.0, k = 0.0, d = 0.0, rest = 0.0;
+    int dof = 0;
+    double k = 0.0, d = 0.0, rest = 0.0;
     if (!io_attr(n, "joint", name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
     const int j = joint_id(c->b, name);
     if (j < 0) return io_fail(c, n, MBS_ERR_TOPOLOGY, "joint \"%s\" is not a joint of the file", name);
-    if (io_numbers(c, n, "dof", &dof, 1) < 0 || io_numbers(c, n, "stiffness", &k, 1) < 0 ||
+    if (io_integer(c, n, "dof", -1000000, 1000000, &dof) < 0 || io_numbers(c, n, "stiffness", &k, 1) < 0 ||
         io_numbers(c, n, "damping", &d, 1) < 0 || io_numbers(c, n, "rest", &rest, 1) < 0)
         return MBS_ERR_ARG;
-    const int id = mbs_add_joint_spring_damper(c->b, j, (int)dof, k, d, rest);
+    const int id = mbs_add_joint_spring_damper(c->b, j, dof, k, d, rest);
     return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
 }
 
@@ -113,12 +114,13 @@ static int read_joint_spring_damper(io_ctx *c, const xmlNode *n)
 static int read_joint_force(io_ctx *c, const xmlNode *n)
 {
     char name[128];
-    double dof = 0.0, force = 0.0;
+    int dof = 0;
+    double force = 0.0;
     if (!io_attr(n, "joint", name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
     const int j = joint_id(c->b, name);
     if (j < 0) return io_fail(c, n, MBS_ERR_TOPOLOGY, "joint \"%s\" is not a joint of the file", name);
-    if (io_numbers(c, n, "dof", &dof, 1) < 0 || need(c, n, "force", &force) != MBS_OK) return MBS_ERR_ARG;
-    const int id = mbs_add_joint_force(c->b, j, (int)dof, force);
+    if (io_integer(c, n, "dof", -1000000, 1000000, &dof) < 0 || need(c, n, "force", &force) != MBS_OK) return MBS_ERR_ARG;
+    const int id = mbs_add_joint_force(c->b, j, dof, force);
     return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
 }
 
@@ -175,15 +177,13 @@ static int read_rotor(io_ctx *c, const xmlNode *n)
 {
     mbs_rotor_def r = mbs_default_rotor_def();
     char name[128], joint[128];
-    double dof = 0.0;
     if (io_attr(n, "name", name, (int)sizeof name)) r.name = name;
     if (!io_attr(n, "joint", joint, (int)sizeof joint)) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
     r.joint = joint_id(c->b, joint);
     if (r.joint < 0) return io_fail(c, n, MBS_ERR_TOPOLOGY, "joint \"%s\" is not a joint of the file", joint);
-    if (io_numbers(c, n, "dof", &dof, 1) < 0 || need(c, n, "inertia", &r.inertia) != MBS_OK ||
+    if (io_integer(c, n, "dof", -1000000, 1000000, &r.dof) < 0 || need(c, n, "inertia", &r.inertia) != MBS_OK ||
         io_numbers(c, n, "ratio", &r.ratio, 1) < 0 || io_numbers(c, n, "axis", r.axis, 3) < 0)
         return MBS_ERR_ARG;
-    r.dof = (int)dof;
     char housing[8];
     if (io_attr(n, "housing", housing, (int)sizeof housing) && io_link_body(c, n, "housing", &r.housing) != MBS_OK)
         return MBS_ERR_ARG;
@@ -195,14 +195,11 @@ static int read_rotor(io_ctx *c, const xmlNode *n)
 static int joint_dof(io_ctx *c, const xmlNode *n, int *joint, int *dof)
 {
     char name[128];
-    double x = 0.0;
     if (!io_attr(n, "joint", name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
     *joint = joint_id(c->b, name);
     if (*joint < 0) return io_fail(c, n, MBS_ERR_TOPOLOGY, "joint \"%s\" is not a joint of the file", name);
-    if (io_numbers(c, n, "dof", &x, 1) < 0) return MBS_ERR_ARG;
-    if (x != (double)(int)x) return io_fail(c, n, MBS_ERR_ARG, "dof = %g is not an integer", x);
-    *dof = (int)x;
-    return MBS_OK;
+    *dof = 0;
+    return io_integer(c, n, "dof", -1000000, 1000000, dof) < 0 ? MBS_ERR_ARG : MBS_OK;
 }
 
 /* Optional number attributes into out[i] (left as they are when absent); a status. */

@@ -102,6 +102,18 @@ int io_numbers(io_ctx *c, const xmlNode *n, const char *name, double *out, int c
     return 1;
 }
 
+int io_integer(io_ctx *c, const xmlNode *n, const char *name, int lo, int hi, int *out)
+{
+    double x = 0.0;
+    const int got = io_numbers(c, n, name, &x, 1);
+    if (got <= 0) return got;
+    /* range first: converting a double outside int's range is undefined */
+    if (!(x >= (double)lo && x <= (double)hi) || x != floor(x))
+        return io_fail(c, n, MBS_ERR_ARG, "attribute %s=\"%g\": expected an integer in [%d, %d]", name, x, lo, hi);
+    *out = (int)x;
+    return 1;
+}
+
 /* R = Rz(yaw) Ry(pitch) Rx(roll): URDF's fixed-axis roll, pitch, yaw. */
 static void rpy_matrix(const double rpy[3], double R[9])
 {

@@ -72,8 +72,7 @@ static int read_joint_def(io_ctx *c, const xmlNode *n, mbs_joint_def *jd)
     if (st == MBS_OK && len && io_numbers(c, len, "value", &jd->length, 1) < 0) st = MBS_ERR_ARG;
     if (io_attr(n, "cut", buf, (int)sizeof buf)) jd->cut = !strcmp(buf, "true") || !strcmp(buf, "1");
     if (io_attr(n, "rotation", buf, (int)sizeof buf)) jd->rotation = !strcmp(buf, "cardan") ? MBS_ROT_CARDAN : MBS_ROT_QUATERNION;
-    double prio;
-    if (st == MBS_OK && io_numbers(c, n, "state_priority", &prio, 1) == 1) jd->state_priority = (int)prio;
+    if (st == MBS_OK && io_integer(c, n, "state_priority", -1000000, 1000000, &jd->state_priority) < 0) st = MBS_ERR_ARG;
     return st;
 }
 

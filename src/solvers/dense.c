@@ -108,3 +108,65 @@ void mbs_dense_cholesky_solve(int n, const double *L, double *x)
         x[j] = s / L[j + j * n];
     }
 }
+
+/* Symmetric interchange of rows and columns j < p of the lower triangle of A, whose columns
+   before j hold computed factor columns (the swap of LAPACK's dpstrf). */
+static void swap_pivot(int n, double *A, int j, int p)
+{
+    double t = A[j + j * n];
+    A[j + j * n] = A[p + p * n], A[p + p * n] = t;
+    for (int k = 0; k < j; ++k) t = A[j + k * n], A[j + k * n] = A[p + k * n], A[p + k * n] = t;
+    for (int i = j + 1; i < p; ++i) t = A[i + j * n], A[i + j * n] = A[p + i * n], A[p + i * n] = t;
+    for (int i = p + 1; i < n; ++i) t = A[i + j * n], A[i + j * n] = A[i + p * n], A[i + p * n] = t;
+}
+
+/* See dense.h: outer-product Cholesky, at each step the row with the largest remaining
+   diagonal (the one farthest from the span of those taken). */
+int mbs_dense_cholesky_pivoted(int n, double *A, int *perm, double tol)
+{
+    double dmax = 0.0;
+    for (int i = 0; i < n; ++i) {
+        perm[i] = i;
+        dmax = fmax(dmax, A[i + i * n]);
+    }
+    for (int j = 0; j < n; ++j) {
+        int p = j;
+        for (int i = j + 1; i < n; ++i)
+            if (A[i + i * n] > A[p + p * n]) p = i;
+        if (!(A[p + p * n] > tol * dmax)) return j;
+        if (p != j) {
+            swap_pivot(n, A, j, p);
+            const int t = perm[j];
+            perm[j] = perm[p], perm[p] = t;
+        }
+        const double l = sqrt(A[j + j * n]), inv = 1.0 / l;
+        A[j + j * n] = l;
+        for (int i = j + 1; i < n; ++i) A[i + j * n] *= inv;
+        for (int c = j + 1; c < n; ++c) {
+            const double a = A[c + j * n];
+            if (a == 0.0) continue;
+            for (int i = c; i < n; ++i) A[i + c * n] -= A[i + j * n] * a;
+        }
+    }
+    return n;
+}
+
+/* See dense.h: w = P^T b; L11 y = w_1; rho = w_2 - L21 y; L11^T x_1 = y. */
+double mbs_dense_cholesky_pivoted_solve(int n, int k, const double *L, const int *perm,
+                                        double *w, double *x)
+{
+    for (int j = 0; j < n; ++j) w[j] = x[perm[j]];
+    for (int j = 0; j < k; ++j) {
+        w[j] /= L[j + j * n];
+        for (int i = j + 1; i < n; ++i) w[i] -= L[i + j * n] * w[j];
+    }
+    double rho = 0.0;
+    for (int i = k; i < n; ++i) rho = fmax(rho, fabs(w[i]));
+    for (int j = k - 1; j >= 0; --j) {
+        double s = w[j];
+        for (int i = j + 1; i < k; ++i) s -= L[i + j * n] * w[i];
+        w[j] = s / L[j + j * n];
+    }
+    for (int j = 0; j < n; ++j) x[perm[j]] = j < k ? w[j] : 0.0;
+    return rho;
+}

@@ -16,5 +16,17 @@ void mbs_dense_lu_solve(int trans, int n, const double *LU, const int *ipiv, dou
 int mbs_dense_cholesky(int n, double *A);
 /* x = A^-1 b in place with the factor of mbs_dense_cholesky. */
 void mbs_dense_cholesky_solve(int n, const double *L, double *x);
+/* Pivoted Cholesky P^T A P = L L^T of a symmetric positive semidefinite n x n matrix
+   (lower triangle used and overwritten) that stops when no remaining diagonal of the Schur
+   complement exceeds tol times the largest diagonal of A: returns that rank k (the first k
+   columns of L are valid); perm[j] (0-based) is the row of A in position j. Always our own
+   loops (a rank-revealing factor of a near-singular K; deterministic tie-breaks: the first
+   largest diagonal). */
+int mbs_dense_cholesky_pivoted(int n, double *A, int *perm, double tol);
+/* Least-change solve with the first k pivots of mbs_dense_cholesky_pivoted: x holds b on
+   entry and on return x_1 = A_11^-1 b_1 on the k kept rows, 0 on the others; w is n doubles
+   of scratch. Returns max |b_2 - A_21 x_1| over the rows left out (what they keep unmet). */
+double mbs_dense_cholesky_pivoted_solve(int n, int k, const double *L, const int *perm,
+                                        double *w, double *x);
 
 #endif
