@@ -168,8 +168,8 @@ int mbs_derivs_tree(mbs_data *d, const double *qacc, double *dq, double *dv, int
 /* After mbs_aba and mbs_derivs_rnea at one state: ABA's U and D^-1 U in world axes (for the
    two below). */
 void mbs_derivs_aba_world(mbs_data *d);
-/* The upper triangle of M^-1 into d->derivs->Minv (row stride ldp; left of each row's
-   group of 8 unset), after mbs_derivs_aba_world. */
+/* The upper triangle of M^-1 into d->derivs->Minv (row stride ldp; left of the group of 8
+   of its joint's first dof unset), after mbs_derivs_aba_world. */
 void mbs_derivs_minv(mbs_data *d);
 /* X <- M^-1 X over the columns [j0, j1) (multiples of 8, j1 <= 2 ldp) of the nv rows of X
    (stride ldx >= j1), after mbs_derivs_aba_world. */

@@ -218,14 +218,16 @@ void mbs_derivs_solve(mbs_data *d, double *X, int ldx, int j0, int j1)
 }
 
 /* See derivs.h: the solve of M X = I on the upper triangle (column j of I is zero above its
-   row), from each row's group of 8. */
+   row), each row from its joint's first_column (a joint's passes read all its rows from
+   there: a joint across a group boundary must not read what an earlier call left). */
 void mbs_derivs_minv(mbs_data *d)
 {
+    const mbs_model *m = d->model;
     mbs_derivs *w = d->derivs;
-    const int nv = d->model->nv;
+    const int nv = m->nv;
     const size_t ldp = (size_t)w->ldp;
     for (int i = 0; i < nv; ++i) {
-        const size_t g = (size_t)i & ~(size_t)7;
+        const size_t g = first_column(&m->joints[m->dof_joint[i]], 1, 0);
         memset(w->Minv + ldp * (size_t)i + g, 0, sizeof(double) * (ldp - g));
         w->Minv[ldp * (size_t)i + (size_t)i] = 1.0;
     }
