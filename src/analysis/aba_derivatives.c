@@ -53,21 +53,22 @@ static int forward_qacc(mbs_data *d, const char *call)
 }
 
 /* The derivatives after forward_qacc: the passes at d->qacc into dtau/dq | dtau/dv side by
-   side in w->X, M^-1 of them and M^-1 itself by the articulated-body recursion on the ABA
-   that gave qacc (minv.c), copied out. */
+   side in w->X (columns [0, nv) and [nv, 2 nv), rows 2 nv rounded up to 8 long: no group of
+   8 between the two is padding), M^-1 of them and M^-1 itself by the articulated-body
+   recursion on the ABA that gave qacc (minv.c), copied out. */
 static int derivs_at_qacc(mbs_data *d, double *dq, double *dv, int ld, double *Minv, int ldm,
                           const char *call)
 {
     mbs_derivs *w = d->derivs;
-    const int nv = d->model->nv, ldp = w->ldp;
-    int st = mbs_derivs_eval(d, d->qacc, dq ? w->X : NULL, dv ? w->X + ldp : NULL, 2 * ldp,
-                             NULL, nv, call);
+    const int nv = d->model->nv, ldp = w->ldp, ldx = (2 * nv + 7) / 8 * 8;
+    double *Xq = w->X, *Xv = w->X + nv;
+    int st = mbs_derivs_eval(d, d->qacc, dq ? Xq : NULL, dv ? Xv : NULL, ldx, NULL, nv, call);
     if (st != MBS_OK) return st;
     mbs_derivs_aba_world(d);
-    if (dq || dv) mbs_derivs_solve(d, w->X, 2 * ldp, dq ? 0 : ldp, dv ? 2 * ldp : ldp);
-    const size_t lx = 2 * (size_t)ldp;
-    if (dq) st = copy_checked(d, dq, ld, w->X, lx, 0, call, "dqacc/dq");
-    if (dv && st == MBS_OK) st = copy_checked(d, dv, ld, w->X + ldp, lx, 0, call, "dqacc/dv");
+    if (dq || dv) /* the groups of 8 holding the wanted columns */
+        mbs_derivs_solve(d, w->X, ldx, dq ? 0 : nv / 8 * 8, dv ? ldx : ldp);
+    if (dq) st = copy_checked(d, dq, ld, Xq, (size_t)ldx, 0, call, "dqacc/dq");
+    if (dv && st == MBS_OK) st = copy_checked(d, dv, ld, Xv, (size_t)ldx, 0, call, "dqacc/dv");
     if (Minv && st == MBS_OK) {
         mbs_derivs_minv(d);
         st = copy_checked(d, Minv, ldm, w->Minv, (size_t)ldp, 1, call, "dqacc/dtau");

@@ -101,7 +101,8 @@ typedef struct mbs_derivs {
     /* M^-1 and M^-1 B by the articulated-body recursion (minv.c) */
     int ldp;              /* nv rounded up to a multiple of 8: row stride of Minv */
     double *Minv;         /* [nv ldp] */
-    double *X;            /* [nv 2 ldp] dtau/dq | dtau/dv side by side, then M^-1 of them */
+    double *X;            /* [nv 2 ldp] dtau/dq | dtau/dv side by side (row stride 2 nv
+                             rounded up to 8), then M^-1 of them */
     double *Uw, *Ww;      /* [6 nv] U = IA S of each dof, world axes (subtree root origin),
                              and W_k = sum_l Dinv[k][l] U_l over its joint */
     double *Pm;           /* [nslot 12 ldp] force / acceleration columns, one slot per live
