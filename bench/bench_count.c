@@ -2,8 +2,13 @@
    instruction counts under callgrind (load-independent, unlike the timings of
    bench_dynamics), and a dump of the results for comparing two builds.
    Usage: bench_count MODEL FUNC [N]      MODEL: chain7 chain30 chain100 chain1000 humanoid
-                                          FUNC: aba rnea crba; N calls (default 1000)
+                                          FUNC: aba rnea crba, dfd (derivatives of the
+                                          forward dynamics: dqacc/dq, dqacc/dv, M^-1), did
+                                          (of the inverse dynamics: dtau/dq, dtau/dv, M);
+                                          N calls (default 1000)
           bench_count --dump MODEL        the results of the 64 states, %a, one per line
+          bench_count --dump-derivs MODEL the derivatives of the 64 states (8 above 200
+                                          dofs), %a, one per line
    bench/callgrind.sh runs it under callgrind for every model and function and prints
    instructions per call and per body. */
 #define _POSIX_C_SOURCE 200809L
@@ -20,7 +25,7 @@ typedef struct count_case {
     mbs_model *m;
     mbs_data *d;
     bench_states s;
-    double *M, *tau;
+    double *M, *tau, *X, *Y; /* M also the third derivative output */
 } count_case;
 
 /* Build the named model (as bench_dynamics does, same seeds); 0 or -1. */
@@ -48,7 +53,9 @@ static int case_create(const char *name, count_case *c)
     c->d = mbs_data_create(c->m);
     c->M = malloc(sizeof(double) * nv * nv);
     c->tau = malloc(sizeof(double) * nv);
-    return (c->d && c->M && c->tau) ? 0 : -1;
+    c->X = malloc(sizeof(double) * nv * nv);
+    c->Y = malloc(sizeof(double) * nv * nv);
+    return (c->d && c->M && c->tau && c->X && c->Y) ? 0 : -1;
 }
 
 /* Copy state k (q, v, a as tau) into the data. */
@@ -60,14 +67,26 @@ static void load_state(count_case *c, int k)
     memcpy(mbs_data_tau(c->d), s->a + (size_t)k * (size_t)s->nv, sizeof(double) * (size_t)s->nv);
 }
 
-/* One call of func ('a' ABA, 'r' RNEA, 'c' CRBA) on state k. */
+/* One call of func ('a' ABA, 'r' RNEA, 'c' CRBA, 'd' forward-dynamics derivatives into X,
+   Y, M, 'i' inverse-dynamics derivatives at the state's acceleration) on state k. */
 static int call_one(count_case *c, char func, int k)
 {
     load_state(c, k);
+    const double *a = c->s.a + (size_t)k * (size_t)c->s.nv;
     if (func == 'a') return mbs_forward_dynamics(c->d);
-    if (func == 'r')
-        return mbs_inverse_dynamics(c->d, c->s.a + (size_t)k * (size_t)c->s.nv, c->tau);
+    if (func == 'r') return mbs_inverse_dynamics(c->d, a, c->tau);
+    if (func == 'd') return mbs_forward_dynamics_derivatives(c->d, c->X, c->Y, c->M);
+    if (func == 'i') return mbs_inverse_dynamics_derivatives(c->d, a, c->X, c->Y, c->M);
     return mbs_mass_matrix(c->d, c->M);
+}
+
+/* The letter of a FUNC name (see the top), 0 for an unknown one. */
+static char func_letter(const char *name)
+{
+    static const char *const names[5] = {"aba", "rnea", "crba", "dfd", "did"};
+    for (int i = 0; i < 5; ++i)
+        if (strcmp(name, names[i]) == 0) return "arcdi"[i];
+    return 0;
 }
 
 #if defined(__GNUC__)
@@ -101,24 +120,41 @@ static int dump(count_case *c)
     return 0;
 }
 
+/* Print both derivative calls' outputs of every state (the first 8 above 200 dofs). */
+static int dump_derivs(count_case *c)
+{
+    const int nv = c->s.nv;
+    const char *names[2][3] = {{"dqacc_dq", "dqacc_dv", "Minv"}, {"dtau_dq", "dtau_dv", "M"}};
+    for (int k = 0; k < (nv > 200 ? 8 : NSTATE); ++k)
+        for (int f = 0; f < 2; ++f) {
+            if (call_one(c, f == 0 ? 'd' : 'i', k) != MBS_OK) return -1;
+            const double *out[3] = {c->X, c->Y, c->M};
+            for (int o = 0; o < 3; ++o)
+                for (int i = 0; i < nv * nv; ++i) printf("%s %d %d %a\n", names[f][o], k, i, out[o][i]);
+        }
+    return 0;
+}
+
 /* Entry point (see the top of the file). */
 int main(int argc, char **argv)
 {
     count_case c;
     const int dumping = argc == 3 && strcmp(argv[1], "--dump") == 0;
-    if (!dumping && (argc < 3 || argc > 4 || !strchr("arc", argv[2][0]))) {
-        fprintf(stderr, "usage: %s MODEL aba|rnea|crba [N] | --dump MODEL\n", argv[0]);
+    const int dumping_derivs = argc == 3 && strcmp(argv[1], "--dump-derivs") == 0;
+    const char func = argc >= 3 ? func_letter(argv[2]) : 0;
+    if (!dumping && !dumping_derivs && (argc < 3 || argc > 4 || !func)) {
+        fprintf(stderr, "usage: %s MODEL aba|rnea|crba|dfd|did [N] | --dump MODEL | "
+                "--dump-derivs MODEL\n", argv[0]);
         return 2;
     }
-    if (case_create(argv[dumping ? 2 : 1], &c) != 0) {
+    if (case_create(argv[dumping || dumping_derivs ? 2 : 1], &c) != 0) {
         fprintf(stderr, "bench_count: unknown model or build failure\n");
         return 2;
     }
     const long n = argc == 4 ? atol(argv[3]) : 1000;
-    const int st = dumping ? dump(&c) : count_loop(&c, argv[2][0], n);
+    const int st = dumping ? dump(&c) : dumping_derivs ? dump_derivs(&c) : count_loop(&c, func, n);
     if (st != 0) fprintf(stderr, "bench_count: a call failed: %s\n", mbs_data_error(c.d));
-    free(c.M);
-    free(c.tau);
+    free(c.M), free(c.tau), free(c.X), free(c.Y);
     bench_states_free(&c.s);
     mbs_data_destroy(c.d);
     mbs_model_destroy(c.m);
