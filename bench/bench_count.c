@@ -5,11 +5,15 @@
                                           or the planar chains of bench_planar: planar7
                                           planar30 planar100 planar1000 (planar path) and
                                           planar7-3d ... planar1000-3d (the 3-D path)
-                                          FUNC: aba rnea crba, or step (one RK4 step
-                                          of 1 ms from the state: 4 forward dynamics
-                                          and the stepper's own work); N calls
-                                          (default 1000)
+                                          FUNC: aba rnea crba, dfd (derivatives of the
+                                          forward dynamics: dqacc/dq, dqacc/dv, M^-1), did
+                                          (of the inverse dynamics: dtau/dq, dtau/dv, M),
+                                          step (one RK4 step of 1 ms from the state: 4
+                                          forward dynamics and the stepper's own work);
+                                          N calls (default 1000)
           bench_count --dump MODEL        the results of the 64 states, %a, one per line
+          bench_count --dump-derivs MODEL the derivatives of the 64 states (8 above 200
+                                          dofs), %a, one per line
    bench/callgrind.sh runs it under callgrind for every model and function and prints
    instructions per call and per body. */
 #define _POSIX_C_SOURCE 200809L
@@ -27,7 +31,7 @@ typedef struct count_case {
     mbs_data *d;
     mbs_stepper *st; /* RK4, for FUNC step */
     bench_states s;
-    double *M, *tau;
+    double *M, *tau, *X, *Y; /* M also the third derivative output */
 } count_case;
 
 /* Build the named model (as bench_dynamics and bench_planar do, same seeds); 0 or -1. */
@@ -62,7 +66,9 @@ static int case_create(const char *name, count_case *c)
     c->st = c->d ? mbs_stepper_create(c->d, &sd) : NULL;
     c->M = malloc(sizeof(double) * nv * nv);
     c->tau = malloc(sizeof(double) * nv);
-    return (c->d && c->st && c->M && c->tau) ? 0 : -1;
+    c->X = malloc(sizeof(double) * nv * nv);
+    c->Y = malloc(sizeof(double) * nv * nv);
+    return (c->d && c->st && c->M && c->tau && c->X && c->Y) ? 0 : -1;
 }
 
 /* Copy state k (q, v, a as tau) into the data. */
@@ -74,15 +80,28 @@ static void load_state(count_case *c, int k)
     memcpy(mbs_data_tau(c->d), s->a + (size_t)k * (size_t)s->nv, sizeof(double) * (size_t)s->nv);
 }
 
-/* One call of func ('a' ABA, 'r' RNEA, 'c' CRBA, 's' RK4 step) on state k. */
+/* One call of func ('a' ABA, 'r' RNEA, 'c' CRBA, 'd' forward-dynamics derivatives into X,
+   Y, M, 'i' inverse-dynamics derivatives at the state's acceleration, 's' RK4 step) on
+   state k. */
 static int call_one(count_case *c, char func, int k)
 {
     load_state(c, k);
+    const double *a = c->s.a + (size_t)k * (size_t)c->s.nv;
     if (func == 'a') return mbs_forward_dynamics(c->d);
     if (func == 's') return mbs_stepper_step(c->st, 1e-3);
-    if (func == 'r')
-        return mbs_inverse_dynamics(c->d, c->s.a + (size_t)k * (size_t)c->s.nv, c->tau);
+    if (func == 'r') return mbs_inverse_dynamics(c->d, a, c->tau);
+    if (func == 'd') return mbs_forward_dynamics_derivatives(c->d, c->X, c->Y, c->M);
+    if (func == 'i') return mbs_inverse_dynamics_derivatives(c->d, a, c->X, c->Y, c->M);
     return mbs_mass_matrix(c->d, c->M);
+}
+
+/* The letter of a FUNC name (see the top), 0 for an unknown one. */
+static char func_letter(const char *name)
+{
+    static const char *const names[6] = {"aba", "rnea", "crba", "dfd", "did", "step"};
+    for (int i = 0; i < 6; ++i)
+        if (strcmp(name, names[i]) == 0) return "arcdis"[i];
+    return 0;
 }
 
 #if defined(__GNUC__)
@@ -116,24 +135,41 @@ static int dump(count_case *c)
     return 0;
 }
 
+/* Print both derivative calls' outputs of every state (the first 8 above 200 dofs). */
+static int dump_derivs(count_case *c)
+{
+    const int nv = c->s.nv;
+    const char *names[2][3] = {{"dqacc_dq", "dqacc_dv", "Minv"}, {"dtau_dq", "dtau_dv", "M"}};
+    for (int k = 0; k < (nv > 200 ? 8 : NSTATE); ++k)
+        for (int f = 0; f < 2; ++f) {
+            if (call_one(c, f == 0 ? 'd' : 'i', k) != MBS_OK) return -1;
+            const double *out[3] = {c->X, c->Y, c->M};
+            for (int o = 0; o < 3; ++o)
+                for (int i = 0; i < nv * nv; ++i) printf("%s %d %d %a\n", names[f][o], k, i, out[o][i]);
+        }
+    return 0;
+}
+
 /* Entry point (see the top of the file). */
 int main(int argc, char **argv)
 {
     count_case c;
     const int dumping = argc == 3 && strcmp(argv[1], "--dump") == 0;
-    if (!dumping && (argc < 3 || argc > 4 || !strchr("arcs", argv[2][0]))) {
-        fprintf(stderr, "usage: %s MODEL aba|rnea|crba|step [N] | --dump MODEL\n", argv[0]);
+    const int dumping_derivs = argc == 3 && strcmp(argv[1], "--dump-derivs") == 0;
+    const char func = argc >= 3 ? func_letter(argv[2]) : 0;
+    if (!dumping && !dumping_derivs && (argc < 3 || argc > 4 || !func)) {
+        fprintf(stderr, "usage: %s MODEL aba|rnea|crba|dfd|did|step [N] | --dump MODEL | "
+                "--dump-derivs MODEL\n", argv[0]);
         return 2;
     }
-    if (case_create(argv[dumping ? 2 : 1], &c) != 0) {
+    if (case_create(argv[dumping || dumping_derivs ? 2 : 1], &c) != 0) {
         fprintf(stderr, "bench_count: unknown model or build failure\n");
         return 2;
     }
     const long n = argc == 4 ? atol(argv[3]) : 1000;
-    const int st = dumping ? dump(&c) : count_loop(&c, argv[2][0], n);
+    const int st = dumping ? dump(&c) : dumping_derivs ? dump_derivs(&c) : count_loop(&c, func, n);
     if (st != 0) fprintf(stderr, "bench_count: a call failed: %s\n", mbs_data_error(c.d));
-    free(c.M);
-    free(c.tau);
+    free(c.M), free(c.tau), free(c.X), free(c.Y);
     bench_states_free(&c.s);
     mbs_stepper_destroy(c.st);
     mbs_data_destroy(c.d);

@@ -162,6 +162,12 @@ static void check_forward(mbs_data *d, int seed)
     for (int i = 0; i < nv * nv; ++i) F1[i] = i % (nv + 1) == 0;
     assert_true(matrix_error(A1, P, nv, 1e-10, "dqacc/dq vs -M^-1 dtau/dq", seed) <= 1e-10);
     assert_true(matrix_error(A3, F1, nv, 1e-10, "M^-1 M vs I", seed) <= 1e-10);
+    /* again, on the workspace the calls above left: bitwise the same */
+    assert_int_equal(mbs_forward_dynamics_derivatives(d, Dt, P, F1), MBS_OK);
+    const size_t bytes = sizeof(double) * (size_t)nv * (size_t)nv;
+    assert_memory_equal(Dt, A1, bytes);
+    assert_memory_equal(P, A2, bytes);
+    assert_memory_equal(F1, Minv, bytes);
 }
 
 /* ABA derivatives on random trees of every joint type. */

@@ -27,14 +27,46 @@
 #define MBS_DV_E 18
 #define MBS_DV_STRIDE 24
 
+/* Loops over contiguous columns (M^-1 and its products, minv.c, aba_derivatives.c): on
+   x86-64 with GCC they are also compiled for AVX2 and AVX-512 and the widest the processor
+   runs is picked at load time (each element gets the same multiplies and adds in the same
+   order, without contraction under -std=c11, so every variant gives the same bits). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define MBS_WIDE_LOOPS __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define MBS_WIDE_LOOPS
+#endif
+
+/* Eight doubles of contiguous columns: the GCC/Clang vector extension (lane by lane the
+   IEEE operations of scalar code) or a plain struct; never passed by value. */
+#if defined(__GNUC__)
+typedef double mbs_d8 __attribute__((vector_size(64), aligned(8)));
+#define D8_ZERO ((mbs_d8){0, 0, 0, 0, 0, 0, 0, 0})
+#define D8_AXPY(acc, s, x) ((acc) += (s) * (x)) /* acc += s x */
+#define D8_SUB(acc, x) ((acc) -= (x))
+#define D8_LANE(v, e) ((v)[e])
+#else
+typedef struct mbs_d8 { double x[8]; } mbs_d8;
+#define D8_ZERO ((mbs_d8){{0, 0, 0, 0, 0, 0, 0, 0}})
+#define D8_AXPY(acc, s, v)                                                                   \
+    do {                                                                                     \
+        for (int e_ = 0; e_ < 8; ++e_) (acc).x[e_] += (s) * (v).x[e_];                      \
+    } while (0)
+#define D8_SUB(acc, v)                                                                       \
+    do {                                                                                     \
+        for (int e_ = 0; e_ < 8; ++e_) (acc).x[e_] -= (v).x[e_];                            \
+    } while (0)
+#define D8_LANE(v, e) ((v).x[e])
+#endif
+#define D8_LOAD(v, p) memcpy(&(v), (p), sizeof(mbs_d8))
+#define D8_STORE(p, v) memcpy((p), &(v), sizeof(mbs_d8))
+
 /* Central-difference step of the force elements without an analytic derivative (force
    callbacks), in each tangent coordinate and, times max(1, |v_l|), each rate. */
 #define MBS_DERIV_FD_STEP 6e-6
 
 typedef struct mbs_derivs {
     int nv, nq, nbody;
-    int *run;        /* [nv] first dof of the run of dof i: dof_parent[j] = j - 1 for every j
-                        in (run[i], i] (a chain's dofs are one run) */
     double *dof;     /* [24 nv] S, dV, dA, E of each dof */
     double *o;       /* [3 nbody] body origin relative to its root body's origin, world axes */
     double *vel;     /* [6 nbody] body velocity (world axes, root origin) */
@@ -66,6 +98,19 @@ typedef struct mbs_derivs {
     double *up, *um, *dqt; /* [nv] perturbed accelerations, a tangent step (loops) */
     double *offp, *offm;  /* [nv] closed tangent offsets at +h and -h (loops) */
     double *T;            /* [36] a joint's chart rate */
+    /* M^-1 and M^-1 B by the articulated-body recursion (minv.c) */
+    int ldp;              /* nv rounded up to a multiple of 8: row stride of Minv */
+    double *Minv;         /* [nv ldp] */
+    double *X;            /* [nv 2 ldp] dtau/dq | dtau/dv side by side (row stride 2 nv
+                             rounded up to 8), then M^-1 of them */
+    double *Uw, *Ww;      /* [6 nv] U = IA S of each dof, world axes (subtree root origin),
+                             and W_k = sum_l Dinv[k][l] U_l over its joint */
+    double *Pm;           /* [nslot 12 ldp] force / acceleration columns, one slot per live
+                             body */
+    int *pslot, *fslot;   /* [nbody] slot of a body's accelerations / forces, -1 if none */
+    unsigned char *fassign; /* [ntree] 1: the joint's child is the first to pass forces to
+                               the parent (backward order): assigned, else added */
+    int nslot;
 } mbs_derivs;
 
 /* Allocate / free d->derivs (MBS_OK or MBS_ERR_NOMEM). */
@@ -121,6 +166,16 @@ int mbs_derivs_eval(mbs_data *d, const double *qacc, double *dq, double *dv, int
    validated, kinematics prepared. */
 int mbs_derivs_tree(mbs_data *d, const double *qacc, double *dq, double *dv, int ld,
                     double *M, int ldm, const char *call);
+/* After mbs_aba and mbs_derivs_rnea at one state: ABA's U and D^-1 U in world axes (for the
+   two below). */
+void mbs_derivs_aba_world(mbs_data *d);
+/* The upper triangle of M^-1 into d->derivs->Minv (row stride ldp; left of the group of 8
+   of its joint's first dof unset), after mbs_derivs_aba_world. */
+void mbs_derivs_minv(mbs_data *d);
+/* X <- M^-1 X over the columns [j0, j1) (multiples of 8, j1 <= 2 ldp) of the nv rows of X
+   (stride ldx >= j1), after mbs_derivs_aba_world. */
+void mbs_derivs_solve(mbs_data *d, double *X, int ldx, int j0, int j1);
+
 /* Forward dynamics and dqacc/dq, dqacc/dv (either nullable; stride ld) and M^-1 (nullable,
    stride ldm) of a tree at the current state; qacc left in d->qacc. */
 int mbs_derivs_forward(mbs_data *d, double *dq, double *dv, int ld, double *Minv, int ldm,

@@ -9,6 +9,42 @@
 /* calloc of at least one element. */
 static void *alloc0(size_t n, size_t sz) { return calloc(n > 0 ? n : 1, sz); }
 
+/* The first free slot (marked used), counting the slots ever used in w->nslot. */
+static int take_slot(mbs_derivs *w, unsigned char *used)
+{
+    int s = 0;
+    while (used[s]) ++s;
+    used[s] = 1;
+    if (s + 1 > w->nslot) w->nslot = s + 1;
+    return s;
+}
+
+/* Slots of the acceleration columns of the forward pass (minv.c): a body with children keeps
+   one until its last child has read it; the last child takes over its parent's slot (in
+   place), the others a free one. Forces of the backward pass likewise, backwards: the first
+   child met (the last in tree order) hands its slot to the parent, or a new one. */
+static void column_slots(const mbs_model *m, mbs_derivs *w, int *last, unsigned char *used)
+{
+    const int nb = m->nbody;
+    for (int b = 0; b < nb; ++b) w->pslot[b] = w->fslot[b] = -1, last[b] = -1, used[b] = 0;
+    for (int t = 0; t < m->ntree; ++t) last[m->joints[m->tree[t]].parent] = t;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = jm->parent, keep = last[b] >= 0;
+        const int inherit = p > 0 && last[p] == t ? w->pslot[p] : -1;
+        if (inherit >= 0 && !keep) used[inherit] = 0;
+        if (keep) w->pslot[b] = inherit >= 0 ? inherit : take_slot(w, used);
+    }
+    for (int b = 0; b < nb; ++b) used[b] = 0;
+    for (int t = m->ntree - 1; t >= 0; --t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = jm->parent;
+        w->fassign[t] = p > 0 && w->fslot[p] < 0;
+        if (w->fassign[t]) w->fslot[p] = w->fslot[b] >= 0 ? w->fslot[b] : take_slot(w, used);
+        else if (w->fslot[b] >= 0) used[w->fslot[b]] = 0;
+    }
+}
+
 /* See derivs.h. */
 int mbs_derivs_create(mbs_data *d)
 {
@@ -37,11 +73,25 @@ int mbs_derivs_create(mbs_data *d)
     w->list = alloc0(nv, sizeof(int));
     w->ident = alloc0(nv, sizeof(int));
     w->mark = alloc0(nv, 1);
-    w->run = alloc0(nv, sizeof(int));
-    if (!ok || !w->Ic || !w->list || !w->ident || !w->mark || !w->run) return MBS_ERR_NOMEM;
+    if (!ok || !w->Ic || !w->list || !w->ident || !w->mark) return MBS_ERR_NOMEM;
     for (int i = 0; i < m->nv; ++i) w->ident[i] = i;
-    for (int i = 0; i < m->nv; ++i)
-        w->run[i] = i > 0 && m->dof_parent[i] == i - 1 ? w->run[i - 1] : i;
+    w->pslot = alloc0(nb, sizeof(int));
+    w->fslot = alloc0(nb, sizeof(int));
+    w->fassign = alloc0((size_t)m->ntree, 1);
+    int *last = alloc0(nb, sizeof(int));
+    unsigned char *used = alloc0(nb, 1);
+    if (w->pslot && w->fslot && w->fassign && last && used) column_slots(m, w, last, used);
+    free(last), free(used);
+    w->ldp = (m->nv + 7) / 8 * 8;
+    const size_t ldp = (size_t)w->ldp;
+    w->Minv = alloc0(nv * ldp, sizeof(double));
+    w->X = alloc0(2 * nv * ldp, sizeof(double));
+    w->Uw = alloc0(6 * nv, sizeof(double));
+    w->Ww = alloc0(6 * nv, sizeof(double));
+    w->Pm = alloc0((size_t)w->nslot * 12 * ldp, sizeof(double));
+    if (!w->pslot || !w->fslot || !w->fassign || !w->Minv || !w->X || !w->Uw || !w->Ww ||
+        !w->Pm)
+        return MBS_ERR_NOMEM;
     return MBS_OK;
 }
 
@@ -53,7 +103,9 @@ void mbs_derivs_destroy(mbs_data *d)
     void *p[] = {w->dof, w->o, w->vel, w->acc, w->B11, w->P, w->F, w->K, w->ja, w->jb,
                  w->rr, w->cc, w->q0, w->v0, w->tp, w->tm, w->fb, w->A, w->wr, w->wi,
                  w->eig_work, w->qs, w->vs, w->qacc_s, w->lam_s, w->up, w->um, w->dqt,
-                 w->T, w->taus, w->offp, w->offm, w->Ic, w->list, w->ident, w->mark, w->run};
+                 w->T, w->taus, w->offp, w->offm, w->Ic, w->list, w->ident, w->mark,
+                 w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
+};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(w);
     d->derivs = NULL;

@@ -319,9 +319,10 @@ static inline mbs_d2 d2_dot6(const double *a, const mbs_d2 b[3])
                   d2_mul(d2_load(a + 4), b[2]));
 }
 
-/* ancestor_entries with every output and no K (the common case), two lanes at a time. */
-static void ancestor_entries_all(const mbs_model *m, const mbs_derivs *w, int ik,
-                                 const dof_vecs *v, const deriv_out *o)
+/* ancestor_entries with dq and dv, no K (the common case), two lanes at a time; M too when
+   with_m (a constant where inlined). */
+MBS_ALWAYS_INLINE void ancestor_entries_lanes(const mbs_model *m, const mbs_derivs *w, int ik,
+                                              const dof_vecs *v, const deriv_out *o, int with_m)
 {
     const size_t ld = (size_t)o->ld, ldm = (size_t)o->ldm, k = (size_t)ik;
     mbs_d2 Y[3], PF[3], Q[3];
@@ -342,7 +343,7 @@ static void ancestor_entries_all(const mbs_model *m, const mbs_derivs *w, int ik
         dq[L * ld + k] += d2_sum(d2_dot6(S, PF));
         dv[k * ld + L] += d2_sum(c) + S[2] * Z2;
         dv[L * ld + k] += d2_sum(d2_dot6(S, Q));
-        M[k * ldm + L] = M[L * ldm + k] = d2_sum(d2_dot6(S, Y));
+        if (with_m) M[k * ldm + L] = M[L * ldm + k] = d2_sum(d2_dot6(S, Y));
     }
 }
 
@@ -350,8 +351,9 @@ static void ancestor_entries_all(const mbs_model *m, const mbs_derivs *w, int ik
 static void ancestor_entries(const mbs_model *m, const mbs_derivs *w, int ik,
                              const dof_vecs *v, const deriv_out *o)
 {
-    if (o->dq && o->dv && o->M && !w->has_K) {
-        ancestor_entries_all(m, w, ik, v, o);
+    if (o->dq && o->dv && !w->has_K) {
+        if (o->M) ancestor_entries_lanes(m, w, ik, v, o, 1);
+        else ancestor_entries_lanes(m, w, ik, v, o, 0);
         return;
     }
     const size_t ld = (size_t)o->ld, ldm = (size_t)o->ldm, k = (size_t)ik;

@@ -1,0 +1,238 @@
+/* M^-1 and M^-1 B of a tree by the articulated-body recursion (Carpentier 2018, "Analytical
+ * Inverse of the Joint Space Inertia Matrix", Alg. 1, and ABA itself on many right-hand
+ * sides) on the U = IA S and D^-1 of the forward dynamics that just ran (mbs_aba), in the
+ * world axes about each subtree's root origin of the derivative passes (derivs.h). Column j
+ * of M^-1 B is the qacc of tau = B[:, j] at rest without gravity; in world axes a force or
+ * an acceleration passes between bodies unchanged, so with W_k = sum_l Dinv[k][l] U_l:
+ *   backward (children first), for the joint's dofs i:
+ *       X[i][j] = D^-1 (B[i][j] - S^T F_b[:, j]),   F_p[:, j] += F_b[:, j] + U X[i][j],
+ *   forward (parents first):
+ *       X[i][j] -= W^T P_p[:, j],   P_b[:, j] = P_p[:, j] + S X[i][j],
+ * F the articulated bias forces and P the accelerations of the columns (zero at the world
+ * and at the leaves), in slots that live as long as a body's children need them (a chain
+ * works in one slot, in place). Eight contiguous columns at a time.
+ * M^-1 (B = I) keeps to the upper triangle: the tree order puts a body's descendants after
+ * it, so both passes start at the group of 8 of the joint's first dof (columns left of it
+ * are zero in the backward pass and not wanted in the forward one); the caller mirrors it.
+ * Work O(nv) per column of B. */
+#include "analysis/derivs.h"
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+
+/* U of every dof in world axes about the subtree's root origin (a force: X^T U) and
+   W_k = sum_l Dinv[k][l] U_l over the dofs of its joint. */
+static void world_u(const mbs_data *d, mbs_derivs *w)
+{
+    const mbs_model *m = d->model;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int n = jm->nv, i0 = jm->vadr;
+        if (n == 0) continue;
+        mbs_pose X;
+        for (int e = 0; e < 9; ++e) X.R[e] = d->x_world[jm->child].R[e];
+        v3_copy(X.p, w->o + 3 * jm->child);
+        for (int k = 0; k < n; ++k)
+            xf_apply_transpose(w->Uw + 6 * (i0 + k), &X, d->U + 6 * (i0 + k));
+        const double *Dinv = d->Dinv + 6 * i0;
+        for (int k = 0; k < n; ++k)
+            for (int e = 0; e < 6; ++e) {
+                double x = 0.0;
+                for (int l = 0; l < n; ++l) x += Dinv[n * k + l] * w->Uw[6 * (i0 + l) + e];
+                w->Ww[6 * (i0 + k) + e] = x;
+            }
+    }
+}
+
+/* Slot s of the force / acceleration columns, NULL for s < 0: the 6 components of the
+   columns j .. j + 7 (j a multiple of 8) at 6 j, 8 apart. */
+static double *slot_columns(const mbs_derivs *w, int s)
+{
+    return s >= 0 ? w->Pm + (size_t)s * 12 * (size_t)w->ldp : NULL;
+}
+
+/* ------------------------------------------------------------------ shared forward step */
+
+/* Forward step of a joint (n dofs from i0) over the columns [j0, j1) of the rows X (stride
+   ldx): X[i] -= W^T P_p, P_b = P_p + S X[i], the accelerations Pp (NULL at the world) and
+   Pb (NULL when no child reads them). In place when Pb == Pp. */
+MBS_ALWAYS_INLINE void forward_kernel(const mbs_derivs *w, int i0, int n, double *X,
+                                      size_t ldx, const double *Pp, double *Pb,
+                                      size_t j0, size_t j1)
+{
+    n = n < 6 ? n : 6; /* a joint has at most 6 dofs (says so to the compiler) */
+    for (size_t j = j0; j < j1; j += 8) {
+        mbs_d8 a[6], r[6];
+        for (int c = 0; c < 6; ++c) {
+            if (Pp) D8_LOAD(a[c], Pp + 6 * j + 8 * (size_t)c);
+            else a[c] = D8_ZERO;
+        }
+        for (int k = 0; k < n; ++k) {
+            double *row = X + ldx * (size_t)(i0 + k) + j;
+            D8_LOAD(r[k], row);
+            if (!Pp) continue;
+            const double *Wk = w->Ww + 6 * (i0 + k);
+            mbs_d8 t = D8_ZERO;
+            for (int c = 0; c < 6; ++c) D8_AXPY(t, Wk[c], a[c]);
+            D8_SUB(r[k], t);
+            D8_STORE(row, r[k]);
+        }
+        if (!Pb) continue;
+        for (int k = 0; k < n; ++k) {
+            const double *S = w->dof + MBS_DV_STRIDE * (i0 + k);
+            for (int c = 0; c < 6; ++c) D8_AXPY(a[c], S[c], r[k]);
+        }
+        for (int c = 0; c < 6; ++c) D8_STORE(Pb + 6 * j + 8 * (size_t)c, a[c]);
+    }
+}
+
+/* forward_kernel, one-dof joints compiled apart (their vectors stay in registers). */
+MBS_WIDE_LOOPS static void forward_joint(const mbs_derivs *w, int i0, int n, double *X,
+                                         size_t ldx, const double *Pp, double *Pb,
+                                         size_t j0, size_t j1)
+{
+    if (n == 1) forward_kernel(w, i0, 1, X, ldx, Pp, Pb, j0, j1);
+    else forward_kernel(w, i0, n, X, ldx, Pp, Pb, j0, j1);
+}
+
+/* The first column of the joint jm's pass: j0, or (upper triangle) its first dof's group of
+   8, where the columns of its subtree begin (the tree order puts descendants after). */
+static size_t first_column(const mbs_joint_model *jm, int upper, size_t j0)
+{
+    return upper ? (size_t)jm->vadr & ~(size_t)7 : j0;
+}
+
+/* Forward pass over the columns [j0, j1) (upper: from each joint's first_column). */
+static void forward_pass(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx,
+                         int upper, size_t j0, size_t j1)
+{
+    const mbs_model *m = d->model;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const double *Pp = jm->parent > 0 ? slot_columns(w, w->pslot[jm->parent]) : NULL;
+        double *Pb = slot_columns(w, w->pslot[jm->child]);
+        if (!Pp && !Pb) continue;
+        forward_joint(w, jm->vadr, jm->nv, X, ldx, Pp, Pb, first_column(jm, upper, j0), j1);
+    }
+}
+
+/* ------------------------------------------------------------------ M^-1 B */
+
+/* Backward step of a joint (n dofs from i0, D^-1 at Dinv) over the columns [j0, j1) of X
+   (stride ldx): the child's forces Fb (NULL: none, a leaf), into the parent's Fp (NULL at
+   the world), assigned (the parent's first contribution; in place when Fp == Fb; the
+   parent's columns [z0, j0) zeroed) or added. */
+MBS_ALWAYS_INLINE void backward_kernel(const mbs_derivs *w, int i0, int n, const double *Dinv,
+                                       double *X, size_t ldx, const double *Fb, double *Fp,
+                                       int assign, size_t z0, size_t j0, size_t j1)
+{
+    n = n < 6 ? n : 6;
+    if (Fp && assign)
+        for (size_t j = z0; j < j0; j += 8)
+            for (int c = 0; c < 6; ++c) D8_STORE(Fp + 6 * j + 8 * (size_t)c, D8_ZERO);
+    for (size_t j = j0; j < j1; j += 8) {
+        mbs_d8 f[6], r[6], x[6];
+        for (int c = 0; c < 6; ++c) {
+            if (Fb) D8_LOAD(f[c], Fb + 6 * j + 8 * (size_t)c);
+            else f[c] = D8_ZERO;
+        }
+        for (int k = 0; k < n; ++k) {
+            const double *S = w->dof + MBS_DV_STRIDE * (i0 + k);
+            mbs_d8 t = D8_ZERO;
+            D8_LOAD(r[k], X + ldx * (size_t)(i0 + k) + j);
+            if (Fb) {
+                for (int c = 0; c < 6; ++c) D8_AXPY(t, S[c], f[c]);
+                D8_SUB(r[k], t);
+            }
+        }
+        for (int k = 0; k < n; ++k) {
+            x[k] = D8_ZERO;
+            for (int l = 0; l < n; ++l) D8_AXPY(x[k], Dinv[n * k + l], r[l]);
+            D8_STORE(X + ldx * (size_t)(i0 + k) + j, x[k]);
+        }
+        if (!Fp) continue;
+        for (int k = 0; k < n; ++k)
+            for (int c = 0; c < 6; ++c) D8_AXPY(f[c], w->Uw[6 * (i0 + k) + c], x[k]);
+        for (int c = 0; c < 6; ++c) {
+            double *o = Fp + 6 * j + 8 * (size_t)c;
+            if (!assign) {
+                mbs_d8 g;
+                D8_LOAD(g, o);
+                D8_AXPY(f[c], 1.0, g);
+            }
+            D8_STORE(o, f[c]);
+        }
+    }
+}
+
+/* backward_kernel, one-dof joints compiled apart. */
+MBS_WIDE_LOOPS static void backward_joint(const mbs_derivs *w, int i0, int n,
+                                          const double *Dinv, double *X, size_t ldx,
+                                          const double *Fb, double *Fp, int assign,
+                                          size_t z0, size_t j0, size_t j1)
+{
+    if (n == 1) backward_kernel(w, i0, 1, Dinv, X, ldx, Fb, Fp, assign, z0, j0, j1);
+    else backward_kernel(w, i0, n, Dinv, X, ldx, Fb, Fp, assign, z0, j0, j1);
+}
+
+/* A joint without dofs passes its child's forces on: F_p (=, +=) F_b (assigned: zero over
+   [z0, j0)). */
+static void pass_forces(const double *Fb, double *Fp, int assign, size_t z0, size_t j0,
+                        size_t j1)
+{
+    for (int c = 0; c < 6; ++c)
+        for (size_t j = assign ? z0 : j0; j < j1; ++j) {
+            const size_t at = 6 * (j & ~(size_t)7) + 8 * (size_t)c + (j & 7);
+            const double f = Fb && j >= j0 ? Fb[at] : 0.0;
+            double *o = Fp + at;
+            *o = assign ? f : *o + f;
+        }
+}
+
+/* X <- M^-1 X over the columns [j0, j1) (upper: each joint from its first_column, for the
+   upper triangle of M^-1 B when B's rows of a joint are zero left of it). */
+static void solve(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx, int upper,
+                  size_t j0, size_t j1)
+{
+    const mbs_model *m = d->model;
+    for (int t = m->ntree - 1; t >= 0; --t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = jm->parent;
+        const double *Fb = slot_columns(w, w->fslot[b]);
+        double *Fp = p > 0 ? slot_columns(w, w->fslot[p]) : NULL;
+        const size_t s = first_column(jm, upper, j0);
+        const size_t z = p > 0 ? first_column(&m->joints[m->bodies[p].joint], upper, j0) : s;
+        if (jm->nv > 0)
+            backward_joint(w, jm->vadr, jm->nv, d->Dinv + 6 * jm->vadr, X, ldx, Fb, Fp,
+                           w->fassign[t], z, s, j1);
+        else if (Fp)
+            pass_forces(Fb, Fp, w->fassign[t], z, s, j1);
+    }
+    forward_pass(d, w, X, ldx, upper, j0, j1);
+}
+
+/* See derivs.h. */
+void mbs_derivs_solve(mbs_data *d, double *X, int ldx, int j0, int j1)
+{
+    solve(d, d->derivs, X, (size_t)ldx, 0, (size_t)j0, (size_t)j1);
+}
+
+/* See derivs.h: the solve of M X = I on the upper triangle (column j of I is zero above its
+   row), each row from its joint's first_column (a joint's passes read all its rows from
+   there: a joint across a group boundary must not read what an earlier call left). */
+void mbs_derivs_minv(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    mbs_derivs *w = d->derivs;
+    const int nv = m->nv;
+    const size_t ldp = (size_t)w->ldp;
+    for (int i = 0; i < nv; ++i) {
+        const size_t g = first_column(&m->joints[m->dof_joint[i]], 1, 0);
+        memset(w->Minv + ldp * (size_t)i + g, 0, sizeof(double) * (ldp - g));
+        w->Minv[ldp * (size_t)i + (size_t)i] = 1.0;
+    }
+    solve(d, w, w->Minv, ldp, 1, 0, ldp);
+}
+
+/* See derivs.h. */
+void mbs_derivs_aba_world(mbs_data *d) { world_u(d, d->derivs); }
