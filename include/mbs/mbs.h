@@ -722,13 +722,28 @@ typedef enum mbs_param_kind {
     MBS_PARAM_COM,        /* body id: com[index], index 0..2 */
     MBS_PARAM_INERTIA,    /* body id: inertia[index], index 0..8 row-major (about the com);
                              the symmetric entry changes with it */
-    MBS_PARAM_STIFFNESS,  /* force element id: line or joint spring-damper stiffness */
-    MBS_PARAM_DAMPING,    /* force element id: line or joint spring-damper damping */
+    MBS_PARAM_STIFFNESS,  /* force element id: line (with or without masses) or joint
+                             spring-damper stiffness */
+    MBS_PARAM_DAMPING,    /* force element id: line or joint spring-damper damping (not on a
+                             line element through a node: compile refuses it there) */
     MBS_PARAM_REST,       /* force element id: rest length (line, >= 0) or rest position
                              (joint spring-damper) */
     MBS_PARAM_GRAVITY,    /* uniform gravity g[index], index 0..2 (a model with uniform
                              gravity; id unused) */
-    MBS_PARAM_GRAVITY_MU  /* point gravity mu > 0 (a model with point gravity; id unused) */
+    MBS_PARAM_GRAVITY_MU, /* point gravity mu > 0 (a model with point gravity; id unused) */
+    /* the kinds below were appended later (the values above keep their numbers) */
+    MBS_PARAM_ROTOR_INERTIA, /* rotor id (mbs_add_rotor's, 0..nrotor-1): inertia > 0 */
+    MBS_PARAM_ROTOR_RATIO,   /* rotor id: gear ratio, nonzero */
+    MBS_PARAM_LINE_MASS,     /* force element id of a line force with mass: index 0 the
+                                spring-damper's mass or the two-mass element's mass_a, index 1
+                                its mass_b; a mass compiled > 0 stays > 0, a mass compiled 0
+                                stays 0 (it has no inertial rows: compile the model again) */
+    MBS_PARAM_LINE_MASS_PLACE, /* force element id: index 0 the spring-damper's mass_fraction
+                                  (in [0, 1]) or the two-mass element's distance_a (>= 0),
+                                  index 1 its distance_b (>= 0) */
+    MBS_PARAM_FRICTION       /* force element id of a joint friction (not a brake, whose limit
+                                is a host input): index 0 coulomb, 1 stiction, 2 viscous, all
+                                >= 0 with stiction >= coulomb */
 } mbs_param_kind;
 typedef struct mbs_param {
     mbs_param_kind kind;
