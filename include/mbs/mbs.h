@@ -708,7 +708,8 @@ int mbs_add_line_force(mbs_builder *b, const mbs_line_force_def *def); /* elemen
    Each change is validated as the builder validates the same value (a body's mass, com and
    inertia together; coefficients >= 0; ...) and a refused one leaves the model as it was,
    with the message in mbs_model_error. Every derived quantity is updated (spatial inertias,
-   the planar path's inertias, the swing axes of a point mass), so the model is the one that
+   the planar path's inertias, the swing axes of a point mass, the terms of the rotors native
+   to a joint's ABA step), so the model is the one that
    mbs_compile would have built with the new value, bit for bit. A body compile turned into
    a point mass (no rotational coordinates) must stay a point mass, with its mass off the
    centre of a spherical joint when it was; a body that compile would now turn into one is
@@ -795,7 +796,10 @@ typedef struct mbs_sens_def {
 mbs_sens_def mbs_default_sens_def(void);
 /* A sensitivity run of data d (of model m, which the run may perturb) for np >= 1 distinct
    parameters (mbs_model_set_param's kinds); *out is written on success only, the message of
-   a failure is in mbs_data_error(d). The inertia of a point mass is not a parameter here. */
+   a failure is in mbs_data_error(d). The inertia of a point mass, a line's point mass
+   compiled 0 and the damping of a line through a node are not parameters here (they keep
+   their values). Friction values are differentiated through the sliding law: a run does not
+   locate a friction's lock or release, so keep the coordinate sliding through the run. */
 int mbs_sens_create(mbs_model *m, mbs_data *d, const mbs_param *params, int np,
                     const mbs_sens_def *def, mbs_sens **out);
 void mbs_sens_destroy(mbs_sens *s); /* NULL allowed */
