@@ -4,7 +4,8 @@
  * RK4 trajectory of the model compiled with the new value -- rotors native to ABA (on a fixed
  * and on a moving housing) and solved as coupling rows (a housing off the joint's parent, a
  * 2-dof joint), point masses on a spring-damper and on a two-mass line force, joint friction,
- * and rotors and a line mass in a closed loop; a data object made before the change sees it;
+ * and rotors and a line mass in a closed loop, the values of joint stops' laws (through
+ * impacts and elastic contact); a data object made before the change sees it;
  * every invalid value is refused naming the element, with the model unchanged. */
 #include "common.h"
 #include "run_helpers.h"
@@ -344,7 +345,8 @@ static void test_refused(void **state)
                                           "values (a brake's limit is a host input"},
         {{MBS_PARAM_FRICTION, 2, 0}, 1.0, "force element 2 out of range"},
         {{MBS_PARAM_LINE_MASS, 0, 0}, 1.0, "is a joint friction, which has no point mass"},
-        {{(mbs_param_kind)(MBS_PARAM_FRICTION + 1), 0, 0}, 1.0, "unknown kind"},
+        {{MBS_PARAM_STOP, 0, 0}, 1.0, "is a joint friction, not a joint stop"},
+        {{(mbs_param_kind)(MBS_PARAM_STOP + 1), 0, 0}, 1.0, "unknown kind"},
     };
     check_refused(m, rotor_bad, (int)(sizeof rotor_bad / sizeof rotor_bad[0]));
     double x;
@@ -401,6 +403,97 @@ static void test_refused(void **state)
     mbs_model_destroy(m);
 }
 
+/* ---------------------------------------------------------------- joint stops */
+
+/* A pendulum (revolute x) with a restitution stop at +-0.3 rad (restitution e, rest velocity
+   rv: force element 0) and a slider (prismatic x) with an elastic stop at +-0.05 m
+   (stiffness k, damping c: element 1); from q = 0, v = (3, 1) both hit their stops within
+   0.1 s. */
+static mbs_model *stop_model(double e, double rv, double k, double c)
+{
+    mbs_builder *b = mbs_builder_create();
+    const double g[3] = {0.0, 0.0, -9.81};
+    assert_int_equal(mbs_builder_set_gravity(b, g), MBS_OK);
+    mbs_body_def bd = body(1.0, 0.0, 0.0, -0.5, 0.01, 0.01, 0.01);
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    bd = body(0.5, 0.0, 0.0, 0.0, 0.01, 0.01, 0.01);
+    assert_int_equal(mbs_add_body(b, &bd), 2);
+    joint(b, MBS_JOINT_REVOLUTE, MBS_WORLD, 1, 0, 0, 0, 1, 0, 0);
+    joint(b, MBS_JOINT_PRISMATIC, MBS_WORLD, 2, 0, 1, 0, 1, 0, 0);
+    mbs_joint_stop_def sd = mbs_default_joint_stop_def();
+    sd.name = "bump", sd.joint = 0, sd.lower = -0.3, sd.upper = 0.3;
+    sd.law = MBS_STOP_RESTITUTION, sd.restitution = e, sd.rest_velocity = rv;
+    assert_int_equal(mbs_add_joint_stop(b, &sd), 0);
+    sd = mbs_default_joint_stop_def();
+    sd.name = "buffer", sd.joint = 1, sd.lower = -0.05, sd.upper = 0.05;
+    sd.law = MBS_STOP_ELASTIC, sd.stiffness = k, sd.damping = c;
+    assert_int_equal(mbs_add_joint_stop(b, &sd), 1);
+    return test_compile_ok(b);
+}
+
+/* q, v (4) after 300 RK4 steps of 1 ms from q = 0, v = (3, 1). */
+static void stop_run(const mbs_model *m, double *qv)
+{
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_v(d)[0] = 3.0, mbs_data_v(d)[1] = 1.0;
+    mbs_stepper_def sd = mbs_default_stepper_def(MBS_STEP_RK4);
+    mbs_stepper *s = mbs_stepper_create(d, &sd);
+    assert_non_null(s);
+    for (int k = 0; k < 300; ++k) assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+    memcpy(qv, mbs_data_q(d), 2 * sizeof(double));
+    memcpy(qv + 2, mbs_data_v(d), 2 * sizeof(double));
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+}
+
+/* Each value of a stop's law changed on the compiled model: the run through the impacts and
+   the elastic contact is bitwise the compiled model's and differs from the unchanged one's
+   (the value acts in the run). */
+static void test_stops(void **state)
+{
+    (void)state;
+    const double base[4] = {0.5, 1e-3, 2000.0, 1.0};
+    const struct { int index; double x; } cases[] = {{2, 0.8}, {3, 2.0}, {0, 500.0}, {1, 5.0}};
+    double before[4];
+    mbs_model *m0 = stop_model(base[0], base[1], base[2], base[3]);
+    stop_run(m0, before);
+    mbs_model_destroy(m0);
+    for (int c = 0; c < 4; ++c) {
+        double v[4] = {base[0], base[1], base[2], base[3]}, after[4], compiled[4], back;
+        mbs_model *ma = stop_model(v[0], v[1], v[2], v[3]);
+        const mbs_param p = {MBS_PARAM_STOP, cases[c].index < 2, cases[c].index};
+        assert_int_equal(mbs_model_set_param(ma, &p, cases[c].x), MBS_OK);
+        assert_int_equal(mbs_model_get_param(ma, &p, &back), MBS_OK);
+        assert_true(back == cases[c].x);
+        v[(cases[c].index + 2) % 4] = cases[c].x; /* index 2, 3 -> v[0], v[1]; 0, 1 -> v[2], v[3] */
+        mbs_model *mb = stop_model(v[0], v[1], v[2], v[3]);
+        stop_run(ma, after);
+        stop_run(mb, compiled);
+        assert_memory_equal(after, compiled, sizeof after);
+        assert_true(memcmp(after, before, sizeof after) != 0);
+        mbs_model_destroy(ma);
+        mbs_model_destroy(mb);
+    }
+    mbs_model *m = stop_model(base[0], base[1], base[2], base[3]);
+    const bad_case bad[] = {
+        {{MBS_PARAM_STOP, 0, 0}, 1.0, "joint stop \"bump\" has the restitution law, which has no "
+                                      "stiffness"},
+        {{MBS_PARAM_STOP, 1, 2}, 0.5, "\"buffer\" has the elastic law, which has no restitution"},
+        {{MBS_PARAM_STOP, 1, 0}, 0.0, "joint stop \"buffer\": stiffness must be > 0"},
+        {{MBS_PARAM_STOP, 1, 0}, NAN, "stiffness is not finite"},
+        {{MBS_PARAM_STOP, 1, 1}, -1.0, "damping must be >= 0"},
+        {{MBS_PARAM_STOP, 0, 2}, 1.5, "restitution = 1.5 must be in [0, 1]"},
+        {{MBS_PARAM_STOP, 0, 2}, -0.5, "restitution must be >= 0"},
+        {{MBS_PARAM_STOP, 0, 3}, 0.0, "rest_velocity must be > 0"},
+        {{MBS_PARAM_STOP, 0, 3}, INFINITY, "rest_velocity is not finite"},
+        {{MBS_PARAM_STOP, 0, 4}, 1.0, "index 4 out of range"},
+        {{MBS_PARAM_STOP, 2, 0}, 1.0, "force element 2 out of range"},
+        {{MBS_PARAM_STIFFNESS, 1, 0}, 1.0, "which has no stiffness, damping or rest value"},
+    };
+    check_refused(m, bad, (int)(sizeof bad / sizeof bad[0]));
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -409,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_loop),
         cmocka_unit_test(test_data_sees_change),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

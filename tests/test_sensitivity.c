@@ -362,8 +362,8 @@ static void test_element_kinds(void **state)
 }
 
 /* The later kinds refused by mbs_sens_create: a point mass compiled 0 (no inertial rows), a
-   bad rotor id, a brake's friction, two same parameters, the damping of a line through a
-   node; *out untouched. */
+   bad rotor id, a spring-damper's friction, two same parameters, the damping of a line
+   through a node, a joint stop's value; *out untouched. */
 static void test_element_kinds_refused(void **state)
 {
     (void)state;
@@ -388,7 +388,7 @@ static void test_element_kinds_refused(void **state)
     mbs_data_destroy(d);
     mbs_model_destroy(m);
 
-    /* a node between two springs on a slider */
+    /* a node between two springs on a slider, an elastic stop on the slider */
     mbs_builder *b = mbs_builder_create();
     mbs_body_def bd = mbs_default_body_def();
     assert_int_equal(mbs_add_body(b, &bd), 1);
@@ -403,6 +403,9 @@ static void test_element_kinds_refused(void **state)
     assert_int_equal(mbs_add_spring_damper(b, &sp), 0);
     sp.body_a = 2, sp.body_b = 1, sp.stiffness = 200.0, sp.rest_length = 0.3;
     assert_int_equal(mbs_add_spring_damper(b, &sp), 1);
+    mbs_joint_stop_def stop = mbs_default_joint_stop_def();
+    stop.joint = 0, stop.upper = 2.0, stop.law = MBS_STOP_ELASTIC, stop.stiffness = 1e3;
+    assert_int_equal(mbs_add_joint_stop(b, &stop), 2);
     assert_int_equal(mbs_compile(b, &m), MBS_OK);
     mbs_builder_destroy(b);
     d = mbs_data_create(m);
@@ -410,6 +413,9 @@ static void test_element_kinds_refused(void **state)
     const mbs_param damping = {MBS_PARAM_DAMPING, 1, 0}, k = {MBS_PARAM_STIFFNESS, 1, 0};
     assert_int_equal(mbs_sens_create(m, d, &damping, 1, &sd, &s), MBS_ERR_ARG);
     assert_non_null(strstr(mbs_data_error(d), "touches a node, its damping stays 0"));
+    const mbs_param stiff = {MBS_PARAM_STOP, 2, 0};
+    assert_int_equal(mbs_sens_create(m, d, &stiff, 1, &sd, &s), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_data_error(d), "a joint stop's values act at its limits"));
     assert_int_equal(mbs_sens_create(m, d, &k, 1, &sd, &s), MBS_OK);
     mbs_sens_destroy(s);
     mbs_data_destroy(d);

@@ -742,9 +742,14 @@ typedef enum mbs_param_kind {
     MBS_PARAM_LINE_MASS_PLACE, /* force element id: index 0 the spring-damper's mass_fraction
                                   (in [0, 1]) or the two-mass element's distance_a (>= 0),
                                   index 1 its distance_b (>= 0) */
-    MBS_PARAM_FRICTION       /* force element id of a joint friction (not a brake, whose limit
+    MBS_PARAM_FRICTION,      /* force element id of a joint friction (not a brake, whose limit
                                 is a host input): index 0 coulomb, 1 stiction, 2 viscous, all
                                 >= 0 with stiction >= coulomb */
+    MBS_PARAM_STOP           /* force element id of a joint stop, a value of its law: index 0
+                                stiffness (> 0) and 1 damping (>= 0) of an elastic stop, 2
+                                restitution (in [0, 1]) and 3 rest_velocity (> 0) of a
+                                restitution stop; the limits are not parameters (a data
+                                object in contact holds its limit) */
 } mbs_param_kind;
 typedef struct mbs_param {
     mbs_param_kind kind;
@@ -798,8 +803,9 @@ mbs_sens_def mbs_default_sens_def(void);
    parameters (mbs_model_set_param's kinds); *out is written on success only, the message of
    a failure is in mbs_data_error(d). The inertia of a point mass, a line's point mass
    compiled 0 and the damping of a line through a node are not parameters here (they keep
-   their values). Friction values are differentiated through the sliding law: a run does not
-   locate a friction's lock or release, so keep the coordinate sliding through the run. */
+   their values), nor a joint stop's values (they act at its limits, whose crossings a run
+   does not locate). Friction values are differentiated through the sliding law: a run does
+   not locate a friction's lock or release, so keep the coordinate sliding through the run. */
 int mbs_sens_create(mbs_model *m, mbs_data *d, const mbs_param *params, int np,
                     const mbs_sens_def *def, mbs_sens **out);
 void mbs_sens_destroy(mbs_sens *s); /* NULL allowed */

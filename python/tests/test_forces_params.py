@@ -187,6 +187,8 @@ def test_rotor_and_line_mass_params_equal_compiled():
         m.set_param("line_mass_place", 0, 1.5)
     with pytest.raises(mbs.ArgError, match="no friction values"):
         m.set_param("friction", 0, 1.0)
+    with pytest.raises(mbs.ArgError, match="not a joint stop"):
+        m.set_param("stop", 0, 1.0)
     assert np.array_equal(run(m), before)
 
 

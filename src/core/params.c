@@ -158,9 +158,9 @@ static int is_gravity(const mbs_param *p)
 /* See params.h: kind, id and index of p valid for m; MBS_OK or MBS_ERR_ARG (err). */
 int mbs_param_check(const mbs_model *m, const mbs_param *p, char *err)
 {
-    static const int ncomp[] = {1, 3, 9, 1, 1, 1, 3, 1, 1, 1, 2, 2, 3}; /* by kind */
+    static const int ncomp[] = {1, 3, 9, 1, 1, 1, 3, 1, 1, 1, 2, 2, 3, 4}; /* by kind */
     if (!p) return mbs_errorf(err, MBS_ERR_ARG, "parameter: NULL");
-    if ((int)p->kind < 0 || (int)p->kind > (int)MBS_PARAM_FRICTION)
+    if ((int)p->kind < 0 || (int)p->kind > (int)MBS_PARAM_STOP)
         return mbs_errorf(err, MBS_ERR_ARG, "parameter: unknown kind %d", (int)p->kind);
     const int n = ncomp[p->kind];
     if (p->index < 0 || p->index >= n || (n == 1 && p->index != 0))

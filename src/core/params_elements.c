@@ -1,10 +1,11 @@
 /* Parameters of the later modelling elements on a compiled model (mbs.h, mbs_param_kind from
  * MBS_PARAM_ROTOR_INERTIA on): a rotor's inertia and gear ratio, the point masses of line
- * forces and their places, the values of a joint friction. Each value is checked as the
- * builder checks it; what compile derives from it is derived again the same way: the
- * native rotors' terms of their joint (mbs_rotor_native_terms). A point mass keeps the
- * inertial rows compile laid out for it, so a mass compiled > 0 stays > 0 and one compiled
- * 0 stays 0. */
+ * forces and their places, the values of a joint friction and of a joint stop's law (its
+ * limits are not parameters: a data object in contact holds its limit). Each value is
+ * checked as the builder checks it; what compile derives from it is derived again the same
+ * way: the native rotors' terms of their joint (mbs_rotor_native_terms). A point mass keeps
+ * the inertial rows compile laid out for it, so a mass compiled > 0 stays > 0 and one
+ * compiled 0 stays 0. */
 #include "core/params.h"
 #include "core/internal.h"
 #include "couplings/couplings.h"
@@ -16,7 +17,7 @@
 /* 1 for the kinds of this file. */
 int mbs_param_is_element(const mbs_param *p)
 {
-    return p->kind >= MBS_PARAM_ROTOR_INERTIA && p->kind <= MBS_PARAM_FRICTION;
+    return p->kind >= MBS_PARAM_ROTOR_INERTIA && p->kind <= MBS_PARAM_STOP;
 }
 
 /* Rotor p->id's inertia or ratio, NULL (message in err) for a bad id. */
@@ -74,6 +75,28 @@ static double *friction_slot(mbs_force_model *f, const mbs_param *p, char *err)
     return p->index == 0 ? &f->coulomb : p->index == 1 ? &f->stiction : &f->viscous;
 }
 
+/* Joint stop f's value p->index of its law, NULL (message in err) for another element or a
+   value its law does not use. */
+static double *stop_slot(mbs_force_model *f, const mbs_param *p, char *err)
+{
+    static const char *const what[] = {"stiffness", "damping", "restitution", "rest_velocity"};
+    char lbl[96];
+    mbs_name_label(f->name, p->id, lbl, (int)sizeof lbl);
+    if (f->ops != &mbs_force_joint_stop_ops) {
+        mbs_errorf(err, MBS_ERR_ARG, "parameter: force element %s is a %s, not a joint stop",
+                   lbl, f->ops->name);
+        return NULL;
+    }
+    const int elastic = f->law == MBS_STOP_ELASTIC;
+    if (elastic != (p->index < 2)) {
+        mbs_errorf(err, MBS_ERR_ARG, "parameter: joint stop %s has the %s law, which has no %s",
+                   lbl, elastic ? "elastic" : "restitution", what[p->index]);
+        return NULL;
+    }
+    double *const slot[] = {&f->stiffness, &f->damping, &f->restitution, &f->rest_velocity};
+    return slot[p->index];
+}
+
 /* The address of parameter p (an element kind, index in range), NULL with the message. */
 static double *element_slot(mbs_model *m, const mbs_param *p, char *err)
 {
@@ -81,6 +104,7 @@ static double *element_slot(mbs_model *m, const mbs_param *p, char *err)
         return rotor_slot(m, p, err);
     mbs_force_model *f = force_of(m, p, err);
     if (!f) return NULL;
+    if (p->kind == MBS_PARAM_STOP) return stop_slot(f, p, err);
     return p->kind == MBS_PARAM_FRICTION ? friction_slot(f, p, err) : line_mass_slot(f, p, err);
 }
 
@@ -141,6 +165,21 @@ static int check_friction(mbs_model *m, const mbs_force_model *f, const mbs_para
     return MBS_OK;
 }
 
+/* A stop's value: stiffness > 0, damping >= 0, restitution in [0, 1], rest_velocity > 0. */
+static int check_stop(mbs_model *m, const mbs_param *p, double value, const char *lbl)
+{
+    static const char *const what[] = {"stiffness", "damping", "restitution", "rest_velocity"};
+    const int st = mbs_coefficient_check(m->error, "joint stop", lbl, what[p->index], value);
+    if (st != MBS_OK) return st;
+    if (p->index == 2 && value > 1.0)
+        return mbs_errorf(m->error, MBS_ERR_ARG, "joint stop %s: restitution = %g must be in "
+                          "[0, 1]", lbl, value);
+    if ((p->index == 0 || p->index == 3) && !(value > 0.0))
+        return mbs_errorf(m->error, MBS_ERR_ARG, "joint stop %s: %s must be > 0 (got %g)", lbl,
+                          what[p->index], value);
+    return MBS_OK;
+}
+
 /* See params.h. */
 int mbs_param_element_value_check(mbs_model *m, const mbs_param *p, double value)
 {
@@ -154,6 +193,7 @@ int mbs_param_element_value_check(mbs_model *m, const mbs_param *p, double value
     mbs_name_label(f->name, p->id, lbl, (int)sizeof lbl);
     if (p->kind == MBS_PARAM_LINE_MASS) return check_line_mass(m, f, p, value, lbl);
     if (p->kind == MBS_PARAM_LINE_MASS_PLACE) return check_line_place(m, f, p, value, lbl);
+    if (p->kind == MBS_PARAM_STOP) return check_stop(m, p, value, lbl);
     return check_friction(m, f, p, value, lbl);
 }
 
