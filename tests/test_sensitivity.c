@@ -272,7 +272,8 @@ static void test_vs_central_differences(void **state)
    on the turntable's joint housed by the arm (a coupling row). Force elements: 0 a
    spring-damper with a point mass from the world to the arm, 1 a line force with two masses
    from the world to the arm, 2 joint friction on the slider, 3 a massless spring-damper from
-   the world to the turntable. */
+   the world to the turntable, 4 an elastic stop (lower limit 0) under a block on a vertical
+   prismatic joint. */
 static mbs_model *elements_tree(void)
 {
     mbs_builder *b = mbs_builder_create();
@@ -318,6 +319,15 @@ static mbs_model *elements_tree(void)
     s = mbs_default_spring_damper_def();
     s.body_b = 1, s.point_a[1] = 1.0, s.point_b[0] = 0.3, s.stiffness = 5.0, s.rest_length = 1.0;
     assert_int_equal(mbs_add_spring_damper(b, &s), 3);
+    bd = mbs_default_body_def();
+    bd.mass = 0.5;
+    assert_int_equal(mbs_add_body(b, &bd), 4);
+    j = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+    j.child = 4, j.frame_parent.pos[1] = -1.0;
+    assert_int_equal(mbs_add_joint(b, &j), 3);
+    mbs_joint_stop_def st = mbs_default_joint_stop_def();
+    st.joint = 3, st.lower = 0.0, st.law = MBS_STOP_ELASTIC, st.stiffness = 20.0, st.damping = 2.0;
+    assert_int_equal(mbs_add_joint_stop(b, &st), 4);
     mbs_model *m = NULL;
     assert_int_equal(mbs_compile(b, &m), MBS_OK);
     mbs_builder_destroy(b);
@@ -325,11 +335,16 @@ static mbs_model *elements_tree(void)
 }
 
 /* The tree's random start, the slider at 2 m/s: friction decelerates it by at most 1.1 m/s^2,
-   so it slides forward through the whole run (no lock: the sensitivities are smooth). */
+   so it slides forward through the whole run (no lock: the sensitivities are smooth); the
+   block 0.2 m into its soft stop at rest, near its equilibrium 0.245 m, about which it
+   oscillates without leaving the contact. */
 static void elements_start(mbs_data *d)
 {
     tree_start(d);
-    mbs_data_v(d)[mbs_model_joint_vadr(mbs_data_model(d), 2)] = 2.0;
+    const mbs_model *m = mbs_data_model(d);
+    mbs_data_v(d)[mbs_model_joint_vadr(m, 2)] = 2.0;
+    mbs_data_q(d)[mbs_model_joint_qadr(m, 3)] = -0.2; /* the block in its stop, at rest */
+    mbs_data_v(d)[mbs_model_joint_vadr(m, 3)] = 0.0;
 }
 
 static const mbs_param ELEMENT_PARAMS[] = {
@@ -339,16 +354,19 @@ static const mbs_param ELEMENT_PARAMS[] = {
     {MBS_PARAM_LINE_MASS, 1, 0},       {MBS_PARAM_LINE_MASS, 1, 1},
     {MBS_PARAM_LINE_MASS_PLACE, 1, 0}, {MBS_PARAM_LINE_MASS_PLACE, 1, 1},
     {MBS_PARAM_STIFFNESS, 1, 0},       {MBS_PARAM_FRICTION, 2, 0},
-    {MBS_PARAM_FRICTION, 2, 2},
+    {MBS_PARAM_FRICTION, 2, 2},        {MBS_PARAM_STOP, 4, 0},
+    {MBS_PARAM_STOP, 4, 1},
 };
 #define NEP ((int)(sizeof ELEMENT_PARAMS / sizeof ELEMENT_PARAMS[0]))
 
 /* Rotor inertias and ratios (native on a moving housing, a coupling row), the point masses
-   and places of a spring-damper and of a line force with two masses, its stiffness, and the
-   coulomb and viscous values of a sliding joint friction: check_vs_central with five-point
-   differences of steps 1e-3 |p| (relative: a rotor inertia is 1e-3 kg m^2; two-point
-   differences are within 1e-6 for no single step size here: truncation for the ratios and
-   the stiffness, rounding of the runs for the distance of a small mass). */
+   and places of a spring-damper and of a line force with two masses, its stiffness, the
+   coulomb and viscous values of a sliding joint friction, the stiffness and damping of an
+   elastic stop in contact: check_vs_central with five-point differences of steps 1e-2 |p|
+   (relative: a rotor inertia is 1e-3 kg m^2; two-point differences are within 1e-6 for no
+   single step size here: truncation for the ratios and the stiffness, rounding of the runs
+   for the distance of a small mass; steps of 1e-3 |p| leave the rounding of the runs at
+   4e-6 of the stop damping's sensitivity). */
 static void test_element_kinds(void **state)
 {
     (void)state;
@@ -356,14 +374,15 @@ static void test_element_kinds(void **state)
     double q[16], v[16];
     plain_run(m, elements_start, q, v);
     assert_true(v[mbs_model_joint_vadr(m, 2)] > 0.5); /* still sliding forward at t = 1 */
-    check_vs_central(m, elements_start, ELEMENT_PARAMS, NEP, 1e-3, 0.0, 1,
-                     "rotors, line masses, friction");
+    assert_true(q[mbs_model_joint_qadr(m, 3)] < -0.1); /* still in the stop's contact */
+    check_vs_central(m, elements_start, ELEMENT_PARAMS, NEP, 1e-2, 0.0, 1,
+                     "rotors, line masses, friction, stop");
     mbs_model_destroy(m);
 }
 
 /* The later kinds refused by mbs_sens_create: a point mass compiled 0 (no inertial rows), a
    bad rotor id, a spring-damper's friction, two same parameters, the damping of a line
-   through a node, a joint stop's value; *out untouched. */
+   through a node, a restitution stop's value; *out untouched. */
 static void test_element_kinds_refused(void **state)
 {
     (void)state;
@@ -378,6 +397,7 @@ static void test_element_kinds_refused(void **state)
         {{{MBS_PARAM_LINE_MASS, 1, 2}}, 1, "index 2 out of range"},
         {{{MBS_PARAM_FRICTION, 0, 0}}, 1, "is a spring-damper, which has no friction values"},
         {{{MBS_PARAM_ROTOR_INERTIA, 1, 0}, {MBS_PARAM_ROTOR_INERTIA, 1, 0}}, 2, "are the same"},
+        {{{MBS_PARAM_STOP, 4, 2}}, 1, "has the elastic law, which has no restitution"},
     };
     for (int c = 0; c < (int)(sizeof bad / sizeof bad[0]); ++c) {
         assert_int_equal(mbs_sens_create(m, d, bad[c].p, bad[c].np, &sd, &s), MBS_ERR_ARG);
@@ -388,7 +408,7 @@ static void test_element_kinds_refused(void **state)
     mbs_data_destroy(d);
     mbs_model_destroy(m);
 
-    /* a node between two springs on a slider, an elastic stop on the slider */
+    /* a node between two springs on a slider, a restitution stop on the slider */
     mbs_builder *b = mbs_builder_create();
     mbs_body_def bd = mbs_default_body_def();
     assert_int_equal(mbs_add_body(b, &bd), 1);
@@ -404,7 +424,7 @@ static void test_element_kinds_refused(void **state)
     sp.body_a = 2, sp.body_b = 1, sp.stiffness = 200.0, sp.rest_length = 0.3;
     assert_int_equal(mbs_add_spring_damper(b, &sp), 1);
     mbs_joint_stop_def stop = mbs_default_joint_stop_def();
-    stop.joint = 0, stop.upper = 2.0, stop.law = MBS_STOP_ELASTIC, stop.stiffness = 1e3;
+    stop.joint = 0, stop.upper = 2.0;
     assert_int_equal(mbs_add_joint_stop(b, &stop), 2);
     assert_int_equal(mbs_compile(b, &m), MBS_OK);
     mbs_builder_destroy(b);
@@ -413,9 +433,9 @@ static void test_element_kinds_refused(void **state)
     const mbs_param damping = {MBS_PARAM_DAMPING, 1, 0}, k = {MBS_PARAM_STIFFNESS, 1, 0};
     assert_int_equal(mbs_sens_create(m, d, &damping, 1, &sd, &s), MBS_ERR_ARG);
     assert_non_null(strstr(mbs_data_error(d), "touches a node, its damping stays 0"));
-    const mbs_param stiff = {MBS_PARAM_STOP, 2, 0};
-    assert_int_equal(mbs_sens_create(m, d, &stiff, 1, &sd, &s), MBS_ERR_ARG);
-    assert_non_null(strstr(mbs_data_error(d), "a joint stop's values act at its limits"));
+    const mbs_param e = {MBS_PARAM_STOP, 2, 2};
+    assert_int_equal(mbs_sens_create(m, d, &e, 1, &sd, &s), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_data_error(d), "act at impacts, which a sensitivity run does not"));
     assert_int_equal(mbs_sens_create(m, d, &k, 1, &sd, &s), MBS_OK);
     mbs_sens_destroy(s);
     mbs_data_destroy(d);

@@ -803,9 +803,10 @@ mbs_sens_def mbs_default_sens_def(void);
    parameters (mbs_model_set_param's kinds); *out is written on success only, the message of
    a failure is in mbs_data_error(d). The inertia of a point mass, a line's point mass
    compiled 0 and the damping of a line through a node are not parameters here (they keep
-   their values), nor a joint stop's values (they act at its limits, whose crossings a run
-   does not locate). Friction values are differentiated through the sliding law: a run does
-   not locate a friction's lock or release, so keep the coordinate sliding through the run. */
+   their values), nor a restitution stop's values (they act at impacts). A run locates no
+   events: friction values are differentiated through the sliding law and an elastic stop's
+   through its contact force, so keep the coordinate sliding (the stop in or out of contact)
+   through the run. */
 int mbs_sens_create(mbs_model *m, mbs_data *d, const mbs_param *params, int np,
                     const mbs_sens_def *def, mbs_sens **out);
 void mbs_sens_destroy(mbs_sens *s); /* NULL allowed */

@@ -31,8 +31,8 @@ static int same_param(const mbs_param *a, const mbs_param *b)
 
 /* A parameter that the model must keep at its value (its perturbation would be refused by
    mbs_model_set_param): the inertia of a point mass, a line's point mass compiled 0 (it has
-   no inertial rows), the damping of a line through a node; and a joint stop's values, which
-   act at its limits, whose crossings a run does not locate. */
+   no inertial rows), the damping of a line through a node; and a restitution stop's values,
+   which act at impacts, which a run does not locate. */
 static int check_fixed_value(const mbs_model *m, mbs_data *d, const mbs_param *p, int k)
 {
     if (p->kind == MBS_PARAM_INERTIA && m->joints[m->bodies[p->id].joint].point_mass)
@@ -44,10 +44,10 @@ static int check_fixed_value(const mbs_model *m, mbs_data *d, const mbs_param *p
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_sens_create: parameter %d: the point mass of "
                              "force element %d was compiled 0 and stays 0 (compile it with a "
                              "mass > 0)", k, p->id);
-    if (p->kind == MBS_PARAM_STOP)
-        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_sens_create: parameter %d: a joint stop's "
-                             "values act at its limits, whose crossings a sensitivity run does "
-                             "not locate", k);
+    if (p->kind == MBS_PARAM_STOP && p->index >= 2)
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_sens_create: parameter %d: a restitution "
+                             "stop's values act at impacts, which a sensitivity run does not "
+                             "locate", k);
     if (f && p->kind == MBS_PARAM_DAMPING && mbs_force_is_line(f) &&
         (m->body_node[f->body_a] >= 0 || m->body_node[f->body_b] >= 0))
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_sens_create: parameter %d: force element %d "
