@@ -12,5 +12,13 @@ mbs_model *run_compile_ok(mbs_builder *b);
 mbs_stepper *run_stepper_ok(mbs_data *d, mbs_stepper_kind kind, double rtol, double atol);
 /* One mbs_stepper_step of dt that must succeed. */
 void run_step_ok(mbs_stepper *s, mbs_data *d, double dt);
+/* Two models that must be the same (a parameter changed on one, the other compiled with it):
+   on nstates random states (seeds seed, seed + 1000, ...; a model with loops assembled)
+   forward dynamics and energy bitwise equal, then nsteps RK4 steps of 1 ms and q, v bitwise
+   equal. */
+void run_assert_same(const mbs_model *ma, const mbs_model *mb, uint64_t seed, int nstates,
+                     int nsteps);
+/* qacc (nv) of a fixed random state: a fingerprint of the model's parameters. */
+void run_fingerprint(const mbs_model *m, double *qacc);
 
 #endif

@@ -450,11 +450,28 @@ static void test_analyses_no_alloc(void **state)
     mbs_model_destroy(m);
 }
 
+/* The four-bar's rotor inertias and ratios and its line mass and place changed between
+   dynamics evaluations: no allocation. */
+static void params_no_alloc(mbs_model *m, mbs_data *d)
+{
+    const mbs_param p[6] = {{MBS_PARAM_ROTOR_INERTIA, 0, 0}, {MBS_PARAM_ROTOR_RATIO, 1, 0},
+                            {MBS_PARAM_ROTOR_INERTIA, 2, 0}, {MBS_PARAM_ROTOR_RATIO, 2, 0},
+                            {MBS_PARAM_LINE_MASS, 0, 0}, {MBS_PARAM_LINE_MASS_PLACE, 0, 0}};
+    const double x[6] = {2e-3, 6.0, 3e-3, -4.0, 0.7, 0.4};
+    count_begin();
+    for (int k = 0; k < 6; ++k) {
+        assert_int_equal(mbs_model_set_param(m, &p[k], x[k]), MBS_OK);
+        assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+    }
+    assert_int_equal(count_end(), 0);
+}
+
 /* Line masses, rotors and nodes (issue 9): the table on trees with line masses (one at a
    fraction, two at distances) and with rotors on every kind of housing; forward dynamics
    and fixed-step stepping there, on branches joined by a line mass, on a four-bar with
-   rotors and a line mass (the loop solver's Schur path), on ThreeSprings and on springs in
-   series through nodes (Newton on the nodes). */
+   rotors and a line mass (the loop solver's Schur path; also with its rotor and line-mass
+   parameters changed), on ThreeSprings and on springs in series through nodes (Newton on the
+   nodes). */
 static void test_elements_no_alloc(void **state)
 {
     (void)state;
@@ -490,6 +507,7 @@ static void test_elements_no_alloc(void **state)
         if (st != MBS_OK) fail_msg("model %d: %s", k, mbs_data_error(d));
         steps_no_alloc(d, MBS_STEP_EULER, 10);
         steps_no_alloc(d, MBS_STEP_RK4, 10);
+        if (k == 2) params_no_alloc(steps[k], d);
         mbs_data_destroy(d);
         mbs_model_destroy(steps[k]);
     }

@@ -5,6 +5,7 @@
  * the change see it at their next call; a stepper restarts CVODE; every invalid value is
  * refused with the model unchanged. */
 #include "common.h"
+#include "run_helpers.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -102,37 +103,10 @@ static void put(values *v, const mbs_param *p, double x)
     }
 }
 
-/* Same random state (seed) on both data, forward dynamics bitwise equal; then 300 RK4 steps
-   of 1 ms and q, v bitwise equal. */
+/* The two models run alike bitwise (run_helpers.h): one random state, 300 RK4 steps. */
 static void assert_same_runs(const mbs_model *ma, const mbs_model *mb, uint64_t seed)
 {
-    mbs_data *da = mbs_data_create(ma), *db = mbs_data_create(mb);
-    const int nq = mbs_model_nq(ma), nv = mbs_model_nv(ma);
-    assert_int_equal(nq, mbs_model_nq(mb));
-    test_rng r;
-    test_rng_seed(&r, seed);
-    test_random_state(&r, da, 0.8, 1.0, 0.5);
-    test_rng_seed(&r, seed);
-    test_random_state(&r, db, 0.8, 1.0, 0.5);
-    assert_int_equal(mbs_forward_dynamics(da), MBS_OK);
-    assert_int_equal(mbs_forward_dynamics(db), MBS_OK);
-    assert_memory_equal(mbs_data_qacc(da), mbs_data_qacc(db), (size_t)nv * sizeof(double));
-    double Ta, Va, Tb, Vb;
-    assert_int_equal(mbs_energy(da, &Ta, &Va), MBS_OK);
-    assert_int_equal(mbs_energy(db, &Tb, &Vb), MBS_OK);
-    assert_true(Ta == Tb && Va == Vb);
-    mbs_stepper_def sd = mbs_default_stepper_def(MBS_STEP_RK4);
-    mbs_stepper *sa = mbs_stepper_create(da, &sd), *sb = mbs_stepper_create(db, &sd);
-    for (int k = 0; k < 300; ++k) {
-        assert_int_equal(mbs_stepper_step(sa, 1e-3), MBS_OK);
-        assert_int_equal(mbs_stepper_step(sb, 1e-3), MBS_OK);
-    }
-    assert_memory_equal(mbs_data_q(da), mbs_data_q(db), (size_t)nq * sizeof(double));
-    assert_memory_equal(mbs_data_v(da), mbs_data_v(db), (size_t)nv * sizeof(double));
-    mbs_stepper_destroy(sa);
-    mbs_stepper_destroy(sb);
-    mbs_data_destroy(da);
-    mbs_data_destroy(db);
+    run_assert_same(ma, mb, seed, 1, 300);
 }
 
 /* ---------------------------------------------------------------- same as compiled */
@@ -327,18 +301,6 @@ static void test_data_sees_change(void **state)
 
 /* ---------------------------------------------------------------- refused values */
 
-/* qacc of a fixed random state: a fingerprint of the model's parameters. */
-static void fingerprint(const mbs_model *m, double *qacc)
-{
-    mbs_data *d = mbs_data_create(m);
-    test_rng r;
-    test_rng_seed(&r, 17);
-    test_random_state(&r, d, 0.5, 0.5, 0.5);
-    assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
-    memcpy(qacc, mbs_data_qacc(d), (size_t)mbs_model_nv(m) * sizeof(double));
-    mbs_data_destroy(d);
-}
-
 /* Every invalid parameter call is refused with its status and a message naming the body or
    element, and leaves the model exactly as it was (same dynamics bit for bit): negative or
    non-finite masses, a com beyond 1e100, inertias that are not positive semi-definite or
@@ -353,7 +315,7 @@ static void test_refused(void **state)
     mbs_model *m = build(&v);
     double before[32], after[32];
     const int nv = mbs_model_nv(m);
-    fingerprint(m, before);
+    run_fingerprint(m, before);
     const struct { mbs_param p; double x; const char *msg; } bad[] = {
         {{MBS_PARAM_MASS, 1, 0}, -1.0, "mass is negative"},
         {{MBS_PARAM_MASS, 1, 0}, NAN, "not finite"},
@@ -410,7 +372,7 @@ static void test_refused(void **state)
     assert_int_equal(mbs_model_get_param(m, &bad[0].p, NULL), MBS_ERR_ARG);
     assert_int_equal(mbs_model_get_param(m, &bad[15].p, &x), MBS_ERR_ARG);
     assert_string_equal(mbs_model_error(NULL), "");
-    fingerprint(m, after);
+    run_fingerprint(m, after);
     assert_memory_equal(before, after, (size_t)nv * sizeof(double));
     mbs_model_destroy(m);
 

@@ -1,8 +1,9 @@
 /* Parameter sensitivities by SUNDIALS CVODES (ROBOTRAN §3.5.2): the pendulum's d(period)/
  * d(length) against the closed forms (small amplitude 2 pi sqrt(L/g), and the elliptic
  * integral 4 sqrt(L/g) K(sin(theta0/2)) at large amplitude), CVODES' sensitivities of a
- * spatial tree against central differences of two runs, the model's parameters put back,
- * continuation, determinism and every bad input. */
+ * spatial tree against central differences of two runs, the same for the later kinds (rotor
+ * inertia and ratio, line masses and their places, joint friction), the model's parameters
+ * put back, continuation, determinism and every bad input. */
 #include "common.h"
 
 #include <math.h>
@@ -147,11 +148,13 @@ static void tree_start(mbs_data *d)
     test_random_state(&r, d, 0.6, 1.0, 0.0);
 }
 
+typedef void (*start_fn)(mbs_data *d);
+
 /* q, v at t = 1 from the start state with a CVODE stepper (Adams, rtol 1e-12). */
-static void plain_run(const mbs_model *m, double *q, double *v)
+static void plain_run(const mbs_model *m, start_fn start, double *q, double *v)
 {
     mbs_data *d = mbs_data_create(m);
-    tree_start(d);
+    start(d);
     mbs_stepper_def sd = mbs_default_stepper_def(MBS_STEP_CVODE_ADAMS);
     sd.rtol = 1e-12, sd.atol = 1e-14, sd.max_internal_steps = 1000000;
     mbs_stepper *s = mbs_stepper_create(d, &sd);
@@ -163,6 +166,85 @@ static void plain_run(const mbs_model *m, double *q, double *v)
     mbs_data_destroy(d);
 }
 
+#define MAXP 16
+
+/* y = [q; v] at t = 1 (plain_run) with parameter p at value x (put back to nominal after). */
+static void run_at(mbs_model *m, start_fn start, const mbs_param *p, double x, double nominal,
+                   double *y)
+{
+    assert_int_equal(mbs_model_set_param(m, p, x), MBS_OK);
+    plain_run(m, start, y, y + mbs_model_nq(m));
+    assert_int_equal(mbs_model_set_param(m, p, nominal), MBS_OK);
+}
+
+/* Central differences of y = [q; v] at t = 1 to each parameter, fd[k] for parameter k, step
+   h = rel max(|p|, floor): (y(p + h) - y(p - h)) / 2h, or with five_point the fourth-order
+   (8 (y(p + h) - y(p - h)) - (y(p + 2h) - y(p - 2h))) / 12h. */
+static void central_differences(mbs_model *m, start_fn start, const mbs_param *params, int np,
+                                const double *nominal, double rel, double floor, int five_point,
+                                double fd[][32])
+{
+    const int n = mbs_model_nq(m) + mbs_model_nv(m);
+    for (int k = 0; k < np; ++k) {
+        const double h = rel * fmax(fabs(nominal[k]), floor), p = nominal[k];
+        double yp[32], ym[32], yp2[32], ym2[32];
+        run_at(m, start, &params[k], p + h, p, yp);
+        run_at(m, start, &params[k], p - h, p, ym);
+        for (int i = 0; i < n; ++i) fd[k][i] = (yp[i] - ym[i]) / (2.0 * h);
+        if (!five_point) continue;
+        run_at(m, start, &params[k], p + 2.0 * h, p, yp2);
+        run_at(m, start, &params[k], p - 2.0 * h, p, ym2);
+        for (int i = 0; i < n; ++i)
+            fd[k][i] = (8.0 * (yp[i] - ym[i]) - (yp2[i] - ym2[i])) / (12.0 * h);
+    }
+}
+
+/* CVODES (Adams and BDF, rtol 1e-8) sensitivities at t = 1 of np parameters against central
+   differences of CVODE runs (rtol 1e-12; central_differences): within 1e-6 of each sensitivity vector's
+   largest entry; every parameter moves the motion (largest entry > 1e-3); the model's
+   parameters bitwise the nominal ones after the run. */
+static void check_vs_central(mbs_model *m, start_fn start, const mbs_param *params, int np,
+                             double rel, double floor, int five_point, const char *what)
+{
+    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    assert_true(nq <= 16 && nv <= 16 && np <= MAXP);
+    double nominal[MAXP], fd[MAXP][32];
+    for (int k = 0; k < np; ++k)
+        assert_int_equal(mbs_model_get_param(m, &params[k], &nominal[k]), MBS_OK);
+    central_differences(m, start, params, np, nominal, rel, floor, five_point, fd);
+    for (int kind = MBS_STEP_CVODE_ADAMS; kind <= MBS_STEP_CVODE_BDF; ++kind) {
+        mbs_data *d = mbs_data_create(m);
+        start(d);
+        mbs_sens_def sd = mbs_default_sens_def();
+        sd.kind = (mbs_stepper_kind)kind;
+        sd.rtol = 1e-8, sd.atol = 1e-10;
+        mbs_sens *s = NULL;
+        assert_int_equal(mbs_sens_create(m, d, params, np, &sd, &s), MBS_OK);
+        int st = mbs_sens_run(s, 1.0);
+        if (st != MBS_OK) print_error("sens_run: %s\n", mbs_data_error(d));
+        assert_int_equal(st, MBS_OK);
+        double worst = 0.0;
+        for (int k = 0; k < np; ++k) {
+            double S[32], scale = 0.0, err = 0.0, x;
+            assert_int_equal(mbs_sens_get(s, k, S, S + nq), MBS_OK);
+            for (int i = 0; i < nq + nv; ++i) scale = fmax(scale, fabs(fd[k][i]));
+            for (int i = 0; i < nq + nv; ++i) err = fmax(err, fabs(S[i] - fd[k][i]));
+            worst = fmax(worst, err / scale);
+            if (!(scale > 1e-3) || !(err <= 1e-6 * scale))
+                print_error("parameter %d: scale %.3e, error %.3e\n", k, scale, err);
+            assert_true(scale > 1e-3); /* each parameter moves the motion */
+            assert_int_equal(mbs_model_get_param(m, &params[k], &x), MBS_OK);
+            assert_memory_equal(&x, &nominal[k], sizeof x);
+        }
+        print_message("%s: CVODES %s sensitivities vs central differences: %.2e of the largest "
+                      "entry (%d parameters)\n", what, kind == MBS_STEP_CVODE_BDF ? "BDF" : "Adams",
+                      worst, np);
+        assert_true(worst < 1e-6);
+        mbs_sens_destroy(s);
+        mbs_data_destroy(d);
+    }
+}
+
 static const mbs_param TREE_PARAMS[] = {
     {MBS_PARAM_MASS, 1, 0},      {MBS_PARAM_INERTIA, 1, 0}, {MBS_PARAM_INERTIA, 1, 1},
     {MBS_PARAM_COM, 2, 0},       {MBS_PARAM_MASS, 3, 0},    {MBS_PARAM_COM, 3, 2},
@@ -171,61 +253,192 @@ static const mbs_param TREE_PARAMS[] = {
 };
 #define NTP ((int)(sizeof TREE_PARAMS / sizeof TREE_PARAMS[0]))
 
-/* Sensitivities of q and v at t = 1 to ten parameters of every kind (masses, inertia entries
-   on and off the diagonal, com coordinates of a link and of a swing point mass, spring
-   stiffness, damping, rest length, a gravity component): CVODES (Adams and BDF, rtol 1e-8)
-   against central differences of two CVODE runs at p +- 1e-4 max(|p|, 1) (rtol 1e-12),
-   within 1e-6 of each sensitivity vector's largest entry (measured <= 3e-7). The model's parameters are bitwise the nominal
-   ones after the run. */
+/* Ten parameters of every first kind (masses, inertia entries on and off the diagonal, com
+   coordinates of a link and of a swing point mass, spring stiffness, damping, rest length,
+   a gravity component) of the tree (check_vs_central with steps 1e-4 max(|p|, 1); measured
+   <= 3e-7). */
 static void test_vs_central_differences(void **state)
 {
     (void)state;
     mbs_model *m = tree();
-    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
-    assert_true(nq <= 16 && nv <= 16);
-    double nominal[NTP];
-    for (int k = 0; k < NTP; ++k) assert_int_equal(mbs_model_get_param(m, &TREE_PARAMS[k], &nominal[k]), MBS_OK);
-    double fd[NTP][32];
-    for (int k = 0; k < NTP; ++k) {
-        const double h = 1e-4 * fmax(fabs(nominal[k]), 1.0);
-        double qp[16], vp[16], qm[16], vm[16];
-        assert_int_equal(mbs_model_set_param(m, &TREE_PARAMS[k], nominal[k] + h), MBS_OK);
-        plain_run(m, qp, vp);
-        assert_int_equal(mbs_model_set_param(m, &TREE_PARAMS[k], nominal[k] - h), MBS_OK);
-        plain_run(m, qm, vm);
-        assert_int_equal(mbs_model_set_param(m, &TREE_PARAMS[k], nominal[k]), MBS_OK);
-        for (int i = 0; i < nq; ++i) fd[k][i] = (qp[i] - qm[i]) / (2.0 * h);
-        for (int i = 0; i < nv; ++i) fd[k][nq + i] = (vp[i] - vm[i]) / (2.0 * h);
+    check_vs_central(m, tree_start, TREE_PARAMS, NTP, 1e-4, 1.0, 0, "tree");
+    mbs_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- later element kinds */
+
+/* A turntable (revolute z), an arm on it (revolute y) and a slider on the world (prismatic x).
+   Rotor 0 on the arm's joint housed by the turntable (native to ABA, moving housing), rotor 1
+   on the turntable's joint housed by the arm (a coupling row). Force elements: 0 a
+   spring-damper with a point mass from the world to the arm, 1 a line force with two masses
+   from the world to the arm, 2 joint friction on the slider, 3 a massless spring-damper from
+   the world to the turntable, 4 an elastic stop (lower limit 0) under a block on a vertical
+   prismatic joint. */
+static mbs_model *elements_tree(void)
+{
+    mbs_builder *b = mbs_builder_create();
+    const double g[3] = {0.0, 0.3, -G};
+    assert_int_equal(mbs_builder_set_gravity(b, g), MBS_OK);
+    mbs_body_def bd = mbs_default_body_def();
+    bd.mass = 1.5, bd.com[0] = 0.3, bd.com[1] = 0.05;
+    bd.inertia[0] = 0.02, bd.inertia[4] = 0.05, bd.inertia[8] = 0.06;
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    bd = mbs_default_body_def();
+    bd.com[0] = 0.2, bd.com[2] = 0.05;
+    bd.inertia[0] = 0.01, bd.inertia[4] = 0.03, bd.inertia[8] = 0.03;
+    assert_int_equal(mbs_add_body(b, &bd), 2);
+    bd = mbs_default_body_def();
+    assert_int_equal(mbs_add_body(b, &bd), 3);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    j.child = 1;
+    assert_int_equal(mbs_add_joint(b, &j), 0);
+    j.parent = 1, j.child = 2, j.frame_parent.pos[0] = 0.5, j.axis[1] = 1, j.axis[2] = 0;
+    assert_int_equal(mbs_add_joint(b, &j), 1);
+    j = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+    j.child = 3, j.frame_parent.pos[1] = 1.0, j.axis[0] = 1, j.axis[2] = 0;
+    assert_int_equal(mbs_add_joint(b, &j), 2);
+    mbs_rotor_def r = mbs_default_rotor_def();
+    r.joint = 1, r.housing = 1, r.inertia = 1e-3, r.ratio = 10.0;
+    r.axis[0] = 0.1, r.axis[1] = 1.0, r.axis[2] = 0.2;
+    assert_int_equal(mbs_add_rotor(b, &r), 0);
+    r = mbs_default_rotor_def();
+    r.joint = 0, r.housing = 2, r.inertia = 5e-4, r.ratio = 8.0;
+    assert_int_equal(mbs_add_rotor(b, &r), 1);
+    mbs_spring_damper_def s = mbs_default_spring_damper_def();
+    s.body_b = 2, s.point_a[2] = 1.0, s.point_b[0] = 0.4;
+    s.stiffness = 40.0, s.damping = 0.3, s.rest_length = 0.8, s.mass = 0.4, s.mass_fraction = 0.3;
+    assert_int_equal(mbs_add_spring_damper(b, &s), 0);
+    mbs_line_force_two_masses_def t = mbs_default_line_force_two_masses_def();
+    t.body_b = 2, t.point_a[1] = -1.0, t.point_a[2] = 0.5, t.point_b[0] = 0.4, t.point_b[2] = 0.1;
+    t.stiffness = 30.0, t.damping = 0.2, t.rest_length = 0.9;
+    t.mass_a = 0.6, t.distance_a = 0.3, t.mass_b = 0.3, t.distance_b = 0.2;
+    assert_int_equal(mbs_add_line_force_two_masses(b, &t), 1);
+    mbs_joint_friction_def fd = mbs_default_joint_friction_def();
+    fd.joint = 2, fd.coulomb = 0.5, fd.stiction = 0.8, fd.viscous = 0.3;
+    assert_int_equal(mbs_add_joint_friction(b, &fd), 2);
+    s = mbs_default_spring_damper_def();
+    s.body_b = 1, s.point_a[1] = 1.0, s.point_b[0] = 0.3, s.stiffness = 5.0, s.rest_length = 1.0;
+    assert_int_equal(mbs_add_spring_damper(b, &s), 3);
+    bd = mbs_default_body_def();
+    bd.mass = 0.5;
+    assert_int_equal(mbs_add_body(b, &bd), 4);
+    j = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+    j.child = 4, j.frame_parent.pos[1] = -1.0;
+    assert_int_equal(mbs_add_joint(b, &j), 3);
+    mbs_joint_stop_def st = mbs_default_joint_stop_def();
+    st.joint = 3, st.lower = 0.0, st.law = MBS_STOP_ELASTIC, st.stiffness = 20.0, st.damping = 2.0;
+    assert_int_equal(mbs_add_joint_stop(b, &st), 4);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* The tree's random start, the slider at 2 m/s: friction decelerates it by at most 1.1 m/s^2,
+   so it slides forward through the whole run (no lock: the sensitivities are smooth); the
+   block 0.2 m into its soft stop at rest, near its equilibrium 0.245 m, about which it
+   oscillates without leaving the contact. */
+static void elements_start(mbs_data *d)
+{
+    tree_start(d);
+    const mbs_model *m = mbs_data_model(d);
+    mbs_data_v(d)[mbs_model_joint_vadr(m, 2)] = 2.0;
+    mbs_data_q(d)[mbs_model_joint_qadr(m, 3)] = -0.2; /* the block in its stop, at rest */
+    mbs_data_v(d)[mbs_model_joint_vadr(m, 3)] = 0.0;
+}
+
+static const mbs_param ELEMENT_PARAMS[] = {
+    {MBS_PARAM_ROTOR_INERTIA, 0, 0},   {MBS_PARAM_ROTOR_RATIO, 0, 0},
+    {MBS_PARAM_ROTOR_INERTIA, 1, 0},   {MBS_PARAM_ROTOR_RATIO, 1, 0},
+    {MBS_PARAM_LINE_MASS, 0, 0},       {MBS_PARAM_LINE_MASS_PLACE, 0, 0},
+    {MBS_PARAM_LINE_MASS, 1, 0},       {MBS_PARAM_LINE_MASS, 1, 1},
+    {MBS_PARAM_LINE_MASS_PLACE, 1, 0}, {MBS_PARAM_LINE_MASS_PLACE, 1, 1},
+    {MBS_PARAM_STIFFNESS, 1, 0},       {MBS_PARAM_FRICTION, 2, 0},
+    {MBS_PARAM_FRICTION, 2, 2},        {MBS_PARAM_STOP, 4, 0},
+    {MBS_PARAM_STOP, 4, 1},
+};
+#define NEP ((int)(sizeof ELEMENT_PARAMS / sizeof ELEMENT_PARAMS[0]))
+
+/* Rotor inertias and ratios (native on a moving housing, a coupling row), the point masses
+   and places of a spring-damper and of a line force with two masses, its stiffness, the
+   coulomb and viscous values of a sliding joint friction, the stiffness and damping of an
+   elastic stop in contact: check_vs_central with five-point differences of steps 1e-2 |p|
+   (relative: a rotor inertia is 1e-3 kg m^2; two-point differences are within 1e-6 for no
+   single step size here: truncation for the ratios and the stiffness, rounding of the runs
+   for the distance of a small mass; steps of 1e-3 |p| leave the rounding of the runs at
+   4e-6 of the stop damping's sensitivity). */
+static void test_element_kinds(void **state)
+{
+    (void)state;
+    mbs_model *m = elements_tree();
+    double q[16], v[16];
+    plain_run(m, elements_start, q, v);
+    assert_true(v[mbs_model_joint_vadr(m, 2)] > 0.5); /* still sliding forward at t = 1 */
+    assert_true(q[mbs_model_joint_qadr(m, 3)] < -0.1); /* still in the stop's contact */
+    check_vs_central(m, elements_start, ELEMENT_PARAMS, NEP, 1e-2, 0.0, 1,
+                     "rotors, line masses, friction, stop");
+    mbs_model_destroy(m);
+}
+
+/* The later kinds refused by mbs_sens_create: a point mass compiled 0 (no inertial rows), a
+   bad rotor id, a spring-damper's friction, two same parameters, the damping of a line
+   through a node, a restitution stop's value; *out untouched. */
+static void test_element_kinds_refused(void **state)
+{
+    (void)state;
+    mbs_model *m = elements_tree();
+    mbs_data *d = mbs_data_create(m);
+    elements_start(d);
+    const mbs_sens_def sd = mbs_default_sens_def();
+    mbs_sens *s = NULL;
+    const struct { mbs_param p[2]; int np; const char *msg; } bad[] = {
+        {{{MBS_PARAM_LINE_MASS, 3, 0}}, 1, "force element 3 was compiled 0 and stays 0"},
+        {{{MBS_PARAM_ROTOR_RATIO, 2, 0}}, 1, "rotor 2 out of range"},
+        {{{MBS_PARAM_LINE_MASS, 1, 2}}, 1, "index 2 out of range"},
+        {{{MBS_PARAM_FRICTION, 0, 0}}, 1, "is a spring-damper, which has no friction values"},
+        {{{MBS_PARAM_ROTOR_INERTIA, 1, 0}, {MBS_PARAM_ROTOR_INERTIA, 1, 0}}, 2, "are the same"},
+        {{{MBS_PARAM_STOP, 4, 2}}, 1, "has the elastic law, which has no restitution"},
+    };
+    for (int c = 0; c < (int)(sizeof bad / sizeof bad[0]); ++c) {
+        assert_int_equal(mbs_sens_create(m, d, bad[c].p, bad[c].np, &sd, &s), MBS_ERR_ARG);
+        if (!strstr(mbs_data_error(d), bad[c].msg)) print_error("%s\n", mbs_data_error(d));
+        assert_non_null(strstr(mbs_data_error(d), bad[c].msg));
+        assert_null(s);
     }
-    for (int kind = MBS_STEP_CVODE_ADAMS; kind <= MBS_STEP_CVODE_BDF; ++kind) {
-        mbs_data *d = mbs_data_create(m);
-        tree_start(d);
-        mbs_sens_def sd = mbs_default_sens_def();
-        sd.kind = (mbs_stepper_kind)kind;
-        sd.rtol = 1e-8, sd.atol = 1e-10;
-        mbs_sens *s = NULL;
-        assert_int_equal(mbs_sens_create(m, d, TREE_PARAMS, NTP, &sd, &s), MBS_OK);
-        int st = mbs_sens_run(s, 1.0);
-        if (st != MBS_OK) print_error("sens_run: %s\n", mbs_data_error(d));
-        assert_int_equal(st, MBS_OK);
-        double worst = 0.0;
-        for (int k = 0; k < NTP; ++k) {
-            double S[32], scale = 0.0, err = 0.0, x;
-            assert_int_equal(mbs_sens_get(s, k, S, S + nq), MBS_OK);
-            for (int i = 0; i < nq + nv; ++i) scale = fmax(scale, fabs(fd[k][i]));
-            for (int i = 0; i < nq + nv; ++i) err = fmax(err, fabs(S[i] - fd[k][i]));
-            worst = fmax(worst, err / scale);
-            assert_true(scale > 1e-3); /* each parameter moves the motion */
-            assert_int_equal(mbs_model_get_param(m, &TREE_PARAMS[k], &x), MBS_OK);
-            assert_memory_equal(&x, &nominal[k], sizeof x);
-        }
-        print_message("CVODES %s sensitivities vs central differences: %.2e of the largest "
-                      "entry (10 parameters)\n", kind == MBS_STEP_CVODE_BDF ? "BDF" : "Adams",
-                      worst);
-        assert_true(worst < 1e-6);
-        mbs_sens_destroy(s);
-        mbs_data_destroy(d);
-    }
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+
+    /* a node between two springs on a slider, a restitution stop on the slider */
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    bd.mass = 0.0;
+    memset(bd.inertia, 0, sizeof bd.inertia);
+    assert_int_equal(mbs_add_body(b, &bd), 2);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+    j.child = 1, j.axis[0] = 1, j.axis[2] = 0;
+    assert_int_equal(mbs_add_joint(b, &j), 0);
+    mbs_spring_damper_def sp = mbs_default_spring_damper_def();
+    sp.body_b = 2, sp.stiffness = 100.0, sp.rest_length = 0.2;
+    assert_int_equal(mbs_add_spring_damper(b, &sp), 0);
+    sp.body_a = 2, sp.body_b = 1, sp.stiffness = 200.0, sp.rest_length = 0.3;
+    assert_int_equal(mbs_add_spring_damper(b, &sp), 1);
+    mbs_joint_stop_def stop = mbs_default_joint_stop_def();
+    stop.joint = 0, stop.upper = 2.0;
+    assert_int_equal(mbs_add_joint_stop(b, &stop), 2);
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    d = mbs_data_create(m);
+    mbs_data_q(d)[0] = 0.8;
+    const mbs_param damping = {MBS_PARAM_DAMPING, 1, 0}, k = {MBS_PARAM_STIFFNESS, 1, 0};
+    assert_int_equal(mbs_sens_create(m, d, &damping, 1, &sd, &s), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_data_error(d), "touches a node, its damping stays 0"));
+    const mbs_param e = {MBS_PARAM_STOP, 2, 2};
+    assert_int_equal(mbs_sens_create(m, d, &e, 1, &sd, &s), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_data_error(d), "act at impacts, which a sensitivity run does not"));
+    assert_int_equal(mbs_sens_create(m, d, &k, 1, &sd, &s), MBS_OK);
+    mbs_sens_destroy(s);
+    mbs_data_destroy(d);
     mbs_model_destroy(m);
 }
 
@@ -363,6 +576,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_period_derivative),
         cmocka_unit_test(test_vs_central_differences),
+        cmocka_unit_test(test_element_kinds),
+        cmocka_unit_test(test_element_kinds_refused),
         cmocka_unit_test(test_continuation_and_determinism),
         cmocka_unit_test(test_bad_input),
     };

@@ -708,7 +708,8 @@ int mbs_add_line_force(mbs_builder *b, const mbs_line_force_def *def); /* elemen
    Each change is validated as the builder validates the same value (a body's mass, com and
    inertia together; coefficients >= 0; ...) and a refused one leaves the model as it was,
    with the message in mbs_model_error. Every derived quantity is updated (spatial inertias,
-   the planar path's inertias, the swing axes of a point mass), so the model is the one that
+   the planar path's inertias, the swing axes of a point mass, the terms of the rotors native
+   to a joint's ABA step), so the model is the one that
    mbs_compile would have built with the new value, bit for bit. A body compile turned into
    a point mass (no rotational coordinates) must stay a point mass, with its mass off the
    centre of a spherical joint when it was; a body that compile would now turn into one is
@@ -722,13 +723,33 @@ typedef enum mbs_param_kind {
     MBS_PARAM_COM,        /* body id: com[index], index 0..2 */
     MBS_PARAM_INERTIA,    /* body id: inertia[index], index 0..8 row-major (about the com);
                              the symmetric entry changes with it */
-    MBS_PARAM_STIFFNESS,  /* force element id: line or joint spring-damper stiffness */
-    MBS_PARAM_DAMPING,    /* force element id: line or joint spring-damper damping */
+    MBS_PARAM_STIFFNESS,  /* force element id: line (with or without masses) or joint
+                             spring-damper stiffness */
+    MBS_PARAM_DAMPING,    /* force element id: line or joint spring-damper damping (not on a
+                             line element through a node: compile refuses it there) */
     MBS_PARAM_REST,       /* force element id: rest length (line, >= 0) or rest position
                              (joint spring-damper) */
     MBS_PARAM_GRAVITY,    /* uniform gravity g[index], index 0..2 (a model with uniform
                              gravity; id unused) */
-    MBS_PARAM_GRAVITY_MU  /* point gravity mu > 0 (a model with point gravity; id unused) */
+    MBS_PARAM_GRAVITY_MU, /* point gravity mu > 0 (a model with point gravity; id unused) */
+    /* the kinds below were appended later (the values above keep their numbers) */
+    MBS_PARAM_ROTOR_INERTIA, /* rotor id (mbs_add_rotor's, 0..nrotor-1): inertia > 0 */
+    MBS_PARAM_ROTOR_RATIO,   /* rotor id: gear ratio, nonzero */
+    MBS_PARAM_LINE_MASS,     /* force element id of a line force with mass: index 0 the
+                                spring-damper's mass or the two-mass element's mass_a, index 1
+                                its mass_b; a mass compiled > 0 stays > 0, a mass compiled 0
+                                stays 0 (it has no inertial rows: compile the model again) */
+    MBS_PARAM_LINE_MASS_PLACE, /* force element id: index 0 the spring-damper's mass_fraction
+                                  (in [0, 1]) or the two-mass element's distance_a (>= 0),
+                                  index 1 its distance_b (>= 0) */
+    MBS_PARAM_FRICTION,      /* force element id of a joint friction (not a brake, whose limit
+                                is a host input): index 0 coulomb, 1 stiction, 2 viscous, all
+                                >= 0 with stiction >= coulomb */
+    MBS_PARAM_STOP           /* force element id of a joint stop, a value of its law: index 0
+                                stiffness (> 0) and 1 damping (>= 0) of an elastic stop, 2
+                                restitution (in [0, 1]) and 3 rest_velocity (> 0) of a
+                                restitution stop; the limits are not parameters (a data
+                                object in contact holds its limit) */
 } mbs_param_kind;
 typedef struct mbs_param {
     mbs_param_kind kind;
@@ -780,7 +801,12 @@ typedef struct mbs_sens_def {
 mbs_sens_def mbs_default_sens_def(void);
 /* A sensitivity run of data d (of model m, which the run may perturb) for np >= 1 distinct
    parameters (mbs_model_set_param's kinds); *out is written on success only, the message of
-   a failure is in mbs_data_error(d). The inertia of a point mass is not a parameter here. */
+   a failure is in mbs_data_error(d). The inertia of a point mass, a line's point mass
+   compiled 0 and the damping of a line through a node are not parameters here (they keep
+   their values), nor a restitution stop's values (they act at impacts). A run locates no
+   events: friction values are differentiated through the sliding law and an elastic stop's
+   through its contact force, so keep the coordinate sliding (the stop in or out of contact)
+   through the run. */
 int mbs_sens_create(mbs_model *m, mbs_data *d, const mbs_param *params, int np,
                     const mbs_sens_def *def, mbs_sens **out);
 void mbs_sens_destroy(mbs_sens *s); /* NULL allowed */

@@ -17,7 +17,8 @@ from ._lib import lib, BodyDef, c_double_p
 from .core import Model, STEPPERS, _check, _ptr, _set_array, _vec
 
 PARAMS = {"mass": 0, "com": 1, "inertia": 2, "stiffness": 3, "damping": 4, "rest": 5,
-          "gravity": 6, "gravity_mu": 7}
+          "gravity": 6, "gravity_mu": 7, "rotor_inertia": 8, "rotor_ratio": 9, "line_mass": 10,
+          "line_mass_place": 11, "friction": 12, "stop": 13}  # mbs_param_kind's values
 
 
 class Param(ctypes.Structure):
@@ -61,8 +62,10 @@ def _model_call(self, status):
 
 
 def get_param(self, kind, id=0, index=0):
-    """The current value of parameter kind ("mass", "com", "inertia", "stiffness",
-    "damping", "rest", "gravity", "gravity_mu") of body or force element id."""
+    """The current value of parameter kind (a key of PARAMS: "mass", "com", "inertia" of a
+    body; "stiffness", "damping", "rest", "line_mass", "line_mass_place", "friction", "stop"
+    of a force element; "rotor_inertia", "rotor_ratio" of a rotor; "gravity", "gravity_mu") of
+    the body, force element or rotor id; index as mbs_param_kind says."""
     x = ctypes.c_double()
     p = _param(kind, id, index)
     _model_call(self, lib.mbs_model_get_param(self._m, ctypes.byref(p), ctypes.byref(x)))

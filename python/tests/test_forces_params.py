@@ -157,6 +157,41 @@ def test_changed_mass_equals_compiled_and_bad_values_refused():
     assert np.array_equal(run(m), before)
 
 
+def rotor_chain(J, ratio, mass):
+    """The chain with a rotor on its second joint housed by the first link (native to ABA,
+    moving housing) and a point mass on its spring."""
+    b = mbs.Builder()
+    l1 = b.add_body(mass=1.0, com=(0.5, 0, 0), inertia=np.diag([0.01, 0.09, 0.09]))
+    l2 = b.add_body(mass=0.7, com=(0.4, 0, 0), inertia=np.diag([0.01, 0.05, 0.05]))
+    b.add_joint("revolute", mbs.WORLD, l1, axis=(0, 1, 0))
+    j = b.add_joint("revolute", l1, l2, frame_parent=((1, 0, 0), None), axis=(0, 1, 0))
+    b.add_rotor(j, J, ratio=ratio, housing=l1, axis=(0.2, 1, 0))
+    b.add_spring_damper(mbs.WORLD, l2, (0, 0, 1), (0.8, 0, 0), 30.0, 0.2, 0.5, mass=mass,
+                        mass_fraction=0.4)
+    return b.compile()
+
+
+def test_rotor_and_line_mass_params_equal_compiled():
+    m = rotor_chain(1e-3, 10.0, 0.3)
+    m.set_param("rotor_inertia", 0, 2e-3)
+    m.set_param("rotor_ratio", 0, -5.0)
+    m.set_param("line_mass", 0, 0.5)
+    assert m.get_param("rotor_ratio", 0) == -5.0
+    assert np.array_equal(run(m), run(rotor_chain(2e-3, -5.0, 0.5)))
+    before = run(m)
+    with pytest.raises(mbs.ArgError, match="inertia must be > 0"):
+        m.set_param("rotor_inertia", 0, 0.0)
+    with pytest.raises(mbs.ArgError, match="must stay > 0"):
+        m.set_param("line_mass", 0, 0.0)
+    with pytest.raises(mbs.ArgError, match="mass_fraction must be in"):
+        m.set_param("line_mass_place", 0, 1.5)
+    with pytest.raises(mbs.ArgError, match="no friction values"):
+        m.set_param("friction", 0, 1.0)
+    with pytest.raises(mbs.ArgError, match="not a joint stop"):
+        m.set_param("stop", 0, 1.0)
+    assert np.array_equal(run(m), before)
+
+
 def test_sensitivity_of_the_pendulum_period():
     """dT/dL = T / (2 L) with T = 4 sqrt(L/g) K(sin(theta0/2)), from dtheta/dL at T/4."""
     L, th0 = 0.8, 2.0

@@ -126,7 +126,7 @@ static double *force_param_slot(const mbs_model *m, const mbs_param *p, char *er
         return NULL;
     }
     mbs_force_model *f = &m->forces[p->id];
-    if (f->ops != &mbs_force_spring_damper_ops && f->ops != &mbs_force_joint_spring_damper_ops) {
+    if (!mbs_force_is_line(f) && f->ops != &mbs_force_joint_spring_damper_ops) {
         char lbl[96];
         mbs_errorf(err, MBS_ERR_ARG, "parameter: force element %s is a %s, which has no "
                    "stiffness, damping or rest value", mbs_name_label(f->name, p->id, lbl,
@@ -149,12 +149,18 @@ static double *gravity_param_slot(mbs_model *m, const mbs_param *p, char *err)
     return NULL;
 }
 
+/* 1 for the gravity kinds. */
+static int is_gravity(const mbs_param *p)
+{
+    return p->kind == MBS_PARAM_GRAVITY || p->kind == MBS_PARAM_GRAVITY_MU;
+}
+
 /* See params.h: kind, id and index of p valid for m; MBS_OK or MBS_ERR_ARG (err). */
 int mbs_param_check(const mbs_model *m, const mbs_param *p, char *err)
 {
-    static const int ncomp[] = {1, 3, 9, 1, 1, 1, 3, 1};
+    static const int ncomp[] = {1, 3, 9, 1, 1, 1, 3, 1, 1, 1, 2, 2, 3, 4}; /* by kind */
     if (!p) return mbs_errorf(err, MBS_ERR_ARG, "parameter: NULL");
-    if ((int)p->kind < 0 || (int)p->kind > (int)MBS_PARAM_GRAVITY_MU)
+    if ((int)p->kind < 0 || (int)p->kind > (int)MBS_PARAM_STOP)
         return mbs_errorf(err, MBS_ERR_ARG, "parameter: unknown kind %d", (int)p->kind);
     const int n = ncomp[p->kind];
     if (p->index < 0 || p->index >= n || (n == 1 && p->index != 0))
@@ -166,7 +172,8 @@ int mbs_param_check(const mbs_model *m, const mbs_param *p, char *err)
     mbs_model *mm = (mbs_model *)(uintptr_t)m; /* the slots are only read here */
     if (p->kind >= MBS_PARAM_STIFFNESS && p->kind <= MBS_PARAM_REST && !force_param_slot(m, p, err))
         return MBS_ERR_ARG;
-    if (p->kind >= MBS_PARAM_GRAVITY && !gravity_param_slot(mm, p, err)) return MBS_ERR_ARG;
+    if (is_gravity(p) && !gravity_param_slot(mm, p, err)) return MBS_ERR_ARG;
+    if (mbs_param_is_element(p)) return mbs_param_element_check(m, p, err);
     return MBS_OK;
 }
 
@@ -184,8 +191,10 @@ int mbs_model_get_param(const mbs_model *m, const mbs_param *p, double *value)
                  : p->kind == MBS_PARAM_COM ? bm->com[p->index] : bm->inertia[p->index];
     } else if (p->kind <= MBS_PARAM_REST) {
         *value = *force_param_slot(m, p, mm->error);
-    } else {
+    } else if (is_gravity(p)) {
         *value = *gravity_param_slot(mm, p, mm->error);
+    } else {
+        *value = mbs_param_element_get(m, p, mm->error);
     }
     return MBS_OK;
 }
@@ -194,7 +203,8 @@ int mbs_model_get_param(const mbs_model *m, const mbs_param *p, double *value)
 static int check_scalar(mbs_model *m, const mbs_param *p, double value)
 {
     char lbl[96];
-    if (p->kind >= MBS_PARAM_GRAVITY) {
+    if (mbs_param_is_element(p)) return mbs_param_element_value_check(m, p, value);
+    if (is_gravity(p)) {
         if (!(fabs(value) <= MBS_MAX_VALUE) || (p->kind == MBS_PARAM_GRAVITY_MU && !(value > 0.0)))
             return mbs_errorf(m->error, MBS_ERR_ARG, "gravity: %s must be finite%s (got %g)",
                               p->kind == MBS_PARAM_GRAVITY ? "g" : "mu",
@@ -202,9 +212,13 @@ static int check_scalar(mbs_model *m, const mbs_param *p, double value)
         return MBS_OK;
     }
     const mbs_force_model *f = &m->forces[p->id];
-    const char *kind = f->ops == &mbs_force_spring_damper_ops ? "spring-damper"
-                                                               : "joint spring-damper";
+    const char *kind = f->ops->name;
     mbs_name_label(f->name, p->id, lbl, (int)sizeof lbl);
+    if (p->kind == MBS_PARAM_DAMPING && value != 0.0 && mbs_force_is_line(f) &&
+        (m->body_node[f->body_a] >= 0 || m->body_node[f->body_b] >= 0))
+        return mbs_errorf(m->error, MBS_ERR_ARG, "%s %s: it touches a node, so it may carry no "
+                          "damping (compile refuses it: the node's position would become a "
+                          "first-order state)", kind, lbl);
     if (p->kind == MBS_PARAM_REST && f->ops == &mbs_force_joint_spring_damper_ops) {
         if (!(fabs(value) <= MBS_MAX_VALUE))
             return mbs_errorf(m->error, MBS_ERR_ARG, "%s %s: rest position is not finite or "
@@ -225,8 +239,10 @@ void mbs_param_apply(mbs_model *m, const mbs_param *p, double value, int keep_ax
         body_apply(m, p->id, &def, keep_axes);
     } else if (p->kind <= MBS_PARAM_REST) {
         *force_param_slot(m, p, m->error) = value;
-    } else {
+    } else if (is_gravity(p)) {
         *gravity_param_slot(m, p, m->error) = value;
+    } else {
+        mbs_param_element_apply(m, p, value);
     }
 }
 

@@ -17,4 +17,14 @@ int mbs_param_check(const mbs_model *m, const mbs_param *p, char *err);
    swing axes of a point mass as they are (its v keeps its meaning). */
 void mbs_param_apply(mbs_model *m, const mbs_param *p, double value, int keep_axes);
 
+/* Parameters of rotors, line masses and joint friction (params_elements.c), the kinds for
+   which mbs_param_is_element is 1: check the id names an element with that parameter (index
+   already in range), read it, validate a new value as the builder does (message in
+   m->error), and write it with what compile derives from it. */
+int mbs_param_is_element(const mbs_param *p);
+int mbs_param_element_check(const mbs_model *m, const mbs_param *p, char *err);
+double mbs_param_element_get(const mbs_model *m, const mbs_param *p, char *err);
+int mbs_param_element_value_check(mbs_model *m, const mbs_param *p, double value);
+void mbs_param_element_apply(mbs_model *m, const mbs_param *p, double value);
+
 #endif

@@ -137,7 +137,22 @@ static int fill_rotors(const mbs_builder *b, mbs_model *m, char *err)
         mbs_joint_model *jm = &m->joints[r->joint];
         r->vindex = jm->vadr + r->dof;
         r->native = jm->nv == 1 && (r->housing == MBS_WORLD || r->housing == jm->parent);
-        if (!r->native) continue;
+    }
+    for (int j = 0; j < m->njoint && m->nrotor > 0; ++j) mbs_rotor_native_terms(m, j);
+    return MBS_OK;
+}
+
+/* See couplings.h: D = sum J n^2, U = sum J n axis, I = sum J axis axis^T (aba.c). */
+void mbs_rotor_native_terms(mbs_model *m, int j)
+{
+    mbs_joint_model *jm = &m->joints[j];
+    jm->rotor_D = 0.0;
+    memset(jm->rotor_U, 0, sizeof jm->rotor_U);
+    memset(jm->rotor_I, 0, sizeof jm->rotor_I);
+    jm->rotor_parent = 0;
+    for (int i = 0; i < m->nrotor; ++i) {
+        const mbs_rotor_model *r = &m->rotors[i];
+        if (!r->native || r->joint != j) continue;
         const double J = r->inertia, n = r->ratio;
         jm->rotor_D += J * n * n;
         if (r->housing == MBS_WORLD) continue;
@@ -147,7 +162,6 @@ static int fill_rotors(const mbs_builder *b, mbs_model *m, char *err)
             for (int c = 0; c < 3; ++c) jm->rotor_I[3 * a + c] += J * r->axis[a] * r->axis[c];
         }
     }
-    return MBS_OK;
 }
 
 /* Rows: 3 per point mass of the line elements, then one per rotor. */

@@ -2,6 +2,7 @@
  * mass matrix, of RNEA and of the kinetic energy (see couplings.h for the mechanism). */
 #include "couplings/couplings.h"
 #include "couplings/workspace.h"
+#include "events/events.h"
 
 #include <stdlib.h>
 
@@ -37,7 +38,8 @@ int mbs_couplings_create(mbs_data *d)
     w->rf = dalloc(6 * nb, &ok), w->racc = dalloc(6 * nb, &ok);
     w->rgen = dalloc(nv, &ok), w->rqdd = dalloc(nv, &ok), w->g = dalloc(nv, &ok);
     w->Y = dalloc(nv * ns, &ok), w->G = dalloc(ns * nv, &ok);
-    w->Kcm = dalloc((size_t)m->ncon * ns, &ok), w->W = dalloc(ns * ns, &ok);
+    const size_t nrow = (size_t)m->ncon + (size_t)mbs_nqrow(m); /* cut and coordinate rows */
+    w->Kcm = dalloc(nrow * ns, &ok), w->W = dalloc(ns * ns, &ok);
     w->nx = dalloc(n3, &ok), w->nJ = dalloc(n3 * n3, &ok), w->nR = dalloc(n3, &ok);
     w->ndx = dalloc(n3, &ok), w->nx0 = dalloc(n3, &ok);
     if (!ok) return MBS_ERR_NOMEM;

@@ -77,6 +77,15 @@ int mbs_crow_dense(const mbs_data *d, const mbs_crow *r, double *g, int *idx);
    forces gen (nv); no velocity terms. */
 void mbs_aba_response(mbs_data *d, double *f, const double *gen, double *acc, double *qdd);
 
+/* Checks of a rotor's values shared by mbs_add_rotor and the parameter calls (rotor.c):
+   MBS_OK or MBS_ERR_ARG with "rotor <label>: ..." in err. */
+int mbs_rotor_inertia_check(char *err, const char *label, double inertia);
+int mbs_rotor_ratio_check(char *err, const char *label, double ratio);
+/* The native rotors' terms of joint j (rotor_D, rotor_U, rotor_I, rotor_parent), summed from
+   zero in rotor order: compile and a changed rotor parameter compute them alike
+   (compile_elements.c). */
+void mbs_rotor_native_terms(mbs_model *m, int j);
+
 /* The rotors' rows into d->crow (rotor.c). */
 void mbs_rotors_rows(mbs_data *d);
 /* "name" or #id of the element (force element or rotor) that owns row r. */

@@ -24,6 +24,24 @@ mbs_rotor_def mbs_default_rotor_def(void)
     return def;
 }
 
+/* See couplings.h: inertia > 0 and finite. */
+int mbs_rotor_inertia_check(char *err, const char *label, double inertia)
+{
+    if (!(fabs(inertia) <= MBS_MAX_VALUE) || !(inertia > 0.0))
+        return mbs_errorf(err, MBS_ERR_ARG, "rotor %s: inertia must be > 0 and finite (got %g)",
+                          label, inertia);
+    return MBS_OK;
+}
+
+/* See couplings.h: ratio nonzero and finite. */
+int mbs_rotor_ratio_check(char *err, const char *label, double ratio)
+{
+    if (!(fabs(ratio) <= MBS_MAX_VALUE) || ratio == 0.0)
+        return mbs_errorf(err, MBS_ERR_ARG, "rotor %s: ratio must be nonzero and finite (got "
+                          "%g)", label, ratio);
+    return MBS_OK;
+}
+
 /* Validate a rotor def against the builder; MBS_OK or MBS_ERR_ARG with the message. */
 static int check_rotor(mbs_builder *b, const mbs_rotor_def *def, const char *l)
 {
@@ -32,12 +50,9 @@ static int check_rotor(mbs_builder *b, const mbs_rotor_def *def, const char *l)
                           def->joint, b->njoint - 1);
     if (def->dof < 0)
         return mbs_errorf(b->error, MBS_ERR_ARG, "rotor %s: dof %d is negative", l, def->dof);
-    if (!(fabs(def->inertia) <= MBS_MAX_VALUE) || !(def->inertia > 0.0))
-        return mbs_errorf(b->error, MBS_ERR_ARG, "rotor %s: inertia must be > 0 and finite "
-                          "(got %g)", l, def->inertia);
-    if (!(fabs(def->ratio) <= MBS_MAX_VALUE) || def->ratio == 0.0)
-        return mbs_errorf(b->error, MBS_ERR_ARG, "rotor %s: ratio must be nonzero and finite "
-                          "(got %g)", l, def->ratio);
+    int st = mbs_rotor_inertia_check(b->error, l, def->inertia);
+    if (st == MBS_OK) st = mbs_rotor_ratio_check(b->error, l, def->ratio);
+    if (st != MBS_OK) return st;
     if (def->housing < 0 || def->housing > b->nbody)
         return mbs_errorf(b->error, MBS_ERR_ARG, "rotor %s: unknown housing body %d", l,
                           def->housing);

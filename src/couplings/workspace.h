@@ -11,7 +11,9 @@ typedef struct mbs_coupling_ws {
     double *g;           /* [nv] one dense row of G */
     int *gidx;           /* [nv] its nonzero columns */
     double *Y, *G;       /* [nv ns] M^-1 G^T (column-major), [ns nv] G (loops, Schur) */
-    double *Kcm, *W;     /* [ncon ns] J_c M^-1 G^T (column-major), [ns ns] its Cholesky */
+    double *Kcm, *W;     /* [(ncon + nqrow) ns] J_c M^-1 G^T for the cut rows and the
+                            coordinate rows of locked friction, stops and motions (src/events/),
+                            [ns ns] W's Cholesky */
     /* nodes (nodes.c) */
     int node_ready;      /* 1: nx holds a solution to start Newton from */
     double *nx;          /* [3 nnode] node positions (warm start) */

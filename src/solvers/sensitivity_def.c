@@ -29,7 +29,33 @@ static int same_param(const mbs_param *a, const mbs_param *b)
     return a->index == b->index || a->index == 3 * (b->index % 3) + b->index / 3;
 }
 
-/* Parameters valid, distinct, no inertia of a point mass. */
+/* A parameter that the model must keep at its value (its perturbation would be refused by
+   mbs_model_set_param): the inertia of a point mass, a line's point mass compiled 0 (it has
+   no inertial rows), the damping of a line through a node; and a restitution stop's values,
+   which act at impacts, which a run does not locate. */
+static int check_fixed_value(const mbs_model *m, mbs_data *d, const mbs_param *p, int k)
+{
+    if (p->kind == MBS_PARAM_INERTIA && m->joints[m->bodies[p->id].joint].point_mass)
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_sens_create: parameter %d: body %d is a "
+                             "point mass, its inertia stays 0", k, p->id);
+    const mbs_force_model *f = p->kind == MBS_PARAM_LINE_MASS || p->kind == MBS_PARAM_DAMPING
+                               ? &m->forces[p->id] : NULL;
+    if (f && p->kind == MBS_PARAM_LINE_MASS && (p->index == 0 ? f->mass : f->mass_b) == 0.0)
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_sens_create: parameter %d: the point mass of "
+                             "force element %d was compiled 0 and stays 0 (compile it with a "
+                             "mass > 0)", k, p->id);
+    if (p->kind == MBS_PARAM_STOP && p->index >= 2)
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_sens_create: parameter %d: a restitution "
+                             "stop's values act at impacts, which a sensitivity run does not "
+                             "locate", k);
+    if (f && p->kind == MBS_PARAM_DAMPING && mbs_force_is_line(f) &&
+        (m->body_node[f->body_a] >= 0 || m->body_node[f->body_b] >= 0))
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_sens_create: parameter %d: force element %d "
+                             "touches a node, its damping stays 0", k, p->id);
+    return MBS_OK;
+}
+
+/* Parameters valid, distinct, none that must keep its value. */
 static int check_params(const mbs_model *m, mbs_data *d, const mbs_param *params, int np)
 {
     if (!params) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_sens_create: params is NULL");
@@ -44,9 +70,8 @@ static int check_params(const mbs_model *m, mbs_data *d, const mbs_param *params
             if (same_param(p, &params[l]))
                 return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_sens_create: parameters %d and %d "
                                      "are the same", l, k);
-        if (p->kind == MBS_PARAM_INERTIA && m->joints[m->bodies[p->id].joint].point_mass)
-            return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_sens_create: parameter %d: body %d is a "
-                                 "point mass, its inertia stays 0", k, p->id);
+        st = check_fixed_value(m, d, p, k);
+        if (st != MBS_OK) return st;
     }
     return MBS_OK;
 }
