@@ -8,51 +8,54 @@
 #pragma GCC optimize("no-tree-vectorize")
 #endif
 
-/* Generic kernel: body inertias and motion subspaces in the root frame of each subtree, Ic
-   (nbody) and Sw (6 nv). With both in one frame, the composite inertia of a subtree is a
-   plain sum and M_ij = Sw_j . (Ic_i Sw_i) needs no transform per ancestor (Featherstone
-   RBDA §6.2, the "world coordinates" variant that Pinocchio also uses). */
+/* Generic kernel: motion subspaces in the root frame of each subtree, Sw (6 nv). With S and
+   the forces F = Ic S in one frame, M_ij = Sw_j . F_i needs no transform per ancestor
+   (Featherstone RBDA §6.2, the "world coordinates" variant that Pinocchio also uses). */
 void mbs_crba_frame_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p)
 {
     mbs_pose X;
     const double *pr = mbs_crba_root_origin(d, b, p);
     for (int i = 0; i < 9; ++i) X.R[i] = d->x_world[b].R[i];
     v3_copy(X.p, pr);
-    rbi_transform_rp(&d->Ic[b], X.R, X.p, &d->model->bodies[b].rbi);
     for (int k = 0; k < jm->nv; ++k)
         xm_apply_inv(d->Sw + 6 * (jm->vadr + k), &X, d->S + 6 * (jm->vadr + k));
 }
 
-/* The frame step of every joint (parents first: p_root is summed down the tree). */
+/* Generic kernel: Fw = Ic S in the root frame, then the composite inertia into the parent's
+   (RBDA table 6.2, Ic_p += X^T Ic_b X in body coordinates: a rotation about a joint axis is
+   cheaper there than the body inertia's rotation into the root frame). */
+void mbs_crba_backward_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p)
+{
+    const mbs_rbi *Ic = &d->Ic[b];
+    for (int k = 0; k < jm->nv; ++k) {
+        double f[6];
+        rbi_mulv(f, Ic, d->S + 6 * (jm->vadr + k));
+        mbs_crba_force_to_root(d, b, d->Fw + 6 * (jm->vadr + k), f);
+    }
+    if (p > 0) rbi_transform_add(&d->Ic[p], d->x_up[b].R, d->x_up[b].p, Ic);
+}
+
+/* The frame step of every joint (parents first: p_root is summed down the tree), and Ic[b]
+   started at the body's own inertia before any child adds to it. */
 static void crba_root_frame(mbs_data *d)
 {
     const mbs_model *m = d->model;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child;
+        d->Ic[b] = m->bodies[b].rbi;
         jm->kern->crba_frame(d, jm, b, jm->parent);
     }
 }
 
-/* Ic_p += Ic_b: 13 contiguous doubles (m, h, I) added in place. */
-static inline void rbi_add(mbs_rbi *restrict o, const mbs_rbi *restrict a)
-{
-    o->m += a->m;
-    for (int e = 0; e < 3; ++e) o->h[e] += a->h[e];
-    for (int e = 0; e < 9; ++e) o->I[e] += a->I[e];
-}
-
 /* Composite inertias from the leaves up and, as each one completes, the force
-   F_i = Ic S_i of every dof of the joint into its body (RBDA table 6.2, first half). */
+   F_i = Ic S_i of every dof of the joint (RBDA table 6.2, first half). */
 static void crba_forces(mbs_data *d)
 {
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = jm->parent;
-        for (int k = 0; k < jm->nv; ++k)
-            rbi_mulv(d->Fw + 6 * (jm->vadr + k), &d->Ic[b], d->Sw + 6 * (jm->vadr + k));
-        if (p > 0) rbi_add(&d->Ic[p], &d->Ic[b]); /* same frame: a plain sum */
+        jm->kern->crba_backward(d, jm, jm->child, jm->parent);
     }
 }
 

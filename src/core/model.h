@@ -121,7 +121,7 @@ struct mbs_data {
     double *U;            /* [6 nv] U = IA S */
     double *Dinv;         /* [6 nv] inverse of D = S^T U per joint (nv_j x nv_j at 6 vadr) */
     double *u;            /* [nv] u = tau - S^T pA */
-    mbs_rbi *Ic;          /* [nbody] composite inertias (CRBA, in the root frame) */
+    mbs_rbi *Ic;          /* [nbody] composite inertias (CRBA, body coordinates) */
     double *Sw;           /* [6 nv] motion subspace columns in the root frame (CRBA) */
     int *root_body;       /* [nbody] first body below the world on the path to each body
                              (itself for a root; 0 for the world): the CRBA frame origin */
