@@ -59,11 +59,11 @@ static void crba_forces(mbs_data *d)
     }
 }
 
-/* Rows g[0..n-1] (n <= 4, g[r+1] = lambda(g[r])) of the lower triangle at once: the
-   entries among them one by one, then for every ancestor j of g[n-1] the n dot products
-   Sw_j . F_g[r] with Sw_j loaded once (two lane pairs). Every dot is summed in the order of
-   s6_dot. Returns the sum of 0 * entry over the entries written: 0, or NaN when one of
-   them is not finite. */
+/* Rows g[0..n-1] (n <= 4, g[r+1] = lambda(g[r])) of M at once, each entry written to the
+   lower and the upper triangle: the entries among them one by one, then for every ancestor
+   j of g[n-1] the n dot products Sw_j . F_g[r] with Sw_j loaded once (two lane pairs).
+   Every dot is summed in the order of s6_dot. Returns the sum of 0 * entry over the entries
+   written: 0, or NaN when one of them is not finite. */
 static double crba_rows(const mbs_data *d, const int g[4], int n, double *restrict M)
 {
     const size_t nv = (size_t)d->model->nv;
@@ -73,7 +73,7 @@ static double crba_rows(const mbs_data *d, const int g[4], int n, double *restri
     for (int r = 0; r < n; ++r)
         for (int c = r; c < n; ++c) {
             const double x = s6_dot(Sw + 6 * g[c], F + 6 * g[r]);
-            M[nv * (size_t)g[r] + (size_t)g[c]] = x;
+            M[nv * (size_t)g[r] + (size_t)g[c]] = M[nv * (size_t)g[c] + (size_t)g[r]] = x;
             z += 0.0 * x;
         }
     const int g1 = g[n > 1 ? 1 : 0], g2 = g[n > 2 ? 2 : 0], g3 = g[n > 3 ? 3 : n - 1];
@@ -85,6 +85,7 @@ static double crba_rows(const mbs_data *d, const int g[4], int n, double *restri
     const mbs_d2 zero = d2_splat(0.0);
     for (int j = lam[g[n - 1]]; j >= 0; j = lam[j]) {
         const double *restrict s = Sw + 6 * j;
+        double *restrict cj = M + nv * (size_t)j; /* row j: the upper-triangle copies */
         mbs_d2 a = d2_mul(f01[0], d2_splat(s[0])), c = d2_mul(f23[0], d2_splat(s[0]));
         MBS_UNROLL(5)
         for (int k = 1; k < 6; ++k) {
@@ -92,30 +93,34 @@ static double crba_rows(const mbs_data *d, const int g[4], int n, double *restri
             a = d2_add(a, d2_mul(f01[k], sk));
             if (n > 2) c = d2_add(c, d2_mul(f23[k], sk));
         }
-        r0[j] = d2_lo(a), r1[j] = d2_hi(a);
+        r0[j] = cj[g[0]] = d2_lo(a), r1[j] = cj[g1] = d2_hi(a);
         zz = d2_add(zz, d2_mul(zero, a));
         if (n > 2) {
-            r2[j] = d2_lo(c), r3[j] = d2_hi(c);
+            r2[j] = cj[g2] = d2_lo(c), r3[j] = cj[g3] = d2_hi(c);
             zz = d2_add(zz, d2_mul(zero, c));
         }
     }
     return z + (d2_lo(zz) + d2_hi(zz));
 }
 
-/* Zero the lower-triangle entries of rows that have non-ancestor dofs before them (a
-   branched tree); a chain has none. */
+/* Zero M when the tree is branched (rows with non-ancestor dofs before them: their entries
+   are the zero blocks the rows leave unwritten), row by row as copy_matrix in dynamics.c;
+   a chain has none. */
 static void crba_zero_branches(const mbs_data *d, double *M)
 {
     const int nv = d->model->nv;
     for (int i = 0; i < nv; ++i)
-        if (d->dof_depth[i] < i)
-            for (int j = 0; j < i; ++j) M[(size_t)nv * i + j] = 0.0;
+        if (d->dof_depth[i] < i) {
+            for (int r = 0; r < nv; ++r)
+                memset(M + (size_t)nv * (size_t)r, 0, (size_t)nv * sizeof *M);
+            return;
+        }
 }
 
-/* See internal.h: the lower triangle of M, diagonal included. Rows are taken from the
-   deepest dof up, in groups of up to four along the path to the root (the row and its
-   nearest ancestor dofs whose rows are still to do). */
-int mbs_crba_lower(mbs_data *d, double *M)
+/* See internal.h: M, both triangles. Rows are taken from the deepest dof up, in groups of up
+   to four along the path to the root (the row and its nearest ancestor dofs whose rows are
+   still to do). */
+int mbs_crba(mbs_data *d, double *M)
 {
     const int nv = d->model->nv;
     const int *lam = d->model->dof_parent;
@@ -132,15 +137,6 @@ int mbs_crba_lower(mbs_data *d, double *M)
         z += crba_rows(d, g, n, M);
     }
     return z == 0.0;
-}
-
-/* M (nv x nv row-major, full) from the current poses and S. */
-void mbs_crba(mbs_data *d, double *M)
-{
-    const int nv = d->model->nv;
-    mbs_crba_lower(d, M);
-    for (int i = 0; i < nv; ++i)
-        for (int j = i + 1; j < nv; ++j) M[nv * i + j] = M[nv * j + i];
 }
 
 /* In-place M = L^T D L over the branch sparsity lambda = dof_parent (RBDA table 6.3):
