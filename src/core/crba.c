@@ -64,7 +64,7 @@ static void crba_forces(mbs_data *d)
    j of g[n-1] the n dot products Sw_j . F_g[r] with Sw_j loaded once (two lane pairs).
    Every dot is summed in the order of s6_dot. Returns the sum of 0 * entry over the entries
    written: 0, or NaN when one of them is not finite. */
-static double crba_rows(const mbs_data *d, const int g[4], int n, double *restrict M)
+static double crba_rows(const mbs_data *d, const int *g, int n, double *restrict M)
 {
     const size_t nv = (size_t)d->model->nv;
     const int *lam = d->model->dof_parent;
@@ -117,24 +117,33 @@ static void crba_zero_branches(const mbs_data *d, double *M)
         }
 }
 
-/* See internal.h: M, both triangles. Rows are taken from the deepest dof up, in groups of up
-   to four along the path to the root (the row and its nearest ancestor dofs whose rows are
-   still to do). */
-int mbs_crba(mbs_data *d, double *M)
+/* See internal.h: rows are taken from the deepest dof up, in groups of up to four along the
+   path to the root (the row and its nearest ancestor dofs whose rows are still to do). */
+void mbs_crba_groups_init(mbs_data *d)
 {
     const int nv = d->model->nv;
     const int *lam = d->model->dof_parent;
     unsigned char *done = d->crba_done;
+    for (int i = 0; i < nv; ++i) done[i] = 0;
+    d->crba_ngroup = 0;
+    for (int i = nv - 1; i >= 0; --i) {
+        if (done[i]) continue;
+        int *g = d->crba_group + 5 * d->crba_ngroup++, n = 0;
+        for (int j = i; j >= 0 && !done[j] && n < 4; j = lam[j]) g[1 + n++] = j, done[j] = 1;
+        g[0] = n;
+    }
+}
+
+/* See internal.h: M, both triangles, the rows by the groups of mbs_crba_groups_init. */
+int mbs_crba(mbs_data *d, double *M)
+{
     crba_root_frame(d);
     crba_forces(d);
     crba_zero_branches(d, M);
-    for (int i = 0; i < nv; ++i) done[i] = 0;
     double z = 0.0;
-    for (int i = nv - 1; i >= 0; --i) {
-        if (done[i]) continue;
-        int g[4], n = 0;
-        for (int j = i; j >= 0 && !done[j] && n < 4; j = lam[j]) g[n++] = j, done[j] = 1;
-        z += crba_rows(d, g, n, M);
+    for (int k = 0; k < d->crba_ngroup; ++k) {
+        const int *g = d->crba_group + 5 * k;
+        z += crba_rows(d, g + 1, g[0], M);
     }
     return z == 0.0;
 }

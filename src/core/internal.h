@@ -58,6 +58,8 @@ void mbs_rnea(mbs_data *d, const double *qacc, double *tau_out);
 /* CRBA with current poses and S: M (nv x nv, symmetric: both triangles written) (RBDA
    table 6.2). Returns 1 when every entry is finite, else 0. */
 int mbs_crba(mbs_data *d, double *M);
+/* The CRBA row groups of d (crba_group, crba_ngroup) from the model's dof tree (creation). */
+void mbs_crba_groups_init(mbs_data *d);
 /* ABA with current kinematics and forces: qacc from tau + gen_force (RBDA table 7.1).
    Returns MBS_ERR_SINGULAR (message naming the body) if an articulated D is singular. */
 int mbs_aba(mbs_data *d);
