@@ -388,6 +388,7 @@ AX_INLINE void ax_crba_frame(int rev, int k, mbs_data *d, const mbs_joint_model 
 {
     const double *pr = mbs_crba_root_origin(d, b, p), *Rw = d->x_world[b].R;
     double *restrict Sw = d->Sw + 6 * jm->vadr;
+    d->Ic[b] = d->model->bodies[b].rbi;
     const double a[3] = {Rw[k], Rw[3 + k], Rw[6 + k]};
     if (rev) {
         v3_copy(Sw, a);
@@ -482,6 +483,11 @@ AX_INLINE void ax_crba_backward(int rev, int k, mbs_data *d, const mbs_joint_mod
     {                                                                                          \
         ax_crba_backward(REV, K, d, jm, b, p);                                                 \
     }                                                                                          \
+    static void NAME##_pose_crba(mbs_data *d, const mbs_joint_model *jm, int b, int p)        \
+    {                                                                                          \
+        (void)ax_pose(REV, K, d, jm, b, p);                                                    \
+        ax_crba_frame(REV, K, d, jm, b, p);                                                    \
+    }                                                                                          \
     static const mbs_joint_kernels NAME = {                                                    \
         .name = LABEL,                                                                         \
         .pose = NAME##_pose,                                                                   \
@@ -493,6 +499,7 @@ AX_INLINE void ax_crba_backward(int rev, int k, mbs_data *d, const mbs_joint_mod
         .rnea_backward = NAME##_rnea_backward,                                                 \
         .crba_frame = NAME##_crba_frame,                                                       \
         .crba_backward = NAME##_crba_backward,                                                 \
+        .pose_crba = NAME##_pose_crba,                                                         \
         .const_subspace = 1,                                                                   \
     };
 

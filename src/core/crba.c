@@ -15,6 +15,7 @@ void mbs_crba_frame_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p
 {
     mbs_pose X;
     const double *pr = mbs_crba_root_origin(d, b, p);
+    d->Ic[b] = d->model->bodies[b].rbi;
     for (int i = 0; i < 9; ++i) X.R[i] = d->x_world[b].R[i];
     v3_copy(X.p, pr);
     for (int k = 0; k < jm->nv; ++k)
@@ -35,16 +36,22 @@ void mbs_crba_backward_generic(mbs_data *d, const mbs_joint_model *jm, int b, in
     if (p > 0) rbi_transform_add(&d->Ic[p], d->x_up[b].R, d->x_up[b].p, Ic);
 }
 
-/* The frame step of every joint (parents first: p_root is summed down the tree), and Ic[b]
-   started at the body's own inertia before any child adds to it. */
+/* Generic kernel: pose, S and frame step in one (mbs_kinematics_crba). */
+void mbs_crba_pose_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p)
+{
+    mbs_kin_pose_generic(d, jm, b, p);
+    mbs_kin_subspace_generic(d, jm);
+    mbs_crba_frame_generic(d, jm, b, p);
+}
+
+/* The frame step of every joint (parents first: p_root is summed down the tree, and Ic[b]
+   starts at the body's own inertia before any child adds to it). */
 static void crba_root_frame(mbs_data *d)
 {
     const mbs_model *m = d->model;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child;
-        d->Ic[b] = m->bodies[b].rbi;
-        jm->kern->crba_frame(d, jm, b, jm->parent);
+        jm->kern->crba_frame(d, jm, jm->child, jm->parent);
     }
 }
 
@@ -134,10 +141,16 @@ void mbs_crba_groups_init(mbs_data *d)
     }
 }
 
-/* See internal.h: M, both triangles, the rows by the groups of mbs_crba_groups_init. */
+/* See internal.h. */
 int mbs_crba(mbs_data *d, double *M)
 {
     crba_root_frame(d);
+    return mbs_crba_framed(d, M);
+}
+
+/* See internal.h: M, both triangles, the rows by the groups of mbs_crba_groups_init. */
+int mbs_crba_framed(mbs_data *d, double *M)
+{
     crba_forces(d);
     crba_zero_branches(d, M);
     double z = 0.0;

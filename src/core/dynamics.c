@@ -204,10 +204,10 @@ static int mass_lower(mbs_data *d, const char *call, double *A)
     const int nv = d->model->nv;
     int st = mbs_check_state(d, 0, 0);
     if (st != MBS_OK) return st;
-    mbs_kinematics_subspace(d);
+    mbs_kinematics_crba(d);
     if (d->model->nnode > 0 && (st = mbs_nodes_solve(d)) != MBS_OK) return st;
     if (d->model->ncrow > 0 && (st = mbs_couplings_eval(d, 0)) != MBS_OK) return st;
-    int finite = mbs_crba(d, A);
+    int finite = mbs_crba_framed(d, A);
     if (d->model->ncrow > 0) { /* + m G^T G of every row */
         mbs_couplings_mass(d, A, 0);
         finite = lower_all_finite(A, nv);

@@ -31,11 +31,13 @@ struct mbs_joint_kernels {
     /* RNEA backward step: tau of the joint's dofs, f_p += X^T f_b */
     void (*rnea_backward)(mbs_data *d, const mbs_joint_model *jm, int b, int p, double *tau);
     /* CRBA frame step (crba.c): from the poses, p_root[b] and Sw of the joint's dofs in the
-       root frame (world axes, origin of b's root body) */
+       root frame (world axes, origin of b's root body); Ic[b] = the body's own inertia */
     void (*crba_frame)(mbs_data *d, const mbs_joint_model *jm, int b, int p);
     /* CRBA backward step (crba.c), Ic[b] complete (the subtree's composite inertia, body
        coordinates): Fw = Ic[b] S of the joint's dofs in the root frame; Ic[p] += X^T Ic[b] X */
     void (*crba_backward)(mbs_data *d, const mbs_joint_model *jm, int b, int p);
+    /* pose, S (unless const_subspace) and the CRBA frame step in one (mass matrix) */
+    void (*pose_crba)(mbs_data *d, const mbs_joint_model *jm, int b, int p);
     /* 1: S in body coordinates does not depend on q or v; it is written once at data
        creation (mbs_kernels_init_data) and the kernels never write it */
     int const_subspace;
@@ -69,6 +71,7 @@ void mbs_rnea_backward_generic(mbs_data *d, const mbs_joint_model *jm, int b, in
                                double *tau);
 void mbs_crba_frame_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p);
 void mbs_crba_backward_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p);
+void mbs_crba_pose_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p);
 
 /* Origin of body b relative to its root body's, world axes (crba.c): p_root[b] =
    R_parent p_up + p_root[parent] summed from the root down, never through the world
