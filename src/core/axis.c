@@ -387,8 +387,8 @@ AX_INLINE void ax_crba_frame(int rev, int k, mbs_data *d, const mbs_joint_model 
                              int p)
 {
     const double *pr = mbs_crba_root_origin(d, b, p), *Rw = d->x_world[b].R;
-    rbi_transform_rp(&d->Ic[b], Rw, pr, &d->model->bodies[b].rbi);
     double *restrict Sw = d->Sw + 6 * jm->vadr;
+    d->Ic[b] = d->model->bodies[b].rbi;
     const double a[3] = {Rw[k], Rw[3 + k], Rw[6 + k]};
     if (rev) {
         v3_copy(Sw, a);
@@ -397,6 +397,50 @@ AX_INLINE void ax_crba_frame(int rev, int k, mbs_data *d, const mbs_joint_model 
         Sw[0] = Sw[1] = Sw[2] = 0.0;
         v3_copy(Sw + 3, a);
     }
+}
+
+/* Upper triangle o of R S R^T for a symmetric S (spatial.c rotate_sym_upper): T = S R^T,
+   T_ij = sum_m S_im R_jm, then O_ij = sum_m R_im T_mj, each left to right. */
+AX_INLINE void ax_rotate_sym_upper(int rev, int k, ax_rot R, double o[6], const double S[9])
+{
+    double t[9], col[3];
+    MBS_UNROLL(3)
+    for (int i = 0; i < 3; ++i)
+        MBS_UNROLL(3)
+        for (int j = 0; j < 3; ++j) t[3 * i + j] = ax_dot(rev, k, R, 0, j, S + 3 * i);
+    static const int ur[6] = {0, 0, 0, 1, 1, 2}, uc[6] = {0, 1, 2, 1, 2, 2};
+    MBS_UNROLL(6)
+    for (int e = 0; e < 6; ++e) {
+        MBS_UNROLL(3)
+        for (int m = 0; m < 3; ++m) col[m] = t[3 * m + uc[e]];
+        o[e] = ax_dot(rev, k, R, 0, ur[e], col);
+    }
+}
+
+/* Backward step (crba.c mbs_crba_backward_generic with S = e_s): Ic S is the column s of
+   Ic, [I e_k; e_k x h] (revolute) or [h x e_k; m e_k] (prismatic). */
+AX_INLINE void ax_crba_backward(int rev, int k, mbs_data *d, const mbs_joint_model *jm, int b,
+                                int p)
+{
+    const int i = (k + 1) % 3, j = (k + 2) % 3;
+    const mbs_rbi *restrict Ic = &d->Ic[b];
+    double f[6];
+    if (rev) {
+        f[0] = Ic->I[k], f[1] = Ic->I[3 + k], f[2] = Ic->I[6 + k];
+        f[3 + k] = 0.0, f[3 + i] = -Ic->h[j], f[3 + j] = Ic->h[i];
+    } else {
+        f[k] = 0.0, f[i] = Ic->h[j], f[j] = -Ic->h[i];
+        f[3] = f[4] = f[5] = 0.0;
+        f[3 + k] = Ic->m;
+    }
+    mbs_crba_force_to_root(d, b, d->Fw + 6 * jm->vadr, f);
+    if (p <= 0) return;
+    const mbs_pose *X = &d->x_up[b];
+    const ax_rot R = ax_stored(rev, k, X);
+    double y[3], Ir[6];
+    ax_mulv(rev, k, R, 0, y, Ic->h);
+    ax_rotate_sym_upper(rev, k, R, Ir, Ic->I);
+    rbi_shifted_add(&d->Ic[p], Ic->m, y, Ir, X->p);
 }
 
 /* ---------------------------------------------------------------- the six tables */
@@ -435,6 +479,15 @@ AX_INLINE void ax_crba_frame(int rev, int k, mbs_data *d, const mbs_joint_model 
     {                                                                                          \
         ax_crba_frame(REV, K, d, jm, b, p);                                                    \
     }                                                                                          \
+    static void NAME##_crba_backward(mbs_data *d, const mbs_joint_model *jm, int b, int p)    \
+    {                                                                                          \
+        ax_crba_backward(REV, K, d, jm, b, p);                                                 \
+    }                                                                                          \
+    static void NAME##_pose_crba(mbs_data *d, const mbs_joint_model *jm, int b, int p)        \
+    {                                                                                          \
+        (void)ax_pose(REV, K, d, jm, b, p);                                                    \
+        ax_crba_frame(REV, K, d, jm, b, p);                                                    \
+    }                                                                                          \
     static const mbs_joint_kernels NAME = {                                                    \
         .name = LABEL,                                                                         \
         .pose = NAME##_pose,                                                                   \
@@ -445,6 +498,8 @@ AX_INLINE void ax_crba_frame(int rev, int k, mbs_data *d, const mbs_joint_model 
         .rnea_forward = NAME##_rnea_forward,                                                   \
         .rnea_backward = NAME##_rnea_backward,                                                 \
         .crba_frame = NAME##_crba_frame,                                                       \
+        .crba_backward = NAME##_crba_backward,                                                 \
+        .pose_crba = NAME##_pose_crba,                                                         \
         .const_subspace = 1,                                                                   \
     };
 

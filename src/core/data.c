@@ -52,12 +52,14 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     d->p_root = alloc0(3 * nb, sizeof(double));
     d->Fw = alloc0(6 * nv, sizeof(double));
     d->crba_done = alloc0(nv, 1);
+    d->crba_group = alloc0(5 * nv, sizeof(int));
     d->M = alloc0(nv * nv, sizeof(double));
     d->work = alloc0(nwork, sizeof(double));
     if (!d->q || !d->v || !d->tau || !d->qacc || !d->lambda || !d->aux || !d->x_up ||
         !d->x_world || !d->S || !d->vel || !d->cvel || !d->f_ext || !d->gen_force ||
         !d->wrench_in || !d->acc || !d->f || !d->IA || !d->U || !d->Dinv || !d->u || !d->Ic ||
-        !d->Sw || !d->root_body || !d->dof_depth || !d->p_root || !d->Fw || !d->crba_done || !d->M || !d->work)
+        !d->Sw || !d->root_body || !d->dof_depth || !d->p_root || !d->Fw || !d->crba_done || !d->M || !d->work ||
+        !d->crba_group)
         return MBS_ERR_NOMEM;
     if (mbs_planar_data_alloc(m, &d->planar) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_couplings_create(d) != MBS_OK) return MBS_ERR_NOMEM;
@@ -94,6 +96,7 @@ static void data_init_state(mbs_data *d)
     }
     for (int i = 0; i < m->nv; ++i) /* dof_parent[i] < i */
         d->dof_depth[i] = m->dof_parent[i] >= 0 ? d->dof_depth[m->dof_parent[i]] + 1 : 0;
+    mbs_crba_groups_init(d);
     for (int i = 0; i < m->nforce; ++i) /* two-frame forces start at their constant value */
         memcpy(d->force_in + 6 * i, m->forces[i].value, sizeof m->forces[i].value);
     mbs_kernels_init_data(d);
@@ -149,6 +152,7 @@ void mbs_data_destroy(mbs_data *d)
     free(d->p_root);
     free(d->Fw);
     free(d->crba_done);
+    free(d->crba_group);
     free(d->force_in);
     mbs_closure_data_destroy(d);
     mbs_loops_destroy(d);

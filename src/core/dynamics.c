@@ -197,37 +197,41 @@ int mbs_inverse_dynamics(mbs_data *d, const double *qacc, double *tau_out)
     return MBS_OK;
 }
 
-/* M (nv x nv row-major) by CRBA. */
-/* The lower triangle of M at the current q into d->M, checked finite. */
-static int mass_lower(mbs_data *d, const char *call)
+/* M at the current q by CRBA into A (nv x nv), checked finite: A whole without coupling
+   rows, else only its lower triangle sure (the rows add to that one). */
+static int mass_lower(mbs_data *d, const char *call, double *A)
 {
     const int nv = d->model->nv;
     int st = mbs_check_state(d, 0, 0);
     if (st != MBS_OK) return st;
-    mbs_kinematics_subspace(d);
+    mbs_kinematics_crba(d);
     if (d->model->nnode > 0 && (st = mbs_nodes_solve(d)) != MBS_OK) return st;
     if (d->model->ncrow > 0 && (st = mbs_couplings_eval(d, 0)) != MBS_OK) return st;
-    int finite = mbs_crba_lower(d, d->M);
+    int finite = mbs_crba_framed(d, A);
     if (d->model->ncrow > 0) { /* + m G^T G of every row */
-        mbs_couplings_mass(d, d->M, 0);
-        finite = lower_all_finite(d->M, nv);
+        mbs_couplings_mass(d, A, 0);
+        finite = lower_all_finite(A, nv);
     }
     if (finite) return MBS_OK;
-    mirror_lower(d->M, nv);
-    const int bad = first_nonfinite(d->M, nv * nv);
+    mirror_lower(A, nv);
+    const int bad = first_nonfinite(A, nv * nv);
     char buf[96];
     return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: M[%d] (joint %s) is not finite", call, bad,
                          mbs_joint_label(d->model, d->model->dof_joint[bad / nv], buf,
                                          (int)sizeof buf));
 }
 
+/* Without coupling rows the CRBA writes M whole straight into the caller's array (on
+   MBS_ERR_NONFINITE it then holds the matrix with its non-finite entries); with them through
+   d->M, mirrored. */
 int mbs_mass_matrix(mbs_data *d, double *M)
 {
     if (!d) return MBS_ERR_ARG;
     const int nested = mbs_refuse_nested(d, "mbs_mass_matrix");
     if (nested != MBS_OK) return nested;
     if (!M) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mass_matrix: NULL output");
-    const int st = mass_lower(d, "mass_matrix");
+    if (d->model->ncrow == 0) return mass_lower(d, "mass_matrix", M);
+    const int st = mass_lower(d, "mass_matrix", d->M);
     if (st != MBS_OK) return st;
     copy_symmetric(M, d->M, d->model->nv);
     return MBS_OK;
@@ -261,7 +265,7 @@ int mbs_mass_matrix_factor(mbs_data *d, double *LDL)
     if (nested != MBS_OK) return nested;
     if (!LDL) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mass_matrix_factor: NULL output");
     const int nv = d->model->nv;
-    int st = mass_lower(d, "mass_matrix_factor");
+    int st = mass_lower(d, "mass_matrix_factor", d->M);
     if (st == MBS_OK) st = check_tree_sparse(d);
     if (st != MBS_OK) return st;
     if (mbs_mass_factor(d->model, d->M) != MBS_OK)

@@ -52,14 +52,18 @@ void mbs_kinematics_vel(mbs_data *d);
 void mbs_kinematics_S(mbs_data *d);
 /* Poses and motion subspaces S only (no velocities): enough for CRBA. */
 void mbs_kinematics_subspace(mbs_data *d);
+/* The same with the CRBA frame step of every joint in the same pass (mbs_crba_framed). */
+void mbs_kinematics_crba(mbs_data *d);
 /* RNEA with current kinematics and forces: tau = M qacc + c - (J^T f_ext + gen_force).
    (RBDA table 5.1) */
 void mbs_rnea(mbs_data *d, const double *qacc, double *tau_out);
-/* CRBA with current poses and S: M (nv x nv row-major) (RBDA table 6.2). */
-void mbs_crba(mbs_data *d, double *M);
-/* The same, lower triangle and diagonal only (the strict upper triangle is not written):
-   all that mbs_mass_factor reads. Returns 1 when every entry is finite, else 0. */
-int mbs_crba_lower(mbs_data *d, double *M);
+/* CRBA with current poses and S: M (nv x nv, symmetric: both triangles written) (RBDA
+   table 6.2). Returns 1 when every entry is finite, else 0. */
+int mbs_crba(mbs_data *d, double *M);
+/* The same after mbs_kinematics_crba (the frame step already done). */
+int mbs_crba_framed(mbs_data *d, double *M);
+/* The CRBA row groups of d (crba_group, crba_ngroup) from the model's dof tree (creation). */
+void mbs_crba_groups_init(mbs_data *d);
 /* ABA with current kinematics and forces: qacc from tau + gen_force (RBDA table 7.1).
    Returns MBS_ERR_SINGULAR (message naming the body) if an articulated D is singular. */
 int mbs_aba(mbs_data *d);

@@ -12,6 +12,8 @@ static const mbs_joint_kernels generic_1 = {
     .rnea_forward = mbs_rnea_forward_generic,
     .rnea_backward = mbs_rnea_backward_generic,
     .crba_frame = mbs_crba_frame_generic,
+    .crba_backward = mbs_crba_backward_generic,
+    .pose_crba = mbs_crba_pose_generic,
     .const_subspace = 0,
 };
 
@@ -26,6 +28,8 @@ static const mbs_joint_kernels generic_n = {
     .rnea_forward = mbs_rnea_forward_generic,
     .rnea_backward = mbs_rnea_backward_generic,
     .crba_frame = mbs_crba_frame_generic,
+    .crba_backward = mbs_crba_backward_generic,
+    .pose_crba = mbs_crba_pose_generic,
     .const_subspace = 0,
 };
 

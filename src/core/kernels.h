@@ -30,9 +30,14 @@ struct mbs_joint_kernels {
                          const double *qacc);
     /* RNEA backward step: tau of the joint's dofs, f_p += X^T f_b */
     void (*rnea_backward)(mbs_data *d, const mbs_joint_model *jm, int b, int p, double *tau);
-    /* CRBA frame step (crba.c): from the poses, p_root[b], the body's inertia Ic[b] and Sw
-       of the joint's dofs in the root frame (world axes, origin of b's root body) */
+    /* CRBA frame step (crba.c): from the poses, p_root[b] and Sw of the joint's dofs in the
+       root frame (world axes, origin of b's root body); Ic[b] = the body's own inertia */
     void (*crba_frame)(mbs_data *d, const mbs_joint_model *jm, int b, int p);
+    /* CRBA backward step (crba.c), Ic[b] complete (the subtree's composite inertia, body
+       coordinates): Fw = Ic[b] S of the joint's dofs in the root frame; Ic[p] += X^T Ic[b] X */
+    void (*crba_backward)(mbs_data *d, const mbs_joint_model *jm, int b, int p);
+    /* pose, S (unless const_subspace) and the CRBA frame step in one (mass matrix) */
+    void (*pose_crba)(mbs_data *d, const mbs_joint_model *jm, int b, int p);
     /* 1: S in body coordinates does not depend on q or v; it is written once at data
        creation (mbs_kernels_init_data) and the kernels never write it */
     int const_subspace;
@@ -65,6 +70,8 @@ void mbs_rnea_forward_generic(mbs_data *d, const mbs_joint_model *jm, int b, int
 void mbs_rnea_backward_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p,
                                double *tau);
 void mbs_crba_frame_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p);
+void mbs_crba_backward_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p);
+void mbs_crba_pose_generic(mbs_data *d, const mbs_joint_model *jm, int b, int p);
 
 /* Origin of body b relative to its root body's, world axes (crba.c): p_root[b] =
    R_parent p_up + p_root[parent] summed from the root down, never through the world
@@ -79,6 +86,19 @@ static inline const double *mbs_crba_root_origin(mbs_data *d, int b, int p)
         v3_add(pr, pr, d->p_root + 3 * p);
     }
     return pr;
+}
+
+/* o = the body-coordinate force f of body b in its root frame: [R n + p x (R f); R f] with
+   R = x_world[b].R, p = p_root[b] (spatial.h xf_apply_transpose). */
+static inline void mbs_crba_force_to_root(const mbs_data *d, int b, double *restrict o,
+                                          const double *restrict f)
+{
+    const double *R = d->x_world[b].R, *pr = d->p_root + 3 * b;
+    double n[3], t[3];
+    m3_mulv(o + 3, R, f + 3);
+    m3_mulv(n, R, f);
+    v3_cross(t, pr, o + 3);
+    v3_add(o, n, t);
 }
 
 /* ---- pieces of the ABA step shared by the generic and the specialised kernels (aba.c) */

@@ -164,6 +164,17 @@ void mbs_kinematics_subspace(mbs_data *d)
     }
 }
 
+/* Poses, S and the CRBA frame step (mbs_crba_framed) in one pass: the mass matrix. */
+void mbs_kinematics_crba(mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    d->kin_gen++;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        jm->kern->pose_crba(d, jm, jm->child, jm->parent);
+    }
+}
+
 /* World poses of every body at the neutral q (all joint transforms the identity). */
 void mbs_neutral_poses(const mbs_model *m, mbs_pose *xw)
 {

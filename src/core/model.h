@@ -124,12 +124,12 @@ struct mbs_data {
     double *U;            /* [6 nv] U = IA S */
     double *Dinv;         /* [6 nv] inverse of D = S^T U per joint (nv_j x nv_j at 6 vadr) */
     double *u;            /* [nv] u = tau - S^T pA */
-    mbs_rbi *Ic;          /* [nbody] composite inertias (CRBA, in the root frame) */
+    mbs_rbi *Ic;          /* [nbody] composite inertias (CRBA, body coordinates) */
     double *Sw;           /* [6 nv] motion subspace columns in the root frame (CRBA) */
     int *root_body;       /* [nbody] first body below the world on the path to each body
                              (itself for a root; 0 for the world): the CRBA frame origin */
     double *Fw;           /* [6 nv] CRBA forces Ic S of each dof, root frame */
-    unsigned char *crba_done; /* [nv] rows of M already computed (CRBA pairing) */
+    unsigned char *crba_done; /* [nv] scratch of the CRBA row grouping (at creation) */
     double *p_root;       /* [3 nbody] body origin relative to its root body's, world axes */
     int *dof_depth;       /* [nv] number of ancestor dofs of each dof (dof_parent chain) */
     double *M;            /* [nv nv] mass matrix scratch (row-major) */
@@ -171,6 +171,10 @@ struct mbs_data {
     double *ux;           /* [nux] the states (start: the model's start values) */
     double *uxdot;        /* [nux] their derivatives at the last evaluation of the force
                              elements (written by the elements' functions) */
+    /* CRBA row groups (crba.c), fixed at creation: group k is crba_group[5k] = n (1..4)
+       dofs crba_group[5k+1 .. 5k+n], each the dof_parent of the one before */
+    int *crba_group;      /* [5 nv] */
+    int crba_ngroup;
 };
 
 /* Free the owned strings of n visual definitions and the array (src/core/visual.c). */

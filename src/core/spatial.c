@@ -36,22 +36,24 @@ static inline void rotate_sym_upper(double o[6], const double R[9], const double
  * expanded with [a]x[b]x = b a^T - (a.b) 1. */
 void rbi_transform_rp(mbs_rbi *out, const double R[9], const double p[3], const mbs_rbi *in)
 {
-    const double m = in->m;
+    double y[3], Ir[6], I6[6], hA[3];
+    m3_mulv(y, R, in->h);
+    rotate_sym_upper(Ir, R, in->I);
+    rbi_shifted(I6, hA, in->m, y, Ir, p);
+    static const int row[6] = {0, 0, 0, 1, 1, 2}, col[6] = {0, 1, 2, 1, 2, 2};
+    for (int e = 0; e < 6; ++e) out->I[3 * row[e] + col[e]] = out->I[3 * col[e] + row[e]] = I6[e];
+    out->m = in->m;
+    for (int i = 0; i < 3; ++i) out->h[i] = hA[i];
+}
+
+/* See spatial.h. */
+void rbi_transform_add(mbs_rbi *restrict out, const double R[9], const double p[3],
+                       const mbs_rbi *restrict in)
+{
     double y[3], Ir[6];
     m3_mulv(y, R, in->h);
     rotate_sym_upper(Ir, R, in->I);
-    const double py = v3_dot(p, y), pp = v3_dot(p, p);
-    const double diag = 2.0 * py + m * pp;
-    int e = 0;
-    for (int i = 0; i < 3; ++i)
-        for (int j = i; j < 3; ++j, ++e) {
-            double s = Ir[e] - (y[i] * p[j] + p[i] * y[j]) - m * p[i] * p[j];
-            if (i == j) s += diag;
-            out->I[3 * i + j] = s;
-            out->I[3 * j + i] = s;
-        }
-    out->m = m;
-    for (int i = 0; i < 3; ++i) out->h[i] = y[i] + m * p[i];
+    rbi_shifted_add(out, in->m, y, Ir, p);
 }
 
 /* See spatial.h. */

@@ -395,6 +395,41 @@ static inline void m6_blocks_add(double *restrict out, const mbs_d2 oac[6],
 void rbi_transform_to_parent(mbs_rbi *out, const mbs_pose *X, const mbs_rbi *in);
 /* The same with the pose given as R and p. */
 void rbi_transform_rp(mbs_rbi *out, const double R[9], const double p[3], const mbs_rbi *in);
+/* out += X^T in X for X = (R, p) (rbi_transform_rp added in place; out may not alias in). */
+void rbi_transform_add(mbs_rbi *restrict out, const double R[9], const double p[3],
+                       const mbs_rbi *restrict in);
+
+/* Second half of rbi_transform_rp (RBDA eq. 2.66 with E = R^T, r = p): from the mass m, the
+   rotated y = R h and upper triangle Ir of R Ibar R^T, the upper triangle I6 (00, 01, 02,
+   11, 12, 22) of Ibar_A = Ir - [p]x[y]x - [h_A]x[p]x and h_A = y + m p, expanded with
+   [a]x[b]x = b a^T - (a.b) 1. Every rotation kernel that feeds it gives the same sums. */
+static inline void rbi_shifted(double I6[6], double hA[3], double m, const double y[3],
+                               const double Ir[6], const double p[3])
+{
+    const double py = v3_dot(p, y), pp = v3_dot(p, p);
+    const double diag = 2.0 * py + m * pp;
+    int e = 0;
+    for (int i = 0; i < 3; ++i)
+        for (int j = i; j < 3; ++j, ++e) {
+            double s = Ir[e] - (y[i] * p[j] + p[i] * y[j]) - m * p[i] * p[j];
+            if (i == j) s += diag;
+            I6[e] = s;
+        }
+    for (int i = 0; i < 3; ++i) hA[i] = y[i] + m * p[i];
+}
+
+/* out += the inertia of rbi_shifted (the composite-inertia step of the CRBA). */
+static inline void rbi_shifted_add(mbs_rbi *restrict out, double m, const double y[3],
+                                   const double Ir[6], const double p[3])
+{
+    double I6[6], hA[3];
+    rbi_shifted(I6, hA, m, y, Ir, p);
+    out->I[0] += I6[0], out->I[1] += I6[1], out->I[2] += I6[2];
+    out->I[3] += I6[1], out->I[4] += I6[3], out->I[5] += I6[4];
+    out->I[6] += I6[2], out->I[7] += I6[4], out->I[8] += I6[5];
+    out->m += m;
+    for (int i = 0; i < 3; ++i) out->h[i] += hA[i];
+}
 /* 6x6 symmetric articulated inertia in B transformed to A: I_A = X_BA^T I_B X_BA. */
 void m6_transform_to_parent(double out[36], const mbs_pose *X, const double in[36]);
 /* Upper triangle of out += X_BA^T in X_BA for a symmetric 6x6 in B of which only the upper

@@ -958,7 +958,7 @@ static int gram_mass(mbs_data *d, mbs_loops *L)
 {
     const mbs_model *m = d->model;
     const int r = L->rank;
-    mbs_crba_lower(d, d->M);
+    mbs_crba(d, d->M);
     if (m->ncrow > 0) mbs_couplings_mass(d, d->M, 1); /* native rotors, as ABA has them */
     if (mbs_mass_factor(m, d->M) != MBS_OK)
         return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: the tree mass matrix is singular "
