@@ -111,15 +111,14 @@ static double crba_rows(const mbs_data *d, const int *g, int n, double *restrict
 }
 
 /* Zero M when the tree is branched (rows with non-ancestor dofs before them: their entries
-   are the zero blocks the rows leave unwritten), row by row as copy_matrix in dynamics.c;
-   a chain has none. */
+   are the zero blocks the rows leave unwritten), in one call (measured faster than
+   row by row; callgrind counts its rep stosb per byte); a chain has none. */
 static void crba_zero_branches(const mbs_data *d, double *M)
 {
     const int nv = d->model->nv;
     for (int i = 0; i < nv; ++i)
         if (d->dof_depth[i] < i) {
-            for (int r = 0; r < nv; ++r)
-                memset(M + (size_t)nv * (size_t)r, 0, (size_t)nv * sizeof *M);
+            memset(M, 0, (size_t)nv * (size_t)nv * sizeof *M);
             return;
         }
 }
