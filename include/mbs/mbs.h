@@ -783,7 +783,8 @@ int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu)
    sensitivities' error test fails (MBS_ERR_SOLVER, too many steps). At rtol 1e-8 (the
    default) the sensitivities agree with central differences of two tight runs to ~3e-7 of
    their size (tests/test_sensitivity.c).
-   Tree models only (a model with cut joints is MBS_ERR_STATE); Cardan joints are not
+   Tree models only (a model with cut joints is MBS_ERR_STATE); user states are integrated
+   with the motion, y = [q; v; x] (mbs_sens_get_user_states); Cardan joints are not
    re-based during a run. While a run evaluates, the model's parameters take the perturbed
    values CVODES asks for; the run puts the nominal values back before it returns, so do not
    share the model with another thread during a run. A run may allocate (it is an offline
@@ -998,9 +999,9 @@ int mbs_curve_joint_contact(mbs_data *d, int joint, double s[2], double point[3]
    Euler step), CVODE integrates y = [q; v; x] (rtol and atol apply to x too), the
    local-error estimate compares x, event functions may read x and handlers may change it,
    a failed step restores it bit for bit. mbs_linearize and mbs_modes include x in the state
-   (x = (dq, dv, x_user), nx = 2 nv + nux for a tree); parameter sensitivities refuse a
-   model with user states (MBS_ERR_STATE); the dynamics derivatives, mbs_equilibrium and the
-   other analyses hold x at its value. Callbacks are C functions: model files have no element
+   (x = (dq, dv, x_user), nx = 2 nv + nux for a tree); parameter sensitivity runs integrate
+   y = [q; v; x] (mbs_sens_get_user_states); the dynamics derivatives, mbs_equilibrium and
+   the other analyses hold x at its value. Callbacks are C functions: model files have no element
    for them. */
 typedef int (*mbs_user_states_fn)(mbs_data *d, const double *x, double *xdot, void *user);
 /* n (1 .. 1000000) states with derivative function fn; name copied, may be NULL. Their start
@@ -1025,6 +1026,12 @@ int mbs_data_set_user_states(mbs_data *d, int element, const double *x);
    states as they are (loops not closed): the kinematics and the force elements are
    evaluated, no accelerations; q, v and the states stay as they were. */
 int mbs_user_states_derivative(mbs_data *d, double *xdot);
+
+/* ---------------------------------------------------------------- user states in linearisation and sensitivities */
+/* dx (nuser_states x 1): the sensitivities of the user states to parameter k (0..np-1) of a
+   sensitivity run at the data's time (the run integrates y = [q; v; x]); nothing written
+   for a model without user states. MBS_ERR_ARG for a NULL run or dx, or a bad k. */
+int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop

@@ -71,6 +71,20 @@ def test_linearize_includes_the_current():
                                rtol=1e-6, atol=1e-9)
 
 
+def test_sensitivity_of_the_steady_state():
+    """d/dB of the steady state (w_ss = U K / den, i_ss = U B / den, den = R B + K^2):
+    dw/dB = -U K R / den^2, di/dB = U K^2 / den^2, reached by 4 s (time constants <= 0.1 s);
+    the current's sensitivity from get_user_states."""
+    m, d, e = flywheel()
+    s = mbs.Sensitivity(m, d, [("damping", 0)], kind="cvode_bdf", max_step=2e-3)
+    s.run(4.0)
+    dq, dv = s.get(0)
+    di = s.get_user_states(0)
+    den = R * B + K * K
+    assert dv[0] == pytest.approx(-U * K * R / den ** 2, rel=1e-6)
+    assert di.shape == (1,) and di[0] == pytest.approx(U * K * K / den ** 2, rel=1e-6)
+
+
 def test_exception_is_fatal_and_restores():
     def broken(data, x, xdot):
         if data.time > 0.01:
