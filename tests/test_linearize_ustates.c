@@ -293,7 +293,8 @@ static void y_at(mbs_model *m, const mbs_param *p, double x, double nominal, dou
    differences of runs with steps 1e-2 |p|: within 1e-6 of each sensitivity vector's largest
    entry, the current's included (2.1e-7 Adams, 3.5e-7 BDF measured; BDF with unlimited
    steps is at about 3e-6, its own truncation error on the stiff current); a run leaves the data
-   at t = 0.5 with the current as integrated. */
+   at t = 0.5 with the current as integrated; a current changed after it refuses the next run
+   until a restart, a non-finite one refuses the restart. */
 static void test_sensitivities(void **state)
 {
     (void)state;
@@ -337,6 +338,14 @@ static void test_sensitivities(void **state)
         print_message("CVODES %s sensitivities with the current vs five-point differences: "
                       "%.2e of the largest entry\n", kind == MBS_STEP_CVODE_BDF ? "BDF" : "Adams",
                       rel);
+        const double i_end = mbs_data_user_states(d)[0]; /* a changed current: refused */
+        mbs_data_user_states(d)[0] = i_end + 1.0;
+        assert_int_equal(mbs_sens_run(s, SENS_T + 0.1), MBS_ERR_STATE);
+        assert_true(mbs_data_user_states(d)[0] == i_end + 1.0 && mbs_data_time(d) == SENS_T);
+        assert_int_equal(mbs_sens_restart(s), MBS_OK); /* from there: runs */
+        assert_int_equal(mbs_sens_run(s, SENS_T + 0.1), MBS_OK);
+        mbs_data_user_states(d)[0] = NAN;
+        assert_int_equal(mbs_sens_restart(s), MBS_ERR_NONFINITE);
         assert_int_equal(mbs_sens_get_user_states(s, 3, fd[0]), MBS_ERR_ARG);
         assert_int_equal(mbs_sens_get_user_states(s, 0, NULL), MBS_ERR_ARG);
         assert_int_equal(mbs_sens_get_user_states(NULL, 0, fd[0]), MBS_ERR_ARG);
