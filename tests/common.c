@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 void test_rng_seed(test_rng *r, uint64_t seed) { r->s = seed * 2654435761u + 88172645463325252ull; }
@@ -273,4 +274,22 @@ mbs_stepper *test_stepper_tight(mbs_data *d, mbs_stepper_kind kind)
     mbs_stepper *s = mbs_stepper_create(d, &def);
     if (!s) fail_msg("stepper: %s", mbs_data_error(d));
     return s;
+}
+
+/* See common.h. */
+mbs_builder *test_shaft(double l, double J, double b)
+{
+    mbs_builder *bl = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    bd.mass = 1.0;
+    bd.com[2] = -l;
+    memset(bd.inertia, 0, sizeof bd.inertia);
+    bd.inertia[0] = bd.inertia[4] = bd.inertia[8] = J;
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jd.name = "shaft";
+    jd.child = mbs_add_body(bl, &bd);
+    jd.axis[0] = 0.0, jd.axis[1] = 1.0, jd.axis[2] = 0.0;
+    assert_int_equal(mbs_add_joint(bl, &jd), 0);
+    if (b > 0.0) assert_int_equal(mbs_add_joint_spring_damper(bl, 0, 0, 0.0, b, 0.0), 0);
+    return bl;
 }

@@ -58,4 +58,10 @@ mbs_model *test_compile_ok(mbs_builder *b);
    with the data's message when it cannot be created. */
 mbs_stepper *test_stepper_tight(mbs_data *d, mbs_stepper_kind kind);
 
+/* ---- shared by the user-state tests */
+/* A builder with a body of mass 1 turning about the world y axis through the origin (joint 0,
+   "shaft"), its centre of mass l below the axis (l = 0: a flywheel), inertia J about its
+   centre of mass, damping b (> 0: a joint damper, element 0). Gravity -z. */
+mbs_builder *test_shaft(double l, double J, double b);
+
 #endif

@@ -818,7 +818,7 @@ static int timer_reset(mbs_data *d, void *user)
 }
 
 /* The motor swinging a pendulum, the timer and its event: dynamics, the derivative query,
-   the derivatives, setting the states, stepping every kind (RK4 also with the local-error
+   the derivatives, linearisation and modes with the user states, setting the states, stepping every kind (RK4 also with the local-error
    estimate) through the events, and a failing step allocate nothing. */
 static void test_user_states_no_alloc(void **state)
 {
@@ -851,6 +851,10 @@ static void test_user_states_no_alloc(void **state)
         if (st == MBS_OK) st = mbs_user_states_derivative(d, xdot);
         if (st == MBS_OK) st = mbs_inverse_dynamics(d, mbs_data_qacc(d), &tau);
         if (st == MBS_OK) st = mbs_forward_dynamics_derivatives(d, outbuf, outbuf + 1, outbuf + 2);
+        int nx = 0, n = 4; /* x = (dq, dv, current, timer) */
+        if (st == MBS_OK) st = mbs_linearize(d, derivbuf, derivbuf + 16, &nx);
+        if (st == MBS_OK) st = mbs_modes(d, outbuf, outbuf + 4, &n);
+        if (st == MBS_OK && (nx != 4 || n != 4)) st = MBS_ERR_STATE;
         for (int i = 0; i < 190 && st == MBS_OK; ++i) st = mbs_stepper_step(s, 1e-3);
         ustate_fail = 1;
         const int failed = mbs_stepper_step(s, 1e-3);

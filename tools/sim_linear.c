@@ -54,7 +54,8 @@ int sim_linear_run(const mech *m, int at_rest, int want_modes, sim_linear *s, ch
 {
     int st = setup(m, at_rest, s, err, n);
     if (st < 0) return st;
-    const size_t nv = (size_t)mbs_model_nv(s->model), nx = 2 * nv;
+    const size_t nv = (size_t)mbs_model_nv(s->model);
+    const size_t nx = 2 * nv + (size_t)mbs_model_nuser_states(s->model); /* user states */
     s->A = calloc(nx * nx + 1, sizeof(double));
     s->B = calloc(nx * nv + 1, sizeof(double));
     s->re = calloc(nx + 1, sizeof(double));

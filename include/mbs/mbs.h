@@ -783,7 +783,8 @@ int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu)
    sensitivities' error test fails (MBS_ERR_SOLVER, too many steps). At rtol 1e-8 (the
    default) the sensitivities agree with central differences of two tight runs to ~3e-7 of
    their size (tests/test_sensitivity.c).
-   Tree models only (a model with cut joints is MBS_ERR_STATE); Cardan joints are not
+   Tree models only (a model with cut joints is MBS_ERR_STATE); user states are integrated
+   with the motion, y = [q; v; x] (mbs_sens_get_user_states); Cardan joints are not
    re-based during a run. While a run evaluates, the model's parameters take the perturbed
    values CVODES asks for; the run puts the nominal values back before it returns, so do not
    share the model with another thread during a run. A run may allocate (it is an offline
@@ -850,7 +851,8 @@ int mbs_forward_dynamics_derivatives(mbs_data *d, double *dqacc_dq, double *dqac
                                      double *dqacc_dtau);
 /* State-space model about the current (t, q, v, tau): dx/dt = A x + B dtau. A is nx x nx
    (row stride nx), B nx x nv (row stride nv, nullable); *nx = 2 nv for a tree, 2 ndof with
-   closed loops; the caller sizes A for 2nv x 2nv and B for 2nv x nv.
+   closed loops, plus nux (mbs_model_nuser_states) with user states; the caller sizes A for
+   nx_max x nx_max and B for nx_max x nv, nx_max = 2 nv + nux.
    Tree: x = (dq, dv), dq the tangent offset from the reference motion q*(t) through the
    current state (q = mbs_integrate_q(q*, dq, 1)), dv = v - v*; A = [T I; dqacc/dq
    dqacc/dv] with the analytic derivatives above, B = [0; M^-1]. T is zero except for
@@ -860,15 +862,21 @@ int mbs_forward_dynamics_derivatives(mbs_data *d, double *dqacc_dq, double *dqac
    closure; A and B from central differences of the loops' forward dynamics with the loops
    closed at every evaluation (steps 1e-5 in u, 1e-5 max(1, |u'|) in u'; B exact to
    rounding, the dynamics being linear in tau); the state is first closed as mbs_assemble
-   would (q and v are then restored). qacc is left as mbs_forward_dynamics leaves it. */
+   would (q and v are then restored). qacc is left as mbs_forward_dynamics leaves it.
+   User states x_user (mbs_add_user_states): x = (dq or du, dv or du', x_user), A and B by
+   the central differences above with every coordinate of a tree independent, each user
+   state perturbed by 1e-5 max(1, |x_j|): A includes dxdot/d(q, v, x_user) and the forces the
+   functions apply from x_user, B's last rows dxdot/dtau (zero unless a function reads tau;
+   B by central differences, step 1e-5 max(1, |tau_j|)). q, v, tau and the user states are
+   as they were afterwards, bit for bit. */
 int mbs_linearize(mbs_data *d, double *A, double *B, int *nx);
 /* independent (nv x 1): 1 for the coordinates of x of mbs_linearize (all for a tree; the
    independent coordinates of the current partition with loops), in ascending order; *n
-   receives their number (nx / 2). */
+   receives their number ((nx - nux) / 2; the user states follow them in x). */
 int mbs_linearize_coordinates(mbs_data *d, unsigned char *independent, int *n);
 /* Eigenvalues eig_re + i eig_im of mbs_linearize's A (LAPACK dgeev, workspace taken at
-   mbs_data_create). On entry *n is the capacity of eig_re and eig_im (2 nv always
-   suffices), MBS_ERR_ARG when smaller than nx; on return the number nx of eigenvalues,
+   mbs_data_create). On entry *n is the capacity of eig_re and eig_im (2 nv + nux always
+   suffices, nux the user states), MBS_ERR_ARG when smaller than nx; on return the number nx of eigenvalues,
    sorted by magnitude |lambda| (then by real part), a complex pair adjacent with its
    positive imaginary part first.
    A mode lambda = -zeta w_n +- i w_n sqrt(1 - zeta^2) has the natural frequency w_n =
@@ -990,9 +998,10 @@ int mbs_curve_joint_contact(mbs_data *d, int joint, double s[2], double point[3]
    Steppers: RK4 and Euler stages include x (explicit Euler for x in the semi-implicit
    Euler step), CVODE integrates y = [q; v; x] (rtol and atol apply to x too), the
    local-error estimate compares x, event functions may read x and handlers may change it,
-   a failed step restores it bit for bit. mbs_linearize and mbs_modes refuse a model with
-   user states (MBS_ERR_STATE); the dynamics derivatives, mbs_equilibrium and the other
-   analyses hold x at its value. Callbacks are C functions: model files have no element
+   a failed step restores it bit for bit. mbs_linearize and mbs_modes include x in the state
+   (x = (dq, dv, x_user), nx = 2 nv + nux for a tree); parameter sensitivity runs integrate
+   y = [q; v; x] (mbs_sens_get_user_states); the dynamics derivatives, mbs_equilibrium and
+   the other analyses hold x at its value. Callbacks are C functions: model files have no element
    for them. */
 typedef int (*mbs_user_states_fn)(mbs_data *d, const double *x, double *xdot, void *user);
 /* n (1 .. 1000000) states with derivative function fn; name copied, may be NULL. Their start
@@ -1017,6 +1026,12 @@ int mbs_data_set_user_states(mbs_data *d, int element, const double *x);
    states as they are (loops not closed): the kinematics and the force elements are
    evaluated, no accelerations; q, v and the states stay as they were. */
 int mbs_user_states_derivative(mbs_data *d, double *xdot);
+
+/* ---------------------------------------------------------------- user states in linearisation and sensitivities */
+/* dx (nuser_states x 1): the sensitivities of the user states to parameter k (0..np-1) of a
+   sensitivity run at the data's time (the run integrates y = [q; v; x]); nothing written
+   for a model without user states. MBS_ERR_ARG for a NULL run or dx, or a bad k. */
+int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop

@@ -234,12 +234,17 @@ class Data:
         self._call(lib.mbs_forward_dynamics_derivatives(self._d, _ptr(dq), _ptr(dv), _ptr(Minv)))
         return dq, dv, Minv
 
+    def _nx_max(self):
+        """2 nv + the user states: the most state coordinates linearize() gives."""
+        nux = self.model.nuser_states if self.model is not None else 0
+        return max(2 * self.nv + nux, 1)
+
     def linearize(self):
         """(A (nx, nx), B (nx, nv)) of dx/dt = A x + B dtau about the current state: x =
         (dq, dv) in tangent coordinates for a tree, (du, du') of the independent coordinates
-        with closed loops (linearize_coordinates() tells which)."""
-        n = self.nv
-        A, B = np.zeros(4 * n * n), np.zeros(2 * n * n)
+        with closed loops (linearize_coordinates() tells which), then the user states."""
+        n, nx_max = self.nv, self._nx_max()
+        A, B = np.zeros(nx_max * nx_max), np.zeros(nx_max * n)
         nx = ctypes.c_int()
         self._call(lib.mbs_linearize(self._d, _ptr(A), _ptr(B), ctypes.byref(nx)))
         k = nx.value
@@ -255,8 +260,9 @@ class Data:
     def modes(self):
         """The eigenvalues of linearize()'s A as a complex array, sorted by magnitude (a
         pair adjacent, positive imaginary part first)."""
-        re, im = np.zeros(2 * self.nv), np.zeros(2 * self.nv)
-        n = ctypes.c_int(2 * self.nv)
+        nx_max = self._nx_max()
+        re, im = np.zeros(nx_max), np.zeros(nx_max)
+        n = ctypes.c_int(nx_max)
         self._call(lib.mbs_modes(self._d, _ptr(re), _ptr(im), ctypes.byref(n)))
         return re[:n.value] + 1j * im[:n.value]
 

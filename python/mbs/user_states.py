@@ -23,6 +23,7 @@ import numpy as np
 from ._lib import lib, c_double_p
 from .core import Builder, Model, _pending, _ptr, _vec
 from .data import Data, _view
+from .params import Sensitivity
 
 USER_STATES_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, c_double_p, c_double_p,
                                   ctypes.c_void_p)
@@ -37,6 +38,7 @@ for _name, _res, _args in (
         ("mbs_data_user_states", c_double_p, [_P]),
         ("mbs_data_set_user_states", _I, [_P, _I, c_double_p]),
         ("mbs_user_states_derivative", _I, [_P, c_double_p]),
+        ("mbs_sens_get_user_states", _I, [_P, _I, c_double_p]),
         ("mbs_data_model", _P, [_P])):
     getattr(lib, _name).restype = _res
     getattr(lib, _name).argtypes = _args
@@ -137,7 +139,15 @@ def _data_user_states_derivative(self):
     return xdot
 
 
+def _sens_get_user_states(self, k):
+    """dx/dp_k (nuser_states,): the user states' sensitivities at the data's time."""
+    dx = np.zeros(max(self.model.nuser_states, 1))
+    self.data._call(lib.mbs_sens_get_user_states(self._s, int(k), _ptr(dx)))
+    return dx[:self.model.nuser_states]
+
+
 Builder.add_user_states = add_user_states
+Sensitivity.get_user_states = _sens_get_user_states
 Builder.set_user_states_start = set_user_states_start
 Model.nuser_states = property(lambda self: lib.mbs_model_nuser_states(self._m))
 Model.user_states_adr = _model_user_states_adr

@@ -1,6 +1,7 @@
 """User state equations from Python: a DC motor (L di/dt = u - R i - k_e w, torque k_t i)
 on a flywheel, its steady state against the closed form, the derivative query, start
-values, and an exception inside the function."""
+values, the linearisation with the current in the state, and an exception inside the
+function."""
 import numpy as np
 import pytest
 
@@ -51,6 +52,37 @@ def test_derivative_query_and_start_values():
     with pytest.raises(mbs.ArgError):
         d.set_user_states(0, [1.0])  # the damper is not a user-state element
     assert d.user_states[0] == 2.0
+
+
+def test_linearize_includes_the_current():
+    """x = (theta, w, i): A = [0 1 0; 0 -B/J K/J; 0 -K/L -R/L] (central differences of a
+    linear model: 1e-8), modes 0 and the roots of s^2 + (B/J + R/L) s + (R B + K^2)/(J L)."""
+    m, d, e = flywheel()
+    d.v[0], d.user_states[0] = 2.0, 0.5
+    A, Bm = d.linearize()
+    expect = np.array([[0, 1, 0], [0, -B / J, K / J], [0, -K / L, -R / L]])
+    assert A.shape == (3, 3) and Bm.shape == (3, 1)
+    np.testing.assert_allclose(A, expect, rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(Bm[:, 0], [0, 1 / J, 0], rtol=1e-8, atol=1e-8)
+    assert d.user_states[0] == 0.5 and d.v[0] == 2.0
+    lam = d.modes()
+    roots = np.roots([1.0, B / J + R / L, (R * B + K * K) / (J * L)])
+    np.testing.assert_allclose(np.sort(lam.real), np.sort(np.append(roots.real, 0.0)),
+                               rtol=1e-6, atol=1e-9)
+
+
+def test_sensitivity_of_the_steady_state():
+    """d/dB of the steady state (w_ss = U K / den, i_ss = U B / den, den = R B + K^2):
+    dw/dB = -U K R / den^2, di/dB = U K^2 / den^2, reached by 4 s (time constants <= 0.1 s);
+    the current's sensitivity from get_user_states."""
+    m, d, e = flywheel()
+    s = mbs.Sensitivity(m, d, [("damping", 0)], kind="cvode_bdf", max_step=2e-3)
+    s.run(4.0)
+    dq, dv = s.get(0)
+    di = s.get_user_states(0)
+    den = R * B + K * K
+    assert dv[0] == pytest.approx(-U * K * R / den ** 2, rel=1e-6)
+    assert di.shape == (1,) and di[0] == pytest.approx(U * K * K / den ** 2, rel=1e-6)
 
 
 def test_exception_is_fatal_and_restores():

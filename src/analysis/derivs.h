@@ -88,15 +88,17 @@ typedef struct mbs_derivs {
     double *tp, *tm;      /* [nv] the elements' generalized forces at +h and -h */
     double *fb;           /* [6 nbody] backward-pass scratch */
     /* linearisation and modes */
-    int nx_max;           /* 2 nv */
+    int nx_max;           /* 2 nv + nux */
     double *A;            /* [nx_max^2] */
     double *wr, *wi;      /* [nx_max] */
     double *eig_work;     /* [lwork] dgeev workspace */
     int lwork;
     double *qs, *vs, *taus, *qacc_s, *lam_s; /* [nq], [nv], [nv], [nv], [ncon] the caller's
                                                 state (loops) */
-    double *up, *um, *dqt; /* [nv] perturbed accelerations, a tangent step (loops) */
+    double *up, *um;      /* [nv + nux] perturbed accelerations and user derivatives */
+    double *dqt;          /* [nv] a tangent step (loops) */
     double *offp, *offm;  /* [nv] closed tangent offsets at +h and -h (loops) */
+    double *uxs;          /* [nux] the caller's user states (numerical linearisation) */
     double *T;            /* [36] a joint's chart rate */
     /* M^-1 and M^-1 B by the articulated-body recursion (minv.c) */
     int ldp;              /* nv rounded up to a multiple of 8: row stride of Minv */

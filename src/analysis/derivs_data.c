@@ -54,18 +54,18 @@ int mbs_derivs_create(mbs_data *d)
     if (!w) return MBS_ERR_NOMEM;
     const size_t nv = (size_t)m->nv, nq = (size_t)m->nq, nb = (size_t)m->nbody;
     w->nv = m->nv, w->nq = m->nq, w->nbody = m->nbody;
-    w->nx_max = 2 * m->nv;
-    const size_t nx = (size_t)w->nx_max;
+    w->nx_max = 2 * m->nv + m->nux;
+    const size_t nx = (size_t)w->nx_max, nvx = nv + (size_t)m->nux;
     w->lwork = mbs_linalg_eig_lwork(w->nx_max, 0);
     double **dp[] = {&w->dof, &w->o, &w->vel, &w->acc, &w->B11, &w->P, &w->F, &w->K,
                      &w->ja, &w->jb, &w->rr, &w->cc, &w->q0, &w->v0, &w->tp, &w->tm,
                      &w->fb, &w->A, &w->wr, &w->wi, &w->eig_work, &w->qs, &w->vs,
                      &w->qacc_s, &w->lam_s, &w->up, &w->um, &w->dqt, &w->T, &w->taus,
-                     &w->offp, &w->offm};
+                     &w->offp, &w->offm, &w->uxs};
     const size_t dn[] = {MBS_DV_STRIDE * nv, 3 * nb, 6 * nb, 6 * nb, 9 * nb, 3 * nb, 6 * nb,
                          36 * nb, 3 * nv, 3 * nv, 3 * nv, 3 * nv, nq, nv, nv, nv, 6 * nb,
-                         nx * nx, nx, nx, (size_t)w->lwork, nq, nv, nv, (size_t)(m->ncon + mbs_nqrow(m)), nv,
-                         nv, nv, 36, nv, nv, nv};
+                         nx * nx, nx, nx, (size_t)w->lwork, nq, nv, nv, (size_t)(m->ncon + mbs_nqrow(m)), nvx,
+                         nvx, nv, 36, nv, nv, nv, (size_t)m->nux};
     int ok = 1;
     for (size_t i = 0; i < sizeof dp / sizeof dp[0]; ++i)
         ok &= (*dp[i] = alloc0(dn[i], sizeof(double))) != NULL;
@@ -103,7 +103,7 @@ void mbs_derivs_destroy(mbs_data *d)
     void *p[] = {w->dof, w->o, w->vel, w->acc, w->B11, w->P, w->F, w->K, w->ja, w->jb,
                  w->rr, w->cc, w->q0, w->v0, w->tp, w->tm, w->fb, w->A, w->wr, w->wi,
                  w->eig_work, w->qs, w->vs, w->qacc_s, w->lam_s, w->up, w->um, w->dqt,
-                 w->T, w->taus, w->offp, w->offm, w->Ic, w->list, w->ident, w->mark,
+                 w->T, w->taus, w->offp, w->offm, w->uxs, w->Ic, w->list, w->ident, w->mark,
                  w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
 };
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);

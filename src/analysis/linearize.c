@@ -9,7 +9,9 @@
  * would; q, v and tau are restored afterwards, qacc and lambda are those of the forward
  * dynamics at them. A tree with elements the analytic derivatives do not cover (inertial
  * couplings: rotors, point masses on lines; nodes) takes the same central differences with
- * every coordinate independent. */
+ * every coordinate independent, and so does a model with user states (mbs.h "user state
+ * equations"): x = (du, du', x_user), the user states perturbed like the rates and their
+ * derivatives (which the forward dynamics evaluates with the forces) giving the last rows. */
 #include "analysis/derivs.h"
 #include "closure/closure.h"
 #include "events/events.h"
@@ -56,11 +58,26 @@ static int tree_linearize(mbs_data *d, double *A, double *B, int *nx)
 typedef struct loop_lin {
     const int *ind; /* independent dofs */
     int nd;         /* their number */
-    int n;          /* 2 nd */
+    int n;          /* 2 nd + nux */
 } loop_lin;
 
-/* Independent accelerations at q = q0 (+) dq, v = v0 + dv closed (Newton holding u, v
-   projected) into acc (nd); the closed tangent offset into off (nullable). */
+/* The kinds of columns of A: a tangent coordinate, a rate, a user state. */
+enum { COL_Q, COL_RATE, COL_USER };
+
+/* The forward dynamics at the data's state: the independent accelerations then the user
+   states' derivatives (evaluated with the forces) into acc (nd + nux). */
+static int dynamics_rows(mbs_data *d, const loop_lin *L, double *acc)
+{
+    const int st = mbs_forward_dynamics(d);
+    if (st != MBS_OK) return st;
+    for (int r = 0; r < L->nd; ++r) acc[r] = d->qacc[L->ind[r]];
+    for (int k = 0; k < d->model->nux; ++k) acc[L->nd + k] = d->uxdot[k];
+    return MBS_OK;
+}
+
+/* Independent accelerations then the user states' derivatives at q = q0 (+) dq,
+   v = v0 + dv closed (Newton holding u, v projected) into acc (nd + nux); the closed tangent
+   offset into off (nullable). */
 static int reduced_accel(mbs_data *d, const loop_lin *L, const double *dq, const double *dv,
                          double *acc, double *off)
 {
@@ -69,78 +86,111 @@ static int reduced_accel(mbs_data *d, const loop_lin *L, const double *dq, const
     int st = mbs_integrate_q(m, w->q0, dq, 1.0, d->q);
     for (int i = 0; i < m->nv; ++i) d->v[i] = w->v0[i] + dv[i];
     if (st == MBS_OK && d->loops) st = mbs_loops_close(d, 0);
-    if (st == MBS_OK) st = mbs_forward_dynamics(d);
+    if (st == MBS_OK) st = dynamics_rows(d, L, acc);
     if (st != MBS_OK) return st;
-    for (int r = 0; r < L->nd; ++r) acc[r] = d->qacc[L->ind[r]];
     return off ? mbs_difference_q(m, w->q0, d->q, off) : MBS_OK;
 }
 
-/* Column c of A from central differences along u_c (the closure's tangent offsets give the
-   chart rate term T dq of the top rows) or along u'_c. */
-static int loop_column(mbs_data *d, const loop_lin *L, double *A, int c, int rate)
+/* The step of column c of the given kind: 1e-5 in u, 1e-5 max(1, |.|) in u' and x_user. */
+static double column_step(const mbs_data *d, const loop_lin *L, int c, int kind)
 {
-    const int nv = d->model->nv, nd = L->nd, n = L->n;
+    if (kind == COL_Q) return LIN_STEP;
+    const double x = kind == COL_RATE ? d->derivs->v0[L->ind[c]] : d->derivs->uxs[c];
+    return LIN_STEP * fmax(1.0, fabs(x));
+}
+
+/* reduced_accel with column c of the given kind moved by s (a user state is put back bit
+   for bit from the caller's copy afterwards). */
+static int column_accel(mbs_data *d, const loop_lin *L, int c, int kind, double s, double *acc,
+                        double *off)
+{
+    const int nv = d->model->nv;
     mbs_derivs *w = d->derivs;
     double *zero = w->tp, *e = w->dqt;
-    const double h = rate ? LIN_STEP * fmax(1.0, fabs(w->v0[L->ind[c]])) : LIN_STEP;
     for (int i = 0; i < nv; ++i) zero[i] = 0.0, e[i] = 0.0;
-    e[L->ind[c]] = h;
-    int st = reduced_accel(d, L, rate ? zero : e, rate ? e : zero, w->up, rate ? NULL : w->offp);
-    for (int i = 0; i < nv; ++i) e[i] = -e[i];
-    if (st == MBS_OK)
-        st = reduced_accel(d, L, rate ? zero : e, rate ? e : zero, w->um, rate ? NULL : w->offm);
-    if (st != MBS_OK) return st;
-    const int col = rate ? nd + c : c;
-    for (int r = 0; r < nd; ++r)
-        A[(size_t)(nd + r) * (size_t)n + (size_t)col] = (w->up[r] - w->um[r]) / (2.0 * h);
-    for (int r = 0; r < nd; ++r) A[(size_t)r * (size_t)n + (size_t)col] = rate ? r == c : 0.0;
-    if (rate) return MBS_OK;
-    for (int i = 0; i < nv; ++i) e[i] = (w->offp[i] - w->offm[i]) / (2.0 * h); /* dq/du_c */
+    if (kind == COL_USER) d->ux[c] = w->uxs[c] + s;
+    else e[L->ind[c]] = s;
+    const int st = reduced_accel(d, L, kind == COL_Q ? e : zero, kind == COL_RATE ? e : zero,
+                                 acc, kind == COL_Q ? off : NULL);
+    if (kind == COL_USER) d->ux[c] = w->uxs[c];
+    return st;
+}
+
+/* The top rows of a u column: (T dq/du_c) at u, the closure's tangent offsets giving
+   dq/du_c (into e). */
+static void chart_rows(mbs_data *d, const loop_lin *L, double *A, int c, double h)
+{
     const mbs_model *m = d->model;
-    for (int t = 0; t < m->ntree; ++t) { /* the top rows: (T dq/du_c) at u */
+    mbs_derivs *w = d->derivs;
+    double *e = w->dqt;
+    for (int i = 0; i < m->nv; ++i) e[i] = (w->offp[i] - w->offm[i]) / (2.0 * h); /* dq/du_c */
+    for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         if (!jm->ops->chart_rate) continue;
         jm->ops->chart_rate(jm, w->v0 + jm->vadr, w->T);
-        for (int r = 0; r < nd; ++r) {
+        for (int r = 0; r < L->nd; ++r) {
             const int i = L->ind[r] - jm->vadr;
             if (i < 0 || i >= jm->nv) continue;
             double x = 0.0;
             for (int k = 0; k < jm->nv; ++k) x += w->T[jm->nv * i + k] * e[jm->vadr + k];
-            A[(size_t)r * (size_t)n + (size_t)c] = x;
+            A[(size_t)r * (size_t)L->n + (size_t)c] = x;
         }
     }
+}
+
+/* Column c (of the given kind) of A from central differences along u_c, u'_c or x_user_c:
+   the bottom rows (accelerations, then user derivatives) and the top rows (the chart rates
+   along u, the identity along u', zero along x_user). */
+static int loop_column(mbs_data *d, const loop_lin *L, double *A, int c, int kind)
+{
+    const int nd = L->nd, n = L->n, na = n - nd;
+    mbs_derivs *w = d->derivs;
+    const double h = column_step(d, L, c, kind);
+    int st = column_accel(d, L, c, kind, h, w->up, w->offp);
+    if (st == MBS_OK) st = column_accel(d, L, c, kind, -h, w->um, w->offm);
+    if (st != MBS_OK) return st;
+    const int col = kind == COL_Q ? c : kind == COL_RATE ? nd + c : 2 * nd + c;
+    for (int r = 0; r < na; ++r)
+        A[(size_t)(nd + r) * (size_t)n + (size_t)col] = (w->up[r] - w->um[r]) / (2.0 * h);
+    for (int r = 0; r < nd; ++r) A[(size_t)r * (size_t)n + (size_t)col] = kind == COL_RATE && r == c;
+    if (kind == COL_Q) chart_rows(d, L, A, c, h);
     return MBS_OK;
 }
 
-/* B from differences in each tau_j against the state's own accelerations: qacc is linear
-   in tau, so a one-sided difference is exact to rounding. */
+/* B from differences in each tau_j of the accelerations (and user derivatives). Without
+   user states qacc is linear in tau: a one-sided difference against the state's own
+   accelerations is exact to rounding. A user function may read tau (and apply forces from
+   it), so with user states central differences (step 1e-5 max(1, |tau_j|)). */
 static int loop_input_columns(mbs_data *d, const loop_lin *L, double *B)
 {
-    const int nv = d->model->nv, nd = L->nd;
+    const int nv = d->model->nv, nd = L->nd, na = L->n - nd, central = d->model->nux > 0;
     mbs_derivs *w = d->derivs;
     for (int i = 0; i < nd * nv; ++i) B[i] = 0.0;
-    int st = mbs_forward_dynamics(d);
-    for (int r = 0; st == MBS_OK && r < nd; ++r) w->um[r] = d->qacc[L->ind[r]];
+    int st = central ? MBS_OK : dynamics_rows(d, L, w->um);
     for (int j = 0; j < nv && st == MBS_OK; ++j) {
-        const double t0 = w->taus[j], h = 1.0 + fabs(t0);
+        const double t0 = w->taus[j];
+        const double h = central ? LIN_STEP * fmax(1.0, fabs(t0)) : 1.0 + fabs(t0);
         d->tau[j] = t0 + h;
-        st = mbs_forward_dynamics(d);
+        st = dynamics_rows(d, L, w->up);
+        d->tau[j] = t0 - h;
+        if (st == MBS_OK && central) st = dynamics_rows(d, L, w->um);
         d->tau[j] = t0;
-        for (int r = 0; st == MBS_OK && r < nd; ++r)
-            B[(size_t)(nd + r) * (size_t)nv + (size_t)j] = (d->qacc[L->ind[r]] - w->um[r]) / h;
+        const double span = central ? 2.0 * h : h;
+        for (int r = 0; st == MBS_OK && r < na; ++r)
+            B[(size_t)(nd + r) * (size_t)nv + (size_t)j] = (w->up[r] - w->um[r]) / span;
     }
     return st;
 }
 
-/* Save (restore = 0) or restore the caller's q, v, tau, qacc and lambda. */
+/* Save (restore = 0) or restore the caller's q, v, tau, qacc, lambda and user states. */
 static void loop_state(mbs_data *d, int restore)
 {
     const mbs_model *m = d->model;
     mbs_derivs *w = d->derivs;
-    double *src[] = {d->q, d->v, d->tau, d->qacc, d->lambda};
-    double *dst[] = {w->qs, w->vs, w->taus, w->qacc_s, w->lam_s};
-    const int len[] = {m->nq, m->nv, m->nv, m->nv, m->ncon + mbs_nqrow(m)};
-    for (int k = 0; k < 5; ++k)
+    double *src[] = {d->q, d->v, d->tau, d->qacc, d->lambda, d->ux};
+    double *dst[] = {w->qs, w->vs, w->taus, w->qacc_s, w->lam_s, w->uxs};
+    const int len[] = {m->nq, m->nv, m->nv, m->nv, m->ncon + mbs_nqrow(m), m->nux};
+    for (int k = 0; k < 6; ++k)
         for (int i = 0; i < len[k]; ++i) {
             if (restore) src[k][i] = dst[k][i];
             else dst[k][i] = src[k][i];
@@ -159,12 +209,13 @@ static int loops_linearize(mbs_data *d, double *A, double *B, int *nx)
     loop_lin L = {d->derivs->ident, m->nv, 0};
     if (st == MBS_OK && d->loops) st = L.nd = mbs_loops_independent(d, &L.ind);
     if (st >= 0) {
-        L.n = 2 * L.nd;
+        L.n = 2 * L.nd + m->nux;
         for (int i = 0; i < m->nq; ++i) w->q0[i] = d->q[i];
         for (int i = 0; i < m->nv; ++i) w->v0[i] = d->v[i];
         st = MBS_OK;
-        for (int c = 0; c < L.nd && st == MBS_OK; ++c) st = loop_column(d, &L, A, c, 0);
-        for (int c = 0; c < L.nd && st == MBS_OK; ++c) st = loop_column(d, &L, A, c, 1);
+        for (int c = 0; c < L.nd && st == MBS_OK; ++c) st = loop_column(d, &L, A, c, COL_Q);
+        for (int c = 0; c < L.nd && st == MBS_OK; ++c) st = loop_column(d, &L, A, c, COL_RATE);
+        for (int c = 0; c < m->nux && st == MBS_OK; ++c) st = loop_column(d, &L, A, c, COL_USER);
         if (st == MBS_OK && B) { /* tau perturbed about the closed state */
             for (int i = 0; i < m->nq; ++i) d->q[i] = w->q0[i];
             for (int i = 0; i < m->nv; ++i) d->v[i] = w->v0[i];
@@ -189,10 +240,8 @@ int mbs_linearize(mbs_data *d, double *A, double *B, int *nx)
     const int st = mbs_check_state(d, 1, 1);
     if (st != MBS_OK) return st;
     const mbs_model *m = d->model;
-    if (m->nux > 0) /* x = (dq, dv) would leave out the user states' own dynamics */
-        return MBS_DATA_FAIL(d, MBS_ERR_STATE, "linearize: the model has %d user states, which "
-                             "the state-space model (dq, dv) does not include", m->nux);
-    const int analytic = m->ncon == 0 && mbs_nqrow(m) == 0 && m->ncrow == 0 && m->nnode == 0;
+    const int analytic = m->ncon == 0 && mbs_nqrow(m) == 0 && m->ncrow == 0 && m->nnode == 0 &&
+                         m->nux == 0;
     if (analytic) return tree_linearize(d, A, B, nx);
     mbs_closure_suspend(d, 1); /* the independent coordinates of Newton's partition */
     const int sl = loops_linearize(d, A, B, nx);

@@ -34,13 +34,15 @@ static void eig_sort(double *wr, double *wi, int n, double *ur, double *ui)
     }
 }
 
-/* The number of eigenvalues mbs_linearize gives with the current selection. */
+/* The number of eigenvalues mbs_linearize gives with the current selection (and the user
+   states). */
 static int modes_count(mbs_data *d)
 {
-    if (d->model->ncon == 0) return 2 * d->model->nv;
+    const int nux = d->model->nux;
+    if (d->model->ncon == 0) return 2 * d->model->nv + nux;
     const int *ind = NULL;
     const int nd = mbs_loops_independent(d, &ind);
-    return nd < 0 ? nd : 2 * nd;
+    return nd < 0 ? nd : 2 * nd + nux;
 }
 
 /* MBS_ERR_ARG when the caller's capacity cap is below the count n. */
@@ -48,7 +50,8 @@ static int check_capacity(mbs_data *d, int cap, int n)
 {
     if (cap >= n) return MBS_OK;
     return MBS_DATA_FAIL(d, MBS_ERR_ARG, "modes: *n = %d is less than the %d eigenvalues (size "
-                         "eig_re and eig_im for 2 nv = %d)", cap, n, 2 * d->model->nv);
+                         "eig_re and eig_im for 2 nv + nux = %d)", cap, n,
+                         2 * d->model->nv + d->model->nux);
 }
 
 int mbs_modes(mbs_data *d, double *eig_re, double *eig_im, int *n)

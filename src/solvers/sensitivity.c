@@ -1,6 +1,7 @@
 /* Parameter sensitivities by SUNDIALS CVODES' forward sensitivity analysis (ROBOTRAN §3.5.2,
  * the direct method: the sensitivity equations integrated with the motion). The ODE is the
- * CVODE steppers' one, y = [q; v], ydot = [G(q) v; qacc(t, q, v; p)], its right-hand side
+ * CVODE steppers' one, y = [q; v; x], ydot = [G(q) v; qacc(t, q, v, x; p); xdot] (x the
+ * user states, xdot their derivatives evaluated with the forces), its right-hand side
  * reading the parameters p from the array CVODES perturbs for its centred difference
  * quotients of the sensitivity right-hand side (CVodeSetSensParams, no hand-written
  * derivative): a changed entry is written into the model (mbs_param_apply, swing axes kept)
@@ -28,14 +29,14 @@ struct mbs_sens {
     mbs_model *m;
     mbs_data *d;
     mbs_sens_def def;
-    int np, nq, nv;
+    int np, nq, nv, nux;
     mbs_param *params;      /* [np] */
     double *p, *pbar;       /* [np] values CVODES perturbs, their scales */
     double *applied;        /* [np] values the model holds now */
     double *nominal;        /* [np] values of the run */
     double last_t;          /* the data's state as the last run (or restart) left it */
-    double *last_q, *last_v;   /* [nq], [nv] */
-    double *last_y, *last_S;   /* [n], [np n]: state and sensitivities there, n = nq + nv */
+    double *last_q, *last_v, *last_x; /* [nq], [nv], [nux] */
+    double *last_y, *last_S;   /* [n], [np n]: state and sensitivities there, n = nq + nv + nux */
     SUNContext ctx;
     void *mem;
     N_Vector y;
@@ -46,6 +47,9 @@ struct mbs_sens {
     int rhs_status, rhs_fatal; /* the right-hand side's last failure in this run */
     char msg[MBS_ERROR_LEN];   /* CVODES' last error message */
 };
+
+/* Length of y: q, v and the user states. */
+static int ylen(const mbs_sens *s) { return s->nq + s->nv + s->nux; }
 
 /* CVODES error handler: keep the message, never print. */
 static void sens_errh(int code, const char *module, const char *function, char *msg, void *user)
@@ -66,7 +70,7 @@ static void apply_params(mbs_sens *s, const double *p)
         }
 }
 
-/* y = [q; v] -> [G(q) v; qacc] at the parameters CVODES holds in s->p; > 0 asks for a retry. */
+/* y = [q; v; x] -> [G(q) v; qacc; xdot] at the parameters CVODES holds in s->p; > 0 asks for a retry. */
 static int sens_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
 {
     mbs_sens *s = user;
@@ -78,9 +82,10 @@ static int sens_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
     apply_params(s, s->p);
     memcpy(d->q, yy, (size_t)s->nq * sizeof(double));
     memcpy(d->v, yy + s->nq, (size_t)s->nv * sizeof(double));
+    if (s->nux > 0) memcpy(d->ux, yy + s->nq + s->nv, (size_t)s->nux * sizeof(double));
     d->time = t;
     int st = MBS_ERR_NONFINITE, recoverable = 1;
-    if (!mbs_all_finite(yy, s->nq + s->nv)) {
+    if (!mbs_all_finite(yy, ylen(s))) {
         MBS_DATA_FAIL(d, st, "sensitivity run at t = %.17g: non-finite trial state", t);
     } else {
         mbs_normalize_q(m, d->q);
@@ -98,6 +103,7 @@ static int sens_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
     }
     mbs_qdot(m, d->q, d->v, yd);
     memcpy(yd + s->nq, d->qacc, (size_t)s->nv * sizeof(double));
+    if (s->nux > 0) memcpy(yd + s->nq + s->nv, d->uxdot, (size_t)s->nux * sizeof(double));
     return 0;
 }
 
@@ -105,7 +111,7 @@ static int sens_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
    sensitivities 0, the nominal values and their scales (|p|, or 1 for 0). */
 static void take_start(mbs_sens *s)
 {
-    const int n = s->nq + s->nv;
+    const int n = ylen(s);
     for (int k = 0; k < s->np; ++k) {
         mbs_model_get_param(s->m, &s->params[k], &s->nominal[k]);
         s->p[k] = s->applied[k] = s->nominal[k];
@@ -116,13 +122,17 @@ static void take_start(mbs_sens *s)
     memcpy(s->last_v, s->d->v, (size_t)s->nv * sizeof(double));
     memcpy(s->last_y, s->d->q, (size_t)s->nq * sizeof(double));
     memcpy(s->last_y + s->nq, s->d->v, (size_t)s->nv * sizeof(double));
+    if (s->nux > 0) {
+        memcpy(s->last_x, s->d->ux, (size_t)s->nux * sizeof(double));
+        memcpy(s->last_y + s->nq + s->nv, s->d->ux, (size_t)s->nux * sizeof(double));
+    }
     memset(s->last_S, 0, (size_t)s->np * (size_t)n * sizeof(double));
 }
 
 /* CVODES from the saved start (last_t, last_y, last_S); the first failing flag or CV_SUCCESS. */
 static int reinit_from_last(mbs_sens *s)
 {
-    const int n = s->nq + s->nv;
+    const int n = ylen(s);
     memcpy(N_VGetArrayPointer(s->y), s->last_y, (size_t)n * sizeof(double));
     for (int k = 0; k < s->np; ++k)
         memcpy(N_VGetArrayPointer(s->yS[k]), s->last_S + (size_t)k * (size_t)n,
@@ -155,7 +165,7 @@ static int sens_options(mbs_sens *s)
 /* Every SUNDIALS object of the run, started from the data. */
 static int sens_build(mbs_sens *s)
 {
-    const sunindextype n = (sunindextype)s->nq + (sunindextype)s->nv;
+    const sunindextype n = (sunindextype)ylen(s);
     if (SUNContext_Create(NULL, &s->ctx) != 0) return CV_MEM_FAIL;
     s->y = N_VNew_Serial(n, s->ctx);
     if (!s->y) return CV_MEM_FAIL;
@@ -183,14 +193,16 @@ static int sens_build(mbs_sens *s)
 /* The arrays of the run object; MBS_OK or MBS_ERR_NOMEM. */
 static int sens_alloc(mbs_sens *s, const mbs_param *params)
 {
-    const size_t np = (size_t)s->np, n = (size_t)(s->nq + s->nv);
+    const size_t np = (size_t)s->np, n = (size_t)ylen(s);
     s->params = malloc(np * sizeof *s->params);
     s->p = calloc(4 * np, sizeof(double));
     s->last_q = calloc((size_t)(s->nq > 0 ? s->nq : 1), sizeof(double));
     s->last_v = calloc((size_t)(s->nv > 0 ? s->nv : 1), sizeof(double));
+    s->last_x = calloc((size_t)(s->nux > 0 ? s->nux : 1), sizeof(double));
     s->last_y = calloc(n, sizeof(double));
     s->last_S = calloc(np * n, sizeof(double));
-    if (!s->params || !s->p || !s->last_q || !s->last_v || !s->last_y || !s->last_S)
+    if (!s->params || !s->p || !s->last_q || !s->last_v || !s->last_x || !s->last_y ||
+        !s->last_S)
         return MBS_ERR_NOMEM;
     memcpy(s->params, params, np * sizeof *s->params);
     s->pbar = s->p + np;
@@ -214,6 +226,7 @@ void mbs_sens_destroy(mbs_sens *s)
     free(s->p);
     free(s->last_q);
     free(s->last_v);
+    free(s->last_x);
     free(s->last_y);
     free(s->last_S);
     free(s);
@@ -228,6 +241,7 @@ int mbs_sens_create(mbs_model *m, mbs_data *d, const mbs_param *params, int np,
     mbs_sens *s = calloc(1, sizeof *s);
     if (!s) return MBS_DATA_FAIL(d, MBS_ERR_NOMEM, "mbs_sens_create: out of memory");
     s->m = m, s->d = d, s->def = *def, s->np = np, s->nq = m->nq, s->nv = m->nv;
+    s->nux = m->nux;
     st = sens_alloc(s, params);
     const int flag = st == MBS_OK ? sens_build(s) : CV_MEM_FAIL;
     if (flag != CV_SUCCESS) {
@@ -246,7 +260,8 @@ static int check_unchanged(mbs_sens *s)
     mbs_data *d = s->d;
     int same = memcmp(&d->time, &s->last_t, sizeof(double)) == 0 &&
                memcmp(d->q, s->last_q, (size_t)s->nq * sizeof(double)) == 0 &&
-               memcmp(d->v, s->last_v, (size_t)s->nv * sizeof(double)) == 0;
+               memcmp(d->v, s->last_v, (size_t)s->nv * sizeof(double)) == 0 &&
+               (s->nux == 0 || memcmp(d->ux, s->last_x, (size_t)s->nux * sizeof(double)) == 0);
     for (int k = 0; k < s->np && same; ++k) {
         double x;
         mbs_model_get_param(s->m, &s->params[k], &x);
@@ -258,14 +273,14 @@ static int check_unchanged(mbs_sens *s)
 }
 
 /* After a run (either way): nominal parameters in the model, the data at the run's end
-   (t_end, q normalised, v, its dynamics) or back at the last state. */
+   (t_end, q normalised, v, user states, its dynamics) or back at the last state. */
 static void finish_run(mbs_sens *s, int ok, double t_end)
 {
     mbs_data *d = s->d;
     apply_params(s, s->nominal);
     if (ok) {
         const double *yy = N_VGetArrayPointer(s->y);
-        const int n = s->nq + s->nv;
+        const int n = ylen(s);
         memcpy(s->last_y, yy, (size_t)n * sizeof(double));
         for (int k = 0; k < s->np; ++k)
             memcpy(s->last_S + (size_t)k * (size_t)n, N_VGetArrayPointer(s->yS[k]),
@@ -276,10 +291,12 @@ static void finish_run(mbs_sens *s, int ok, double t_end)
         s->last_t = t_end;
         memcpy(s->last_q, d->q, (size_t)s->nq * sizeof(double));
         memcpy(s->last_v, d->v, (size_t)s->nv * sizeof(double));
+        if (s->nux > 0) memcpy(s->last_x, yy + s->nq + s->nv, (size_t)s->nux * sizeof(double));
     }
     d->time = s->last_t;
     memcpy(d->q, s->last_q, (size_t)s->nq * sizeof(double));
     memcpy(d->v, s->last_v, (size_t)s->nv * sizeof(double));
+    if (s->nux > 0) memcpy(d->ux, s->last_x, (size_t)s->nux * sizeof(double));
 }
 
 /* The status of a failed CVode call: the right-hand side's own, or MBS_ERR_SOLVER. */
@@ -334,9 +351,21 @@ int mbs_sens_get(const mbs_sens *s, int k, double *dq, double *dv)
     if (k < 0 || k >= s->np)
         return MBS_DATA_FAIL(s->d, MBS_ERR_ARG, "mbs_sens_get: parameter %d out of range 0..%d",
                              k, s->np - 1);
-    const double *S = s->last_S + (size_t)k * (size_t)(s->nq + s->nv);
+    const double *S = s->last_S + (size_t)k * (size_t)ylen(s);
     if (dq) memcpy(dq, S, (size_t)s->nq * sizeof(double));
     if (dv) memcpy(dv, S + s->nq, (size_t)s->nv * sizeof(double));
+    return MBS_OK;
+}
+
+/* See mbs.h: dx/dp_k, the entries of y after q and v. */
+int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx)
+{
+    if (!s) return MBS_ERR_ARG;
+    if (k < 0 || k >= s->np || !dx)
+        return MBS_DATA_FAIL(s->d, MBS_ERR_ARG, "mbs_sens_get_user_states: %s",
+                             dx ? "parameter out of range" : "dx is NULL");
+    const double *S = s->last_S + (size_t)k * (size_t)ylen(s) + s->nq + s->nv;
+    if (s->nux > 0) memcpy(dx, S, (size_t)s->nux * sizeof(double));
     return MBS_OK;
 }
 
@@ -347,7 +376,7 @@ int mbs_sens_restart(mbs_sens *s)
     const int nested = mbs_refuse_nested(s->d, "mbs_sens_restart");
     if (nested != MBS_OK) return nested;
     if (!mbs_all_finite(s->d->q, s->nq) || !mbs_all_finite(s->d->v, s->nv) ||
-        !isfinite(s->d->time))
+        !mbs_all_finite(s->d->ux, s->nux) || !isfinite(s->d->time))
         return MBS_DATA_FAIL(s->d, MBS_ERR_NONFINITE, "mbs_sens_restart: the data's state is not "
                              "finite");
     take_start(s);

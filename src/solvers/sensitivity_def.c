@@ -111,9 +111,6 @@ int mbs_sens_check(const mbs_model *m, mbs_data *d, const mbs_param *params, int
     if (m->ncon > 0)
         return MBS_DATA_FAIL(d, MBS_ERR_STATE, "mbs_sens_create: the model has closed loops "
                              "(cut joints); sensitivity runs take tree models");
-    if (m->nux > 0)
-        return MBS_DATA_FAIL(d, MBS_ERR_STATE, "mbs_sens_create: the model has %d user states, "
-                             "which sensitivity runs do not integrate (y = [q; v] only)", m->nux);
     if (m->nq + m->nv == 0)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_sens_create: the model has no coordinates");
     return MBS_OK;

@@ -20,3 +20,8 @@ int mbs_sens_get(const mbs_sens *s, int k, double *dq, double *dv)
     return MBS_ERR_ARG;
 }
 int mbs_sens_restart(mbs_sens *s) { (void)s; return MBS_ERR_ARG; }
+int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx)
+{
+    (void)s, (void)k, (void)dx;
+    return MBS_ERR_ARG;
+}
