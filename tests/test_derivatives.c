@@ -242,6 +242,53 @@ static void test_floating_roots(void **state)
         }
 }
 
+/* A tree of revolute joints (19 dofs, three groups of 8 columns) in which the breadth-first
+   order leaves runs of single children: body 1 on the world carries a short arm (2, 3) and a
+   long one (4 .. 16) that ends in a fork (17; 18 with 19), so the column passes of M^-1 meet
+   runs fed by a fork's forces, runs into a fork and runs started left of a group. */
+static mbs_model *forked_chains(void)
+{
+    mbs_builder *b = mbs_builder_create();
+    test_rng r;
+    test_rng_seed(&r, 123);
+    static const int parent[20] = {0, 0, 1, 2, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                                   16, 16, 18};
+    for (int i = 1; i < 20; ++i) {
+        mbs_body_def bd = mbs_default_body_def();
+        bd.mass = 0.5 + 0.1 * i;
+        bd.com[0] = 0.15, bd.com[2] = 0.02 * i;
+        test_random_inertia(&r, 0.01, 0.1, bd.inertia);
+        assert_int_equal(mbs_add_body(b, &bd), i);
+    }
+    for (int i = 1; i < 20; ++i) {
+        mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+        jd.parent = parent[i], jd.child = i;
+        jd.frame_parent.pos[0] = 0.3;
+        jd.axis[i % 3] = 1.0, jd.axis[(i + 1) % 3] = 0.4;
+        assert_true(mbs_add_joint(b, &jd) >= 0);
+    }
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* Derivatives of the forked chains at a moving state. */
+static void test_forked_chains(void **state)
+{
+    (void)state;
+    mbs_model *m = forked_chains();
+    mbs_data *d = mbs_data_create(m);
+    assert_non_null(d);
+    test_rng r;
+    test_rng_seed(&r, 77);
+    test_random_state(&r, d, 1.0, 1.5, 1.0);
+    check_inverse(d, 2000, &r);
+    check_forward(d, 2000);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 /* A Cardan root that has been re-based (its reference frame Fix turned away from the
    identity by stepping through the middle angle's singularity): the derivatives still match
    the finite differences. */
@@ -478,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_inverse_random_trees),
         cmocka_unit_test(test_forward_random_trees),
         cmocka_unit_test(test_floating_roots),
+        cmocka_unit_test(test_forked_chains),
         cmocka_unit_test(test_rebased_cardan_root),
         cmocka_unit_test(test_wrenches_and_callbacks),
         cmocka_unit_test(test_bad_input),

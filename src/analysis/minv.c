@@ -102,6 +102,80 @@ static size_t first_column(const mbs_joint_model *jm, int upper, size_t j0)
     return upper ? (size_t)jm->vadr & ~(size_t)7 : j0;
 }
 
+/* 1 when joints t - 1 and t of the tree order have one dof each and t is the only child
+   joint of t - 1's child (its first in tree order and, by fassign, its last): a run of such
+   joints passes its columns in registers, its inner slots unused. */
+static int chained(const mbs_model *m, const mbs_derivs *w, int t)
+{
+    if (t <= 0) return 0;
+    const mbs_joint_model *a = &m->joints[m->tree[t - 1]], *b = &m->joints[m->tree[t]];
+    return a->nv == 1 && b->nv == 1 && b->parent == a->child && w->fassign[t];
+}
+
+/* The joint of tree index t. */
+static const mbs_joint_model *tree_joint(const mbs_model *m, int t)
+{
+    return &m->joints[m->tree[t]];
+}
+
+/* Column groups of 8 a run (below) carries at once: independent chains of operations for
+   the processor to overlap, their vectors in registers. */
+#define RUN_GROUPS 3
+#if defined(__GNUC__) && !defined(__clang__)
+#define MBS_UNROLL_GROUPS _Pragma("GCC unroll 3")
+#else
+#define MBS_UNROLL_GROUPS
+#endif
+
+/* The groups of 8 columns from j (before j1) a run carries at once. */
+static int run_groups(size_t j, size_t j1)
+{
+    const size_t n = (j1 - j) / 8;
+    return n < RUN_GROUPS ? (int)n : RUN_GROUPS;
+}
+
+/* forward_kernel over the run of one-dof joints t0 .. t1 (chained), RUN_GROUPS column
+   groups at a time with their accelerations in registers: the same operations in the same
+   order per column (a joint past its first_column's group skips it, and so do those below). */
+MBS_WIDE_LOOPS static void forward_run(const mbs_model *m, const mbs_derivs *w, int t0,
+                                       int t1, double *X, size_t ldx, const double *Pp,
+                                       double *Pb, int upper, size_t j0, size_t j1)
+{
+    for (size_t j = first_column(tree_joint(m, t0), upper, j0); j < j1; j += 8 * RUN_GROUPS) {
+        const int ng = run_groups(j, j1);
+        mbs_d8 a[RUN_GROUPS][6], r;
+        for (int g = 0; g < ng; ++g)
+            for (int c = 0; c < 6; ++c) {
+                if (Pp) D8_LOAD(a[g][c], Pp + 6 * (j + 8 * (size_t)g) + 8 * (size_t)c);
+                else a[g][c] = D8_ZERO;
+            }
+        for (int t = t0; t <= t1; ++t) {
+            const mbs_joint_model *jm = tree_joint(m, t);
+            const size_t s0 = first_column(jm, upper, j0);
+            const double *W = w->Ww + 6 * jm->vadr, *S = w->dof + MBS_DV_STRIDE * jm->vadr;
+            MBS_UNROLL_GROUPS
+            for (int g = 0; g < RUN_GROUPS; ++g) {
+                if (g >= ng || j + 8 * (size_t)g < s0) continue;
+                double *row = X + ldx * (size_t)jm->vadr + j + 8 * (size_t)g;
+                D8_LOAD(r, row);
+                if (Pp || t > t0) {
+                    mbs_d8 u = D8_ZERO;
+                    for (int c = 0; c < 6; ++c) D8_AXPY(u, W[c], a[g][c]);
+                    D8_SUB(r, u);
+                    D8_STORE(row, r);
+                }
+                if (t == t1 && !Pb) continue;
+                for (int c = 0; c < 6; ++c) D8_AXPY(a[g][c], S[c], r);
+            }
+        }
+        const size_t s1 = first_column(tree_joint(m, t1), upper, j0);
+        for (int g = 0; Pb && g < ng; ++g)
+            if (j + 8 * (size_t)g >= s1)
+                for (int c = 0; c < 6; ++c)
+                    D8_STORE(Pb + 6 * (j + 8 * (size_t)g) + 8 * (size_t)c, a[g][c]);
+    }
+}
+
 /* Forward pass over the columns [j0, j1) (upper: from each joint's first_column). */
 static void forward_pass(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx,
                          int upper, size_t j0, size_t j1)
@@ -109,6 +183,15 @@ static void forward_pass(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx
     const mbs_model *m = d->model;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        if (t + 1 < m->ntree && chained(m, w, t + 1)) { /* a run t .. t1 */
+            int t1 = t + 1;
+            while (t1 + 1 < m->ntree && chained(m, w, t1 + 1)) ++t1;
+            const double *Pp = jm->parent > 0 ? slot_columns(w, w->pslot[jm->parent]) : NULL;
+            double *Pb = slot_columns(w, w->pslot[tree_joint(m, t1)->child]);
+            forward_run(m, w, t, t1, X, ldx, Pp, Pb, upper, j0, j1);
+            t = t1;
+            continue;
+        }
         const double *Pp = jm->parent > 0 ? slot_columns(w, w->pslot[jm->parent]) : NULL;
         double *Pb = slot_columns(w, w->pslot[jm->child]);
         if (!Pp && !Pb) continue;
@@ -189,6 +272,66 @@ static void pass_forces(const double *Fb, double *Fp, int assign, size_t z0, siz
         }
 }
 
+/* backward_kernel over the run of one-dof joints t0 .. t1 (chained; Fb the forces of t1's
+   child, Fp those of t0's parent), RUN_GROUPS column groups at a time with their forces in
+   registers: the same operations in the same order per column (a group starts at the
+   deepest joint whose first_column reaches it, from the zero forces of those below). */
+MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, int t0,
+                                        int t1, double *X, size_t ldx, const double *Fb,
+                                        double *Fp, int assign, size_t z0, int upper,
+                                        size_t j0, size_t j1)
+{
+    const mbs_model *m = d->model;
+    const size_t s0 = first_column(tree_joint(m, t0), upper, j0);
+    if (Fp && assign)
+        for (size_t j = z0; j < s0; j += 8)
+            for (int c = 0; c < 6; ++c) D8_STORE(Fp + 6 * j + 8 * (size_t)c, D8_ZERO);
+    for (size_t j = s0; j < j1; j += 8 * RUN_GROUPS) {
+        const int ng = run_groups(j, j1);
+        const size_t s1 = first_column(tree_joint(m, t1), upper, j0);
+        mbs_d8 f[RUN_GROUPS][6], r, x;
+        MBS_UNROLL_GROUPS
+        for (int g = 0; g < RUN_GROUPS; ++g)
+            for (int c = 0; c < 6; ++c) {
+                const size_t jg = j + 8 * (size_t)g;
+                if (g < ng && Fb && jg >= s1) D8_LOAD(f[g][c], Fb + 6 * jg + 8 * (size_t)c);
+                else f[g][c] = D8_ZERO;
+            }
+        for (int t = t1; t >= t0; --t) {
+            const int i = tree_joint(m, t)->vadr;
+            const size_t s = first_column(tree_joint(m, t), upper, j0);
+            const double *S = w->dof + MBS_DV_STRIDE * i, *U = w->Uw + 6 * i, dinv = d->Dinv[6 * i];
+            MBS_UNROLL_GROUPS
+            for (int g = 0; g < RUN_GROUPS; ++g) {
+                const size_t jg = j + 8 * (size_t)g;
+                if (g >= ng || jg < s) continue;
+                double *row = X + ldx * (size_t)i + jg;
+                D8_LOAD(r, row);
+                if (t < t1 || Fb) {
+                    mbs_d8 u = D8_ZERO;
+                    for (int c = 0; c < 6; ++c) D8_AXPY(u, S[c], f[g][c]);
+                    D8_SUB(r, u);
+                }
+                x = D8_ZERO;
+                D8_AXPY(x, dinv, r);
+                D8_STORE(row, x);
+                if (t == t0 && !Fp) continue;
+                for (int c = 0; c < 6; ++c) D8_AXPY(f[g][c], U[c], x);
+            }
+        }
+        for (int g = 0; Fp && g < ng; ++g)
+            for (int c = 0; c < 6; ++c) {
+                double *o = Fp + 6 * (j + 8 * (size_t)g) + 8 * (size_t)c;
+                if (!assign) {
+                    mbs_d8 h;
+                    D8_LOAD(h, o);
+                    D8_AXPY(f[g][c], 1.0, h);
+                }
+                D8_STORE(o, f[g][c]);
+            }
+    }
+}
+
 /* X <- M^-1 X over the columns [j0, j1) (upper: each joint from its first_column, for the
    upper triangle of M^-1 B when B's rows of a joint are zero left of it). */
 static void solve(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx, int upper,
@@ -197,6 +340,18 @@ static void solve(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx, int u
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        if (chained(m, w, t)) { /* a run t0 .. t */
+            int t0 = t - 1;
+            while (chained(m, w, t0)) --t0;
+            const int p0 = tree_joint(m, t0)->parent;
+            const size_t z = p0 > 0 ? first_column(&m->joints[m->bodies[p0].joint], upper, j0)
+                                    : first_column(tree_joint(m, t0), upper, j0);
+            backward_run(d, w, t0, t, X, ldx, slot_columns(w, w->fslot[jm->child]),
+                         p0 > 0 ? slot_columns(w, w->fslot[p0]) : NULL, w->fassign[t0], z,
+                         upper, j0, j1);
+            t = t0;
+            continue;
+        }
         const int b = jm->child, p = jm->parent;
         const double *Fb = slot_columns(w, w->fslot[b]);
         double *Fp = p > 0 ? slot_columns(w, w->fslot[p]) : NULL;
