@@ -29,11 +29,7 @@ typedef struct tree_case {
 /* Load state k (q, v, tau = a) into the data. */
 static void load_tree(tree_case *c, int k)
 {
-    const bench_states *s = &c->s;
-    const int i = k % s->nstate;
-    memcpy(mbs_data_q(c->d), s->q + (size_t)i * (size_t)s->nq, sizeof(double) * (size_t)s->nq);
-    memcpy(mbs_data_v(c->d), s->v + (size_t)i * (size_t)s->nv, sizeof(double) * (size_t)s->nv);
-    memcpy(mbs_data_tau(c->d), s->a + (size_t)i * (size_t)s->nv, sizeof(double) * (size_t)s->nv);
+    bench_states_load(&c->s, k, c->d);
 }
 
 /* The Jacobian of a point of the end body. */

@@ -363,6 +363,16 @@ int bench_states_make(const mbs_model *m, int nstate, uint64_t seed, bench_state
 }
 
 /* Free the arrays of a state set. */
+/* See bench_common.h. */
+int bench_states_load(const bench_states *s, int k, mbs_data *d)
+{
+    const int i = k % s->nstate;
+    memcpy(mbs_data_q(d), s->q + (size_t)i * (size_t)s->nq, sizeof(double) * (size_t)s->nq);
+    memcpy(mbs_data_v(d), s->v + (size_t)i * (size_t)s->nv, sizeof(double) * (size_t)s->nv);
+    memcpy(mbs_data_tau(d), s->a + (size_t)i * (size_t)s->nv, sizeof(double) * (size_t)s->nv);
+    return i;
+}
+
 void bench_states_free(bench_states *s)
 {
     free(s->q);

@@ -67,6 +67,8 @@ typedef struct bench_states {
 } bench_states;
 int bench_states_make(const mbs_model *m, int nstate, uint64_t seed, bench_states *out);
 void bench_states_free(bench_states *s);
+/* Copy state k mod nstate into d (q, v, and a as tau); returns that state's index. */
+int bench_states_load(const bench_states *s, int k, mbs_data *d);
 
 /* ---------------------------------------------------------------- mbs ABA reference */
 /* Median ns per mbs_forward_dynamics call on states s (for the comparison programs). */

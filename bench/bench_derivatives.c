@@ -25,12 +25,7 @@ typedef struct deriv_case {
 /* Copy state k (q, v, and a as tau) into the data; returns the state index. */
 static int load_state(deriv_case *c, int k)
 {
-    const bench_states *s = &c->s;
-    const int i = k % s->nstate;
-    memcpy(mbs_data_q(c->d), s->q + (size_t)i * (size_t)s->nq, sizeof(double) * (size_t)s->nq);
-    memcpy(mbs_data_v(c->d), s->v + (size_t)i * (size_t)s->nv, sizeof(double) * (size_t)s->nv);
-    memcpy(mbs_data_tau(c->d), s->a + (size_t)i * (size_t)s->nv, sizeof(double) * (size_t)s->nv);
-    return i;
+    return bench_states_load(&c->s, k, c->d);
 }
 
 /* One forward-dynamics call (the reference). */
