@@ -113,7 +113,16 @@ typedef struct mbs_derivs {
     unsigned char *fassign; /* [ntree] 1: the joint's child is the first to pass forces to
                                the parent (backward order): assigned, else added */
     int nslot;
+    /* ancestor pairs eight at a time (rnea_pairs.c) */
+    int *dfs;             /* [ntree] tree indices in depth-first order (parents first) */
+    int cap;              /* ldp: row length of the path */
+    double *path;         /* [21 cap] the ancestors of the joint visited, component rows */
+    int *pidx;            /* [cap] their dofs */
+    double *kvec;         /* [MBS_KVEC nv] the vectors of each dof its pairs read */
 } mbs_derivs;
+
+/* Per dof, the vectors its pairs with ancestors read: Y, Z, P + SF, Q (rnea_pairs.c). */
+#define MBS_KVEC 21
 
 /* Allocate / free d->derivs (MBS_OK or MBS_ERR_NOMEM). */
 int mbs_derivs_create(mbs_data *d);
@@ -135,6 +144,10 @@ static inline int mbs_dof_precedes(const mbs_model *m, int l, int k)
    nullable; the caller zeroes them first). Force elements are left to mbs_derivs_elements. */
 void mbs_derivs_rnea(mbs_data *d, const double *qacc, double *dq, double *dv, int ld,
                      double *M, int ldm);
+/* The entries of every dof with its ancestor dofs of other joints (after the backward pass
+   kept their vectors, no forces fixed in the world) into dq, dv (row stride ld) and M
+   (nullable, ldm): dq, dv added to, M assigned. */
+void mbs_derivs_pairs(const mbs_data *d, double *dq, double *dv, int ld, double *M, int ldm);
 /* Add the force elements' parts (after mbs_derivs_rnea): analytic ones through their ops,
    the others (force callbacks) by central differences of their forces alone; q and v are
    restored bitwise. MBS_OK or the status of a failing element. */

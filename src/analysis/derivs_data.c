@@ -45,6 +45,32 @@ static void column_slots(const mbs_model *m, mbs_derivs *w, int *last, unsigned 
     }
 }
 
+/* The tree indices in depth-first order, parents first, children in tree order (the walk
+   of rnea_pairs.c keeps the ancestors of the joint it visits in a path): each body's child
+   joints listed last first, pushed on a stack in that order. 0 or MBS_ERR_NOMEM. */
+static int depth_first(const mbs_model *m, int *dfs)
+{
+    const size_t nt = (size_t)m->ntree;
+    int *head = alloc0((size_t)m->nbody, sizeof(int)), *next = alloc0(nt, sizeof(int));
+    int *stack = alloc0(nt, sizeof(int)), n = 0, top = 0;
+    if (head && next && stack) {
+        for (int b = 0; b < m->nbody; ++b) head[b] = -1;
+        for (int t = 0; t < m->ntree; ++t) {
+            const int p = m->joints[m->tree[t]].parent;
+            next[t] = head[p], head[p] = t;
+        }
+        for (int t = head[0]; t >= 0; t = next[t]) stack[top++] = t;
+        while (top > 0) {
+            const int t = stack[--top];
+            dfs[n++] = t;
+            for (int c = head[m->joints[m->tree[t]].child]; c >= 0; c = next[c]) stack[top++] = c;
+        }
+    }
+    const int st = head && next && stack ? MBS_OK : MBS_ERR_NOMEM;
+    free(head), free(next), free(stack);
+    return st;
+}
+
 /* See derivs.h. */
 int mbs_derivs_create(mbs_data *d)
 {
@@ -92,7 +118,13 @@ int mbs_derivs_create(mbs_data *d)
     if (!w->pslot || !w->fslot || !w->fassign || !w->Minv || !w->X || !w->Uw || !w->Ww ||
         !w->Pm)
         return MBS_ERR_NOMEM;
-    return MBS_OK;
+    w->cap = w->ldp;
+    w->dfs = alloc0((size_t)m->ntree, sizeof(int));
+    w->path = alloc0(21 * ldp, sizeof(double));
+    w->pidx = alloc0(ldp, sizeof(int));
+    w->kvec = alloc0(MBS_KVEC * nv, sizeof(double));
+    if (!w->dfs || !w->path || !w->pidx || !w->kvec) return MBS_ERR_NOMEM;
+    return depth_first(m, w->dfs);
 }
 
 /* See derivs.h (NULL allowed). */
@@ -105,7 +137,7 @@ void mbs_derivs_destroy(mbs_data *d)
                  w->eig_work, w->qs, w->vs, w->qacc_s, w->lam_s, w->up, w->um, w->dqt,
                  w->T, w->taus, w->offp, w->offm, w->uxs, w->Ic, w->list, w->ident, w->mark,
                  w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
-};
+                 w->dfs, w->path, w->pidx, w->kvec};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(w);
     d->derivs = NULL;

@@ -309,53 +309,10 @@ static void same_joint_entries(const mbs_derivs *w, const mbs_joint_model *jm,
     }
 }
 
-/* Two lanes of a 6- or 2-vector from memory; the sum of the lanes. */
-static inline mbs_d2 d2_load(const double *x) { return d2_set(x[0], x[1]); }
-static inline double d2_sum(mbs_d2 a) { return d2_lo(a) + d2_hi(a); }
-/* a . b of 6-vectors, b given as three lane pairs. */
-static inline mbs_d2 d2_dot6(const double *a, const mbs_d2 b[3])
-{
-    return d2_add(d2_add(d2_mul(d2_load(a), b[0]), d2_mul(d2_load(a + 2), b[1])),
-                  d2_mul(d2_load(a + 4), b[2]));
-}
-
-/* ancestor_entries with dq and dv, no K (the common case), two lanes at a time; M too when
-   with_m (a constant where inlined). */
-MBS_ALWAYS_INLINE void ancestor_entries_lanes(const mbs_model *m, const mbs_derivs *w, int ik,
-                                              const dof_vecs *v, const deriv_out *o, int with_m)
-{
-    const size_t ld = (size_t)o->ld, ldm = (size_t)o->ldm, k = (size_t)ik;
-    mbs_d2 Y[3], PF[3], Q[3];
-    for (int e = 0; e < 3; ++e) {
-        Y[e] = d2_load(v->Y + 2 * e);
-        PF[e] = d2_set(v->P[2 * e] + v->SF[2 * e], v->P[2 * e + 1] + v->SF[2 * e + 1]);
-        Q[e] = d2_load(v->Q + 2 * e);
-    }
-    const mbs_d2 Z01 = d2_load(v->Z);
-    const double Z2 = v->Z[2];
-    double *restrict dq = o->dq, *restrict dv = o->dv, *restrict M = o->M;
-    for (int l = m->dof_parent[m->joints[m->dof_joint[ik]].vadr]; l >= 0; l = m->dof_parent[l]) {
-        const double *D = w->dof + MBS_DV_STRIDE * l, *S = D, *dV = D + MBS_DV_DV;
-        const size_t L = (size_t)l;
-        const mbs_d2 a = d2_add(d2_mul(d2_load(dV), Z01), d2_dot6(D + MBS_DV_DA, Y));
-        const mbs_d2 c = d2_add(d2_mul(d2_load(S), Z01), d2_dot6(D + MBS_DV_E, Y));
-        dq[k * ld + L] += d2_sum(a) + dV[2] * Z2;
-        dq[L * ld + k] += d2_sum(d2_dot6(S, PF));
-        dv[k * ld + L] += d2_sum(c) + S[2] * Z2;
-        dv[L * ld + k] += d2_sum(d2_dot6(S, Q));
-        if (with_m) M[k * ldm + L] = M[L * ldm + k] = d2_sum(d2_dot6(S, Y));
-    }
-}
-
 /* Entries of the pairs of a dof ik of the joint (vectors v) with every ancestor dof l. */
 static void ancestor_entries(const mbs_model *m, const mbs_derivs *w, int ik,
                              const dof_vecs *v, const deriv_out *o)
 {
-    if (o->dq && o->dv && !w->has_K) {
-        if (o->M) ancestor_entries_lanes(m, w, ik, v, o, 1);
-        else ancestor_entries_lanes(m, w, ik, v, o, 0);
-        return;
-    }
     const size_t ld = (size_t)o->ld, ldm = (size_t)o->ldm, k = (size_t)ik;
     double PF[6];
     for (int e = 0; e < 6; ++e) PF[e] = v->P[e] + v->SF[e];
@@ -394,9 +351,18 @@ static void composite_into_parent(mbs_derivs *w, int b, int p)
         for (int e = 0; e < 36; ++e) w->K[36 * p + e] += w->K[36 * b + e];
 }
 
-/* Backward pass over the tree, children first: the entries of every joint's dofs, then its
-   composites into the parent. */
-static void derivs_backward(const mbs_data *d, mbs_derivs *w, const deriv_out *o)
+/* The vectors of dof i that its pairs with ancestors read (rnea_pairs.c): Y, Z, P + SF, Q. */
+static void keep_vectors(mbs_derivs *w, int i, const dof_vecs *v)
+{
+    double *o = w->kvec + MBS_KVEC * i;
+    for (int e = 0; e < 6; ++e) o[e] = v->Y[e], o[9 + e] = v->P[e] + v->SF[e], o[15 + e] = v->Q[e];
+    for (int e = 0; e < 3; ++e) o[6 + e] = v->Z[e];
+}
+
+/* Backward pass over the tree, children first: the entries of every joint's dofs (its pairs
+   with ancestors here, or, lanes, after the pass by rnea_pairs.c from the vectors kept),
+   then its composites into the parent. */
+static void derivs_backward(const mbs_data *d, mbs_derivs *w, const deriv_out *o, int lanes)
 {
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
@@ -406,7 +372,10 @@ static void derivs_backward(const mbs_data *d, mbs_derivs *w, const deriv_out *o
         for (int k = 0; k < jm->nv; ++k)
             dof_vectors(w, b, w->dof + MBS_DV_STRIDE * (jm->vadr + k), &vec[k]);
         if (jm->nv > 0) same_joint_entries(w, jm, vec, o);
-        for (int k = 0; k < jm->nv; ++k) ancestor_entries(m, w, jm->vadr + k, &vec[k], o);
+        for (int k = 0; k < jm->nv; ++k) {
+            if (lanes) keep_vectors(w, jm->vadr + k, &vec[k]);
+            else ancestor_entries(m, w, jm->vadr + k, &vec[k], o);
+        }
         if (p > 0) composite_into_parent(w, b, p);
     }
 }
@@ -418,7 +387,9 @@ void mbs_derivs_rnea(mbs_data *d, const double *qacc, double *dq, double *dv, in
     mbs_derivs *w = d->derivs;
     const deriv_out o = {dq, dv, M, ld, ldm};
     derivs_forward(d, w, qacc);
-    derivs_backward(d, w, &o);
+    const int lanes = dq && dv && !w->has_K; /* the common case: no term of K */
+    derivs_backward(d, w, &o, lanes);
+    if (lanes) mbs_derivs_pairs(d, dq, dv, ld, M, ldm);
 }
 
 /* ------------------------------------------------------------------ public entry */

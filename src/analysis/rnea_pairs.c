@@ -1,0 +1,133 @@
+/* The ancestor pairs of the inverse-dynamics derivatives (rnea_derivatives.c), eight
+ * ancestors at a time. For a dof k and an ancestor dof l of another joint (b the body of k,
+ * composites of b), with the vectors of k stored by the backward pass (Y = Ic S_k, Z the
+ * angular part of Bc^T S_k, PF = Ic dA_k + Bc dV_k + S_k x* F, Q = Bc S_k + Ic E_k):
+ *     dtau_k/dq_l = dA_l . Y + dV_l . Z,   dtau_l/dq_k = S_l . PF,
+ *     dtau_k/dv_l = S_l . Z + E_l . Y,     dtau_l/dv_k = S_l . Q,     M_kl = M_lk = S_l . Y
+ * (Carpentier and Mansard 2018, "Analytical Derivatives of Rigid Body Dynamics Algorithms",
+ * §III; derivs.h for the dot products with 3-vectors: their angular parts). A depth-first
+ * walk keeps the ancestors of the joint it visits in a path, component by component, so
+ * eight ancestors' entries are eight lanes of the same multiplies and adds whatever the
+ * tree's dof order. Forces fixed in the world (host wrenches, point gravity) add a term and
+ * take the pair-by-pair loop of rnea_derivatives.c. */
+#include "analysis/derivs.h"
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+
+/* The components of an ancestor in the path, each a row of cap doubles. */
+enum { PATH_S = 0, PATH_DV = 6, PATH_DA = 9, PATH_E = 15 };
+
+/* Ancestor dof i of the walk at position at: S, the angular part of dV, dA and E. */
+static void path_push(mbs_derivs *w, int at, int i)
+{
+    const double *D = w->dof + MBS_DV_STRIDE * i;
+    double *p = w->path + at;
+    const size_t cap = (size_t)w->cap;
+    for (int c = 0; c < 6; ++c) p[cap * (size_t)(PATH_S + c)] = D[c];
+    for (int c = 0; c < 3; ++c) p[cap * (size_t)(PATH_DV + c)] = D[MBS_DV_DV + c];
+    for (int c = 0; c < 6; ++c) p[cap * (size_t)(PATH_DA + c)] = D[MBS_DV_DA + c];
+    for (int c = 0; c < 6; ++c) p[cap * (size_t)(PATH_E + c)] = D[MBS_DV_E + c];
+    w->pidx[at] = i;
+}
+
+/* The five entries of dof k with the path's positions [p, p + 8) (n of them valid). */
+typedef struct pair_lanes {
+    mbs_d8 dq_kl, dq_lk, dv_kl, dv_lk, m;
+} pair_lanes;
+
+/* The entries of dof k (its vectors at kv) with eight path positions from p. */
+MBS_ALWAYS_INLINE void pair_entries(const double *path, size_t cap, const double *kv, int p,
+                                    pair_lanes *o)
+{
+    const double *Y = kv, *Z = kv + 6, *PF = kv + 9, *Q = kv + 15;
+    mbs_d8 a = D8_ZERO, b = D8_ZERO, c = D8_ZERO, e = D8_ZERO, m = D8_ZERO, x;
+#define PATH_AT(comp) path + cap * (size_t)(comp) + (size_t)p
+    for (int r = 0; r < 6; ++r) {
+        D8_LOAD(x, PATH_AT(PATH_DA + r));
+        D8_AXPY(a, Y[r], x);
+        D8_LOAD(x, PATH_AT(PATH_E + r));
+        D8_AXPY(c, Y[r], x);
+        D8_LOAD(x, PATH_AT(PATH_S + r));
+        D8_AXPY(b, PF[r], x);
+        D8_AXPY(e, Q[r], x);
+        D8_AXPY(m, Y[r], x);
+    }
+    for (int r = 0; r < 3; ++r) {
+        D8_LOAD(x, PATH_AT(PATH_DV + r));
+        D8_AXPY(a, Z[r], x);
+        D8_LOAD(x, PATH_AT(PATH_S + r));
+        D8_AXPY(c, Z[r], x);
+    }
+#undef PATH_AT
+    o->dq_kl = a, o->dq_lk = b, o->dv_kl = c, o->dv_lk = e, o->m = m;
+}
+
+/* Output pointers with their row stride (M nullable). */
+typedef struct pair_out {
+    double *dq, *dv, *M;
+    size_t ld, ldm;
+} pair_out;
+
+/* Row entries (k, l) of n path positions from p: contiguous ancestors take one vector
+   add, others lane by lane. */
+static inline void row_entries(double *row, const int *pidx, const mbs_d8 *v, int n)
+{
+    if (n == 8 && pidx[7] - pidx[0] == 7) { /* the path's dofs increase: contiguous */
+        mbs_d8 g;
+        D8_LOAD(g, row + pidx[0]);
+        D8_AXPY(g, 1.0, *v);
+        D8_STORE(row + pidx[0], g);
+        return;
+    }
+    double t[8];
+    D8_STORE(t, *v);
+    for (int e = 0; e < n; ++e) row[pidx[e]] += t[e];
+}
+
+/* Column entries (l, k) of n path positions from p. */
+static inline void column_entries(double *col, size_t ld, const int *pidx, const mbs_d8 *v,
+                                  int n, int assign)
+{
+    double t[8];
+    D8_STORE(t, *v);
+    for (int e = 0; e < n; ++e) {
+        double *o = col + ld * (size_t)pidx[e];
+        *o = assign ? t[e] : *o + t[e];
+    }
+}
+
+/* Every pair of dof k with the depth ancestors on the path. */
+MBS_WIDE_LOOPS static void dof_pairs(const mbs_derivs *w, int k, int depth, const pair_out *o)
+{
+    const double *kv = w->kvec + MBS_KVEC * k;
+    const size_t K = (size_t)k, cap = (size_t)w->cap;
+    for (int p = 0; p < depth; p += 8) {
+        const int n = depth - p < 8 ? depth - p : 8;
+        const int *pidx = w->pidx + p;
+        pair_lanes v;
+        pair_entries(w->path, cap, kv, p, &v);
+        row_entries(o->dq + K * o->ld, pidx, &v.dq_kl, n);
+        row_entries(o->dv + K * o->ld, pidx, &v.dv_kl, n);
+        column_entries(o->dq + K, o->ld, pidx, &v.dq_lk, n, 0);
+        column_entries(o->dv + K, o->ld, pidx, &v.dv_lk, n, 0);
+        if (!o->M) continue;
+        column_entries(o->M + K * o->ldm, 1, pidx, &v.m, n, 1); /* pidx gives the column */
+        column_entries(o->M + K, o->ldm, pidx, &v.m, n, 1);
+    }
+}
+
+/* See derivs.h. */
+void mbs_derivs_pairs(const mbs_data *d, double *dq, double *dv, int ld, double *M, int ldm)
+{
+    const mbs_model *m = d->model;
+    mbs_derivs *w = d->derivs;
+    const pair_out o = {dq, dv, M, (size_t)ld, (size_t)ldm};
+    for (int s = 0; s < m->ntree; ++s) {
+        const mbs_joint_model *jm = &m->joints[m->tree[w->dfs[s]]];
+        if (jm->nv == 0) continue;
+        const int depth = d->dof_depth[jm->vadr];
+        for (int k = 0; k < jm->nv; ++k) dof_pairs(w, jm->vadr + k, depth, &o);
+        for (int k = 0; k < jm->nv; ++k) path_push(w, depth + k, jm->vadr + k);
+    }
+}
