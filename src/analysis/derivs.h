@@ -119,6 +119,8 @@ typedef struct mbs_derivs {
     double *path;         /* [21 cap] the ancestors of the joint visited, component rows */
     int *pidx;            /* [cap] their dofs */
     double *kvec;         /* [MBS_KVEC nv] the vectors of each dof its pairs read */
+    int *one, none;       /* [nv] the dofs of one-dof joints, their count */
+    int *bodies;          /* [nbody] the bodies in tree order (rnea_lanes.c) */
 } mbs_derivs;
 
 /* Per dof, the vectors its pairs with ancestors read: Y, Z, P + SF, Q (rnea_pairs.c). */
@@ -148,6 +150,13 @@ void mbs_derivs_rnea(mbs_data *d, const double *qacc, double *dq, double *dv, in
    kept their vectors, no forces fixed in the world) into dq, dv (row stride ld) and M
    (nullable, ldm): dq, dv added to, M assigned. */
 void mbs_derivs_pairs(const mbs_data *d, double *dq, double *dv, int ld, double *M, int ldm);
+/* Each body's Ic (world axes, subtree root origin), F, P and B11, eight at a time, after a
+   forward pass that left its velocity and acceleration and skipped them (no forces fixed in
+   the world). */
+void mbs_derivs_bodies(const mbs_data *d);
+/* The vectors (kvec) and the diagonal entries of dq, dv, M (as mbs_derivs_pairs) of the
+   dofs of one-dof joints, eight at a time, after the backward pass that skipped them. */
+void mbs_derivs_one_dof(const mbs_data *d, double *dq, double *dv, int ld, double *M, int ldm);
 /* Add the force elements' parts (after mbs_derivs_rnea): analytic ones through their ops,
    the others (force callbacks) by central differences of their forces alone; q and v are
    restored bitwise. MBS_OK or the status of a failing element. */

@@ -123,7 +123,13 @@ int mbs_derivs_create(mbs_data *d)
     w->path = alloc0(21 * ldp, sizeof(double));
     w->pidx = alloc0(ldp, sizeof(int));
     w->kvec = alloc0(MBS_KVEC * nv, sizeof(double));
-    if (!w->dfs || !w->path || !w->pidx || !w->kvec) return MBS_ERR_NOMEM;
+    w->one = alloc0(nv, sizeof(int));
+    w->bodies = alloc0(nb, sizeof(int));
+    if (!w->dfs || !w->path || !w->pidx || !w->kvec || !w->one || !w->bodies)
+        return MBS_ERR_NOMEM;
+    for (int t = 0; t < m->ntree; ++t) w->bodies[t] = m->joints[m->tree[t]].child;
+    for (int i = 0; i < m->nv; ++i)
+        if (m->joints[m->dof_joint[i]].nv == 1) w->one[w->none++] = i;
     return depth_first(m, w->dfs);
 }
 
@@ -137,7 +143,7 @@ void mbs_derivs_destroy(mbs_data *d)
                  w->eig_work, w->qs, w->vs, w->qacc_s, w->lam_s, w->up, w->um, w->dqt,
                  w->T, w->taus, w->offp, w->offm, w->uxs, w->Ic, w->list, w->ident, w->mark,
                  w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
-                 w->dfs, w->path, w->pidx, w->kvec};
+                 w->dfs, w->path, w->pidx, w->kvec, w->one, w->bodies};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(w);
     d->derivs = NULL;

@@ -62,8 +62,11 @@ static void level_forward(const mbs_data *d, double *dof, int k, int e, const do
         for (int c = 0; c < 6; ++c) wv[c] += dof[MBS_DV_STRIDE * i + c] * d->v[i];
     for (int i = k; i < e; ++i) {
         double *D = dof + MBS_DV_STRIDE * i, Sd[6];
-        mv_cross_m(Sd, wv, D);
         mv_cross_m(D + MBS_DV_DV, u, D);
+        if (e - k == 1) /* w x S = u x S + qd S x S = dV: one dof at this level */
+            for (int c = 0; c < 6; ++c) Sd[c] = D[MBS_DV_DV + c];
+        else
+            mv_cross_m(Sd, wv, D);
         mv_cross_m(D + MBS_DV_DA, al, D);
         mv_cross_m(t, u, D + MBS_DV_DV);
         for (int c = 0; c < 6; ++c) {
@@ -233,8 +236,9 @@ static void derivs_forward(const mbs_data *d, mbs_derivs *w, const double *qacc)
         for (int e = 0; e < 6; ++e)
             u[e] = p > 0 ? w->vel[6 * p + e] : 0.0, al[e] = p > 0 ? w->acc[6 * p + e] : a0[e];
         joint_forward(d, w, jm, &X, qacc, u, al);
-        body_forward(d, w, b, &X);
+        if (w->has_K) body_forward(d, w, b, &X);
     }
+    if (!w->has_K) mbs_derivs_bodies(d); /* eight at a time (rnea_lanes.c) */
 }
 
 /* ------------------------------------------------------------------ backward pass */
@@ -368,6 +372,10 @@ static void derivs_backward(const mbs_data *d, mbs_derivs *w, const deriv_out *o
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = m->bodies[b].parent;
+        if (jm->nv == 1 && lanes) { /* its vectors after the pass (rnea_pairs.c) */
+            if (p > 0) composite_into_parent(w, b, p);
+            continue;
+        }
         dof_vecs vec[6];
         for (int k = 0; k < jm->nv; ++k)
             dof_vectors(w, b, w->dof + MBS_DV_STRIDE * (jm->vadr + k), &vec[k]);
@@ -389,7 +397,10 @@ void mbs_derivs_rnea(mbs_data *d, const double *qacc, double *dq, double *dv, in
     derivs_forward(d, w, qacc);
     const int lanes = dq && dv && !w->has_K; /* the common case: no term of K */
     derivs_backward(d, w, &o, lanes);
-    if (lanes) mbs_derivs_pairs(d, dq, dv, ld, M, ldm);
+    if (lanes) {
+        mbs_derivs_one_dof(d, dq, dv, ld, M, ldm);
+        mbs_derivs_pairs(d, dq, dv, ld, M, ldm);
+    }
 }
 
 /* ------------------------------------------------------------------ public entry */

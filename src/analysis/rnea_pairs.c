@@ -69,31 +69,32 @@ typedef struct pair_out {
     size_t ld, ldm;
 } pair_out;
 
-/* Row entries (k, l) of n path positions from p: contiguous ancestors take one vector
-   add, others lane by lane. */
-static inline void row_entries(double *row, const int *pidx, const mbs_d8 *v, int n)
+/* v added to the 8 doubles at row (contiguous ancestors: one vector add). */
+static inline void row_add(double *row, const mbs_d8 *v)
 {
-    if (n == 8 && pidx[7] - pidx[0] == 7) { /* the path's dofs increase: contiguous */
-        mbs_d8 g;
-        D8_LOAD(g, row + pidx[0]);
-        D8_AXPY(g, 1.0, *v);
-        D8_STORE(row + pidx[0], g);
-        return;
-    }
-    double t[8];
-    D8_STORE(t, *v);
-    for (int e = 0; e < n; ++e) row[pidx[e]] += t[e];
+    mbs_d8 g;
+    D8_LOAD(g, row);
+    D8_AXPY(g, 1.0, *v);
+    D8_STORE(row, g);
 }
 
-/* Column entries (l, k) of n path positions from p. */
-static inline void column_entries(double *col, size_t ld, const int *pidx, const mbs_d8 *v,
-                                  int n, int assign)
+/* The entries of n path positions (dofs pidx) with dof k: rows (k, l) lane by lane unless
+   contiguous, columns (l, k) lane by lane; M's assigned. */
+static inline void write_entries(const pair_out *o, size_t k, const int *pidx, int n,
+                                 const pair_lanes *v)
 {
-    double t[8];
-    D8_STORE(t, *v);
+    double *rq = o->dq + k * o->ld, *rv = o->dv + k * o->ld;
+    double t[5][8];
+    D8_STORE(t[0], v->dq_kl), D8_STORE(t[1], v->dv_kl), D8_STORE(t[2], v->dq_lk);
+    D8_STORE(t[3], v->dv_lk), D8_STORE(t[4], v->m);
+    const int contiguous = n == 8 && pidx[7] - pidx[0] == 7; /* the path's dofs increase */
+    if (contiguous) row_add(rq + pidx[0], &v->dq_kl), row_add(rv + pidx[0], &v->dv_kl);
     for (int e = 0; e < n; ++e) {
-        double *o = col + ld * (size_t)pidx[e];
-        *o = assign ? t[e] : *o + t[e];
+        const size_t l = (size_t)pidx[e], c = l * o->ld + k;
+        if (!contiguous) rq[l] += t[0][e], rv[l] += t[1][e];
+        o->dq[c] += t[2][e];
+        o->dv[c] += t[3][e];
+        if (o->M) o->M[k * o->ldm + l] = o->M[l * o->ldm + k] = t[4][e];
     }
 }
 
@@ -101,19 +102,17 @@ static inline void column_entries(double *col, size_t ld, const int *pidx, const
 MBS_WIDE_LOOPS static void dof_pairs(const mbs_derivs *w, int k, int depth, const pair_out *o)
 {
     const double *kv = w->kvec + MBS_KVEC * k;
-    const size_t K = (size_t)k, cap = (size_t)w->cap;
-    for (int p = 0; p < depth; p += 8) {
-        const int n = depth - p < 8 ? depth - p : 8;
-        const int *pidx = w->pidx + p;
+    const size_t cap = (size_t)w->cap;
+    int p = 0;
+    for (; p + 8 <= depth; p += 8) {
         pair_lanes v;
         pair_entries(w->path, cap, kv, p, &v);
-        row_entries(o->dq + K * o->ld, pidx, &v.dq_kl, n);
-        row_entries(o->dv + K * o->ld, pidx, &v.dv_kl, n);
-        column_entries(o->dq + K, o->ld, pidx, &v.dq_lk, n, 0);
-        column_entries(o->dv + K, o->ld, pidx, &v.dv_lk, n, 0);
-        if (!o->M) continue;
-        column_entries(o->M + K * o->ldm, 1, pidx, &v.m, n, 1); /* pidx gives the column */
-        column_entries(o->M + K, o->ldm, pidx, &v.m, n, 1);
+        write_entries(o, (size_t)k, w->pidx + p, 8, &v);
+    }
+    if (p < depth) {
+        pair_lanes v;
+        pair_entries(w->path, cap, kv, p, &v);
+        write_entries(o, (size_t)k, w->pidx + p, depth - p, &v);
     }
 }
 
