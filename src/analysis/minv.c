@@ -11,6 +11,12 @@
  * F the articulated bias forces and P the accelerations of the columns (zero at the world
  * and at the leaves), in slots that live as long as a body's children need them (a chain
  * works in one slot, in place). Eight contiguous columns at a time.
+ * The passes go by steps (derivs_data.c): a joint alone, or a run of one-dof joints each the
+ * only child joint of the previous one's child body, in any tree order (a breadth-first
+ * order interleaves the limbs of a humanoid), three groups of 8 at a time in registers. A
+ * run's backward step comes at its deepest joint's place (its descendants all lie after it
+ * in tree order, so they are done), its forward step at its top joint's place; which step
+ * assigns a parent's forces (the first in backward order) and the slots follow that order.
  * M^-1 (B = I) keeps to the upper triangle: the tree order puts a body's descendants after
  * it, so both passes start at the group of 8 of the joint's first dof (columns left of it
  * are zero in the backward pass and not wanted in the forward one); the caller mirrors it.
