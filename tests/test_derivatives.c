@@ -273,20 +273,83 @@ static mbs_model *forked_chains(void)
     return m;
 }
 
+/* Both derivatives and M^-1 of model m (of nv dofs, destroyed) at a moving state drawn from
+   rng_seed; seed names the case in messages. */
+static void check_model_moving(mbs_model *m, int nv, uint64_t rng_seed, int seed)
+{
+    assert_int_equal(mbs_model_nv(m), nv);
+    mbs_data *d = mbs_data_create(m);
+    assert_non_null(d);
+    test_rng r;
+    test_rng_seed(&r, rng_seed);
+    test_random_state(&r, d, 1.0, 1.5, 1.0);
+    check_inverse(d, seed, &r);
+    check_forward(d, seed);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 /* Derivatives of the forked chains at a moving state. */
 static void test_forked_chains(void **state)
 {
     (void)state;
-    mbs_model *m = forked_chains();
-    mbs_data *d = mbs_data_create(m);
-    assert_non_null(d);
+    check_model_moving(forked_chains(), 19, 77, 2000);
+}
+
+/* A floating base with four limbs added longest first, so that in the breadth-first tree
+   order their joints interleave and their runs of one-dof joints end (deepest joint) in the
+   reverse order of their tops: 6 joints (a prismatic among revolutes) ending in a fork of
+   two; revolute, revolute, spherical, revolute, revolute; revolute, revolute, fixed,
+   revolute, revolute; three revolutes. 28 dofs, four groups of 8 columns. */
+static mbs_model *interleaved_limbs(void)
+{
+    static const int len[4] = {8, 5, 5, 3};
+    static const mbs_joint_type kind[4][8] = {
+        {MBS_JOINT_REVOLUTE, MBS_JOINT_REVOLUTE, MBS_JOINT_PRISMATIC, MBS_JOINT_REVOLUTE,
+         MBS_JOINT_REVOLUTE, MBS_JOINT_REVOLUTE, MBS_JOINT_REVOLUTE, MBS_JOINT_REVOLUTE},
+        {MBS_JOINT_REVOLUTE, MBS_JOINT_REVOLUTE, MBS_JOINT_SPHERICAL, MBS_JOINT_REVOLUTE,
+         MBS_JOINT_REVOLUTE},
+        {MBS_JOINT_REVOLUTE, MBS_JOINT_REVOLUTE, MBS_JOINT_FIXED, MBS_JOINT_REVOLUTE,
+         MBS_JOINT_REVOLUTE},
+        {MBS_JOINT_REVOLUTE, MBS_JOINT_REVOLUTE, MBS_JOINT_REVOLUTE}};
+    mbs_builder *b = mbs_builder_create();
     test_rng r;
-    test_rng_seed(&r, 77);
-    test_random_state(&r, d, 1.0, 1.5, 1.0);
-    check_inverse(d, 2000, &r);
-    check_forward(d, 2000);
-    mbs_data_destroy(d);
-    mbs_model_destroy(m);
+    test_rng_seed(&r, 321);
+    int nbody = 0;
+    for (int i = 0; i <= 21; ++i) { /* the base and 21 limb bodies */
+        mbs_body_def bd = mbs_default_body_def();
+        bd.mass = 0.6 + 0.05 * i;
+        bd.com[0] = 0.12, bd.com[1] = 0.01 * i;
+        test_random_inertia(&r, 0.01, 0.1, bd.inertia);
+        assert_int_equal(mbs_add_body(b, &bd), ++nbody);
+    }
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_FREE);
+    jd.parent = MBS_WORLD, jd.child = 1;
+    assert_true(mbs_add_joint(b, &jd) >= 0);
+    int child = 1;
+    for (int l = 0; l < 4; ++l)
+        for (int k = 0; k < len[l]; ++k) {
+            jd = mbs_default_joint_def(kind[l][k]);
+            ++child; /* the fork: the last two joints of the first limb share a parent */
+            jd.parent = k == 0 ? 1 : (l == 0 && k == 7 ? child - 2 : child - 1);
+            jd.child = child;
+            jd.frame_parent.pos[0] = 0.25, jd.frame_parent.pos[1] = 0.05 * (l - 1.5);
+            jd.axis[(l + k) % 3] = 1.0, jd.axis[(l + k + 1) % 3] = 0.3;
+            assert_true(mbs_add_joint(b, &jd) >= 0);
+        }
+    assert_int_equal(child, 22);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* Derivatives and M^-1 of the interleaved limbs at a moving state (runs passed along their
+   links, their forces reaching the base in the order of their deepest joints). */
+static void test_interleaved_runs(void **state)
+{
+    (void)state;
+    check_model_moving(interleaved_limbs(), 28, 91, 2100);
 }
 
 /* A Cardan root that has been re-based (its reference frame Fix turned away from the
@@ -526,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_forward_random_trees),
         cmocka_unit_test(test_floating_roots),
         cmocka_unit_test(test_forked_chains),
+        cmocka_unit_test(test_interleaved_runs),
         cmocka_unit_test(test_rebased_cardan_root),
         cmocka_unit_test(test_wrenches_and_callbacks),
         cmocka_unit_test(test_bad_input),

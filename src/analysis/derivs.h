@@ -110,9 +110,17 @@ typedef struct mbs_derivs {
     double *Pm;           /* [nslot 12 ldp] force / acceleration columns, one slot per live
                              body */
     int *pslot, *fslot;   /* [nbody] slot of a body's accelerations / forces, -1 if none */
-    unsigned char *fassign; /* [ntree] 1: the joint's child is the first to pass forces to
-                               the parent (backward order): assigned, else added */
     int nslot;
+    /* steps of the column passes: a joint alone, or a run of one-dof joints each the only
+       child joint of the previous one's child body (in any tree order), parent to child */
+    int nstep;
+    int *step_at;         /* [ntree + 1] start of step s in step_tree / step_dof (steps in
+                             the tree order of their top joints) */
+    int *step_tree;       /* [ntree] tree index of each step's joints, parent to child */
+    int *step_dof;        /* [ntree] their first dof (vadr) */
+    int *bstep;           /* [ntree] the steps in backward order: deepest joint last first */
+    unsigned char *fassign; /* [ntree] per step: 1 when it is the first to pass forces to its
+                               top's parent in backward order (assigned), else added */
     /* ancestor pairs eight at a time (rnea_pairs.c) */
     int *dfs;             /* [ntree] tree indices in depth-first order (parents first) */
     int cap;              /* ldp: row length of the path */

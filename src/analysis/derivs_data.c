@@ -19,28 +19,82 @@ static int take_slot(mbs_derivs *w, unsigned char *used)
     return s;
 }
 
-/* Slots of the acceleration columns of the forward pass (minv.c): a body with children keeps
-   one until its last child has read it; the last child takes over its parent's slot (in
-   place), the others a free one. Forces of the backward pass likewise, backwards: the first
-   child met (the last in tree order) hands its slot to the parent, or a new one. */
+/* The joint of tree index t. */
+static const mbs_joint_model *tree_joint(const mbs_model *m, int t)
+{
+    return &m->joints[m->tree[t]];
+}
+
+/* 1 when tree joint t continues the run of its parent body's joint: both have one dof and t
+   is the only child joint of that body (nchild: child joints per body). */
+static int run_link(const mbs_model *m, const int *nchild, int t)
+{
+    const mbs_joint_model *jm = tree_joint(m, t);
+    const int p = jm->parent;
+    return jm->nv == 1 && p > 0 && nchild[p] == 1 && m->joints[m->bodies[p].joint].nv == 1;
+}
+
+/* The steps of the column passes (derivs.h): every joint that does not continue a run
+   starts one and follows its run down the links; then the backward order, by deepest joint
+   (a run's descendants all lie after its deepest joint in tree order). next, owner: ntree
+   ints; nchild, tb: nbody ints of scratch. */
+static void column_steps(const mbs_model *m, mbs_derivs *w, int *next, int *owner,
+                         int *nchild, int *tb)
+{
+    for (int b = 0; b < m->nbody; ++b) nchild[b] = 0;
+    for (int t = 0; t < m->ntree; ++t) {
+        ++nchild[tree_joint(m, t)->parent];
+        tb[tree_joint(m, t)->child] = t, next[t] = owner[t] = -1;
+    }
+    for (int t = 0; t < m->ntree; ++t)
+        if (run_link(m, nchild, t)) next[tb[tree_joint(m, t)->parent]] = t;
+    int k = 0;
+    w->nstep = 0;
+    for (int t = 0; t < m->ntree; ++t) {
+        if (run_link(m, nchild, t)) continue;
+        w->step_at[w->nstep++] = k;
+        for (int u = t; u >= 0; u = next[u])
+            w->step_tree[k] = u, w->step_dof[k++] = tree_joint(m, u)->vadr;
+        owner[w->step_tree[k - 1]] = w->nstep - 1;
+    }
+    w->step_at[w->nstep] = k;
+    k = 0;
+    for (int t = m->ntree - 1; t >= 0; --t)
+        if (owner[t] >= 0) w->bstep[k++] = owner[t];
+}
+
+/* The body a step's forces come from (its deepest joint's child) and the one they go to
+   (its top joint's parent). */
+static void step_bodies(const mbs_model *m, const mbs_derivs *w, int s, int *b, int *p)
+{
+    *b = tree_joint(m, w->step_tree[w->step_at[s + 1] - 1])->child;
+    *p = tree_joint(m, w->step_tree[w->step_at[s]])->parent;
+}
+
+/* Slots of the acceleration columns of the forward pass (minv.c, steps in order): a body
+   with children keeps one until its last child has read it; the last child's step takes over
+   its parent's slot (in place), the others a free one. Forces of the backward pass likewise,
+   steps in backward order: the first to reach a parent hands its slot over, or a new one. */
 static void column_slots(const mbs_model *m, mbs_derivs *w, int *last, unsigned char *used)
 {
     const int nb = m->nbody;
     for (int b = 0; b < nb; ++b) w->pslot[b] = w->fslot[b] = -1, last[b] = -1, used[b] = 0;
-    for (int t = 0; t < m->ntree; ++t) last[m->joints[m->tree[t]].parent] = t;
-    for (int t = 0; t < m->ntree; ++t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = jm->parent, keep = last[b] >= 0;
-        const int inherit = p > 0 && last[p] == t ? w->pslot[p] : -1;
+    for (int t = 0; t < m->ntree; ++t) last[tree_joint(m, t)->parent] = t;
+    for (int s = 0; s < w->nstep; ++s) {
+        int b, p;
+        step_bodies(m, w, s, &b, &p);
+        const int keep = last[b] >= 0, t0 = w->step_tree[w->step_at[s]];
+        const int inherit = p > 0 && last[p] == t0 ? w->pslot[p] : -1;
         if (inherit >= 0 && !keep) used[inherit] = 0;
         if (keep) w->pslot[b] = inherit >= 0 ? inherit : take_slot(w, used);
     }
     for (int b = 0; b < nb; ++b) used[b] = 0;
-    for (int t = m->ntree - 1; t >= 0; --t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = jm->parent;
-        w->fassign[t] = p > 0 && w->fslot[p] < 0;
-        if (w->fassign[t]) w->fslot[p] = w->fslot[b] >= 0 ? w->fslot[b] : take_slot(w, used);
+    for (int k = 0; k < w->nstep; ++k) {
+        const int s = w->bstep[k];
+        int b, p;
+        step_bodies(m, w, s, &b, &p);
+        w->fassign[s] = p > 0 && w->fslot[p] < 0;
+        if (w->fassign[s]) w->fslot[p] = w->fslot[b] >= 0 ? w->fslot[b] : take_slot(w, used);
         else if (w->fslot[b] >= 0) used[w->fslot[b]] = 0;
     }
 }
@@ -69,6 +123,29 @@ static int depth_first(const mbs_model *m, int *dfs)
     const int st = head && next && stack ? MBS_OK : MBS_ERR_NOMEM;
     free(head), free(next), free(stack);
     return st;
+}
+
+/* The steps and slots of the column passes (MBS_OK or MBS_ERR_NOMEM). */
+static int column_plan(const mbs_model *m, mbs_derivs *w)
+{
+    const size_t nt = (size_t)m->ntree, nb = (size_t)m->nbody;
+    w->pslot = alloc0(nb, sizeof(int));
+    w->fslot = alloc0(nb, sizeof(int));
+    w->step_at = alloc0(nt + 1, sizeof(int));
+    w->step_tree = alloc0(nt, sizeof(int));
+    w->step_dof = alloc0(nt, sizeof(int));
+    w->bstep = alloc0(nt, sizeof(int));
+    w->fassign = alloc0(nt, 1);
+    int *ti = alloc0(2 * nt, sizeof(int)), *bi = alloc0(2 * nb, sizeof(int));
+    unsigned char *used = alloc0(nb, 1);
+    const int ok = w->pslot && w->fslot && w->step_at && w->step_tree && w->step_dof &&
+                   w->bstep && w->fassign && ti && bi && used;
+    if (ok) {
+        column_steps(m, w, ti, ti + nt, bi, bi + nb);
+        column_slots(m, w, bi, used);
+    }
+    free(ti), free(bi), free(used);
+    return ok ? MBS_OK : MBS_ERR_NOMEM;
 }
 
 /* See derivs.h. */
@@ -101,13 +178,7 @@ int mbs_derivs_create(mbs_data *d)
     w->mark = alloc0(nv, 1);
     if (!ok || !w->Ic || !w->list || !w->ident || !w->mark) return MBS_ERR_NOMEM;
     for (int i = 0; i < m->nv; ++i) w->ident[i] = i;
-    w->pslot = alloc0(nb, sizeof(int));
-    w->fslot = alloc0(nb, sizeof(int));
-    w->fassign = alloc0((size_t)m->ntree, 1);
-    int *last = alloc0(nb, sizeof(int));
-    unsigned char *used = alloc0(nb, 1);
-    if (w->pslot && w->fslot && w->fassign && last && used) column_slots(m, w, last, used);
-    free(last), free(used);
+    if (column_plan(m, w) != MBS_OK) return MBS_ERR_NOMEM;
     w->ldp = (m->nv + 7) / 8 * 8;
     const size_t ldp = (size_t)w->ldp;
     w->Minv = alloc0(nv * ldp, sizeof(double));
@@ -115,9 +186,7 @@ int mbs_derivs_create(mbs_data *d)
     w->Uw = alloc0(6 * nv, sizeof(double));
     w->Ww = alloc0(6 * nv, sizeof(double));
     w->Pm = alloc0((size_t)w->nslot * 12 * ldp, sizeof(double));
-    if (!w->pslot || !w->fslot || !w->fassign || !w->Minv || !w->X || !w->Uw || !w->Ww ||
-        !w->Pm)
-        return MBS_ERR_NOMEM;
+    if (!w->Minv || !w->X || !w->Uw || !w->Ww || !w->Pm) return MBS_ERR_NOMEM;
     w->cap = w->ldp;
     w->dfs = alloc0((size_t)m->ntree, sizeof(int));
     w->path = alloc0(21 * ldp, sizeof(double));
@@ -143,6 +212,7 @@ void mbs_derivs_destroy(mbs_data *d)
                  w->eig_work, w->qs, w->vs, w->qacc_s, w->lam_s, w->up, w->um, w->dqt,
                  w->T, w->taus, w->offp, w->offm, w->uxs, w->Ic, w->list, w->ident, w->mark,
                  w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
+                 w->step_at, w->step_tree, w->step_dof, w->bstep,
                  w->dfs, w->path, w->pidx, w->kvec, w->one, w->bodies};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(w);

@@ -11,6 +11,12 @@
  * F the articulated bias forces and P the accelerations of the columns (zero at the world
  * and at the leaves), in slots that live as long as a body's children need them (a chain
  * works in one slot, in place). Eight contiguous columns at a time.
+ * The passes go by steps (derivs_data.c): a joint alone, or a run of one-dof joints each the
+ * only child joint of the previous one's child body, in any tree order (a breadth-first
+ * order interleaves the limbs of a humanoid), three groups of 8 at a time in registers. A
+ * run's backward step comes at its deepest joint's place (its descendants all lie after it
+ * in tree order, so they are done), its forward step at its top joint's place; which step
+ * assigns a parent's forces (the first in backward order) and the slots follow that order.
  * M^-1 (B = I) keeps to the upper triangle: the tree order puts a body's descendants after
  * it, so both passes start at the group of 8 of the joint's first dof (columns left of it
  * are zero in the backward pass and not wanted in the forward one); the caller mirrors it.
@@ -95,21 +101,12 @@ MBS_WIDE_LOOPS static void forward_joint(const mbs_derivs *w, int i0, int n, dou
     else forward_kernel(w, i0, n, X, ldx, Pp, Pb, j0, j1);
 }
 
-/* The first column of the joint jm's pass: j0, or (upper triangle) its first dof's group of
-   8, where the columns of its subtree begin (the tree order puts descendants after). */
-static size_t first_column(const mbs_joint_model *jm, int upper, size_t j0)
+/* The first column of a pass over a joint whose first dof is i: j0, or (upper triangle) the
+   group of 8 of i, where the columns of its subtree begin (the tree order puts descendants
+   after, and gives them the larger dof indices). */
+static size_t first_column(int i, int upper, size_t j0)
 {
-    return upper ? (size_t)jm->vadr & ~(size_t)7 : j0;
-}
-
-/* 1 when joints t - 1 and t of the tree order have one dof each and t is the only child
-   joint of t - 1's child (its first in tree order and, by fassign, its last): a run of such
-   joints passes its columns in registers, its inner slots unused. */
-static int chained(const mbs_model *m, const mbs_derivs *w, int t)
-{
-    if (t <= 0) return 0;
-    const mbs_joint_model *a = &m->joints[m->tree[t - 1]], *b = &m->joints[m->tree[t]];
-    return a->nv == 1 && b->nv == 1 && b->parent == a->child && w->fassign[t];
+    return upper ? (size_t)i & ~(size_t)7 : j0;
 }
 
 /* The joint of tree index t. */
@@ -134,14 +131,15 @@ static int run_groups(size_t j, size_t j1)
     return n < RUN_GROUPS ? (int)n : RUN_GROUPS;
 }
 
-/* forward_kernel over the run of one-dof joints t0 .. t1 (chained), RUN_GROUPS column
-   groups at a time with their accelerations in registers: the same operations in the same
-   order per column (a joint past its first_column's group skips it, and so do those below). */
-MBS_WIDE_LOOPS static void forward_run(const mbs_model *m, const mbs_derivs *w, int t0,
-                                       int t1, double *X, size_t ldx, const double *Pp,
-                                       double *Pb, int upper, size_t j0, size_t j1)
+/* forward_kernel over a run of n one-dof joints (their dofs dof[0 .. n - 1], parent to
+   child), RUN_GROUPS column groups at a time with their accelerations in registers: the same
+   operations in the same order per column (a joint past its first_column's group skips it,
+   and so do those below). */
+MBS_WIDE_LOOPS static void forward_run(const mbs_derivs *w, const int *dof, int n, double *X,
+                                       size_t ldx, const double *Pp, double *Pb, int upper,
+                                       size_t j0, size_t j1)
 {
-    for (size_t j = first_column(tree_joint(m, t0), upper, j0); j < j1; j += 8 * RUN_GROUPS) {
+    for (size_t j = first_column(dof[0], upper, j0); j < j1; j += 8 * RUN_GROUPS) {
         const int ng = run_groups(j, j1);
         mbs_d8 a[RUN_GROUPS][6], r;
         for (int g = 0; g < ng; ++g)
@@ -149,26 +147,26 @@ MBS_WIDE_LOOPS static void forward_run(const mbs_model *m, const mbs_derivs *w, 
                 if (Pp) D8_LOAD(a[g][c], Pp + 6 * (j + 8 * (size_t)g) + 8 * (size_t)c);
                 else a[g][c] = D8_ZERO;
             }
-        for (int t = t0; t <= t1; ++t) {
-            const mbs_joint_model *jm = tree_joint(m, t);
-            const size_t s0 = first_column(jm, upper, j0);
-            const double *W = w->Ww + 6 * jm->vadr, *S = w->dof + MBS_DV_STRIDE * jm->vadr;
+        for (int k = 0; k < n; ++k) {
+            const int i = dof[k];
+            const size_t s0 = first_column(i, upper, j0);
+            const double *W = w->Ww + 6 * i, *S = w->dof + MBS_DV_STRIDE * i;
             MBS_UNROLL_GROUPS
             for (int g = 0; g < RUN_GROUPS; ++g) {
                 if (g >= ng || j + 8 * (size_t)g < s0) continue;
-                double *row = X + ldx * (size_t)jm->vadr + j + 8 * (size_t)g;
+                double *row = X + ldx * (size_t)i + j + 8 * (size_t)g;
                 D8_LOAD(r, row);
-                if (Pp || t > t0) {
+                if (Pp || k > 0) {
                     mbs_d8 u = D8_ZERO;
                     for (int c = 0; c < 6; ++c) D8_AXPY(u, W[c], a[g][c]);
                     D8_SUB(r, u);
                     D8_STORE(row, r);
                 }
-                if (t == t1 && !Pb) continue;
+                if (k == n - 1 && !Pb) continue;
                 for (int c = 0; c < 6; ++c) D8_AXPY(a[g][c], S[c], r);
             }
         }
-        const size_t s1 = first_column(tree_joint(m, t1), upper, j0);
+        const size_t s1 = first_column(dof[n - 1], upper, j0);
         for (int g = 0; Pb && g < ng; ++g)
             if (j + 8 * (size_t)g >= s1)
                 for (int c = 0; c < 6; ++c)
@@ -176,26 +174,30 @@ MBS_WIDE_LOOPS static void forward_run(const mbs_model *m, const mbs_derivs *w, 
     }
 }
 
-/* Forward pass over the columns [j0, j1) (upper: from each joint's first_column). */
+/* The joints of step s (derivs.h): their count, tree indices at *tree and dofs at *dof. */
+static int step_joints(const mbs_derivs *w, int s, const int **tree, const int **dof)
+{
+    *tree = w->step_tree + w->step_at[s], *dof = w->step_dof + w->step_at[s];
+    return w->step_at[s + 1] - w->step_at[s];
+}
+
+/* Forward pass over the columns [j0, j1) (upper: from each joint's first_column), a run at
+   its top joint's place. */
 static void forward_pass(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx,
                          int upper, size_t j0, size_t j1)
 {
     const mbs_model *m = d->model;
-    for (int t = 0; t < m->ntree; ++t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        if (t + 1 < m->ntree && chained(m, w, t + 1)) { /* a run t .. t1 */
-            int t1 = t + 1;
-            while (t1 + 1 < m->ntree && chained(m, w, t1 + 1)) ++t1;
-            const double *Pp = jm->parent > 0 ? slot_columns(w, w->pslot[jm->parent]) : NULL;
-            double *Pb = slot_columns(w, w->pslot[tree_joint(m, t1)->child]);
-            forward_run(m, w, t, t1, X, ldx, Pp, Pb, upper, j0, j1);
-            t = t1;
-            continue;
-        }
-        const double *Pp = jm->parent > 0 ? slot_columns(w, w->pslot[jm->parent]) : NULL;
-        double *Pb = slot_columns(w, w->pslot[jm->child]);
-        if (!Pp && !Pb) continue;
-        forward_joint(w, jm->vadr, jm->nv, X, ldx, Pp, Pb, first_column(jm, upper, j0), j1);
+    for (int s = 0; s < w->nstep; ++s) {
+        const int *tree, *dof;
+        const int n = step_joints(w, s, &tree, &dof);
+        const mbs_joint_model *top = tree_joint(m, tree[0]);
+        const double *Pp = top->parent > 0 ? slot_columns(w, w->pslot[top->parent]) : NULL;
+        double *Pb = slot_columns(w, w->pslot[tree_joint(m, tree[n - 1])->child]);
+        if (n > 1)
+            forward_run(w, dof, n, X, ldx, Pp, Pb, upper, j0, j1);
+        else if (Pp || Pb)
+            forward_joint(w, top->vadr, top->nv, X, ldx, Pp, Pb,
+                          first_column(top->vadr, upper, j0), j1);
     }
 }
 
@@ -272,23 +274,23 @@ static void pass_forces(const double *Fb, double *Fp, int assign, size_t z0, siz
         }
 }
 
-/* backward_kernel over the run of one-dof joints t0 .. t1 (chained; Fb the forces of t1's
-   child, Fp those of t0's parent), RUN_GROUPS column groups at a time with their forces in
-   registers: the same operations in the same order per column (a group starts at the
-   deepest joint whose first_column reaches it, from the zero forces of those below). */
-MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, int t0,
-                                        int t1, double *X, size_t ldx, const double *Fb,
+/* backward_kernel over a run of n one-dof joints (dofs dof[0 .. n - 1], parent to child; Fb
+   the forces of the deepest one's child, Fp those of the top's parent), RUN_GROUPS column
+   groups at a time with their forces in registers: the same operations in the same order per
+   column (a group starts at the deepest joint whose first_column reaches it, from the zero
+   forces of those below). */
+MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, const int *dof,
+                                        int n, double *X, size_t ldx, const double *Fb,
                                         double *Fp, int assign, size_t z0, int upper,
                                         size_t j0, size_t j1)
 {
-    const mbs_model *m = d->model;
-    const size_t s0 = first_column(tree_joint(m, t0), upper, j0);
+    const size_t s0 = first_column(dof[0], upper, j0);
     if (Fp && assign)
         for (size_t j = z0; j < s0; j += 8)
             for (int c = 0; c < 6; ++c) D8_STORE(Fp + 6 * j + 8 * (size_t)c, D8_ZERO);
     for (size_t j = s0; j < j1; j += 8 * RUN_GROUPS) {
         const int ng = run_groups(j, j1);
-        const size_t s1 = first_column(tree_joint(m, t1), upper, j0);
+        const size_t s1 = first_column(dof[n - 1], upper, j0);
         mbs_d8 f[RUN_GROUPS][6], r, x;
         MBS_UNROLL_GROUPS
         for (int g = 0; g < RUN_GROUPS; ++g)
@@ -297,9 +299,9 @@ MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, 
                 if (g < ng && Fb && jg >= s1) D8_LOAD(f[g][c], Fb + 6 * jg + 8 * (size_t)c);
                 else f[g][c] = D8_ZERO;
             }
-        for (int t = t1; t >= t0; --t) {
-            const int i = tree_joint(m, t)->vadr;
-            const size_t s = first_column(tree_joint(m, t), upper, j0);
+        for (int k = n - 1; k >= 0; --k) {
+            const int i = dof[k];
+            const size_t s = first_column(i, upper, j0);
             const double *S = w->dof + MBS_DV_STRIDE * i, *U = w->Uw + 6 * i, dinv = d->Dinv[6 * i];
             MBS_UNROLL_GROUPS
             for (int g = 0; g < RUN_GROUPS; ++g) {
@@ -307,7 +309,7 @@ MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, 
                 if (g >= ng || jg < s) continue;
                 double *row = X + ldx * (size_t)i + jg;
                 D8_LOAD(r, row);
-                if (t < t1 || Fb) {
+                if (k < n - 1 || Fb) {
                     mbs_d8 u = D8_ZERO;
                     for (int c = 0; c < 6; ++c) D8_AXPY(u, S[c], f[g][c]);
                     D8_SUB(r, u);
@@ -315,7 +317,7 @@ MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, 
                 x = D8_ZERO;
                 D8_AXPY(x, dinv, r);
                 D8_STORE(row, x);
-                if (t == t0 && !Fp) continue;
+                if (k == 0 && !Fp) continue;
                 for (int c = 0; c < 6; ++c) D8_AXPY(f[g][c], U[c], x);
             }
         }
@@ -332,37 +334,35 @@ MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, 
     }
 }
 
+/* Backward step s (a joint alone or a run, at the place of its deepest joint) over the
+   columns [j0, j1): into its top's parent, assigned or added as fassign says. */
+static void backward_step(const mbs_data *d, const mbs_derivs *w, int s, double *X,
+                          size_t ldx, int upper, size_t j0, size_t j1)
+{
+    const mbs_model *m = d->model;
+    const int *tree, *dof;
+    const int n = step_joints(w, s, &tree, &dof);
+    const mbs_joint_model *top = tree_joint(m, tree[0]);
+    const int p = top->parent;
+    const double *Fb = slot_columns(w, w->fslot[tree_joint(m, tree[n - 1])->child]);
+    double *Fp = p > 0 ? slot_columns(w, w->fslot[p]) : NULL;
+    const size_t s0 = first_column(top->vadr, upper, j0);
+    const size_t z = p > 0 ? first_column(m->joints[m->bodies[p].joint].vadr, upper, j0) : s0;
+    if (n > 1)
+        backward_run(d, w, dof, n, X, ldx, Fb, Fp, w->fassign[s], z, upper, j0, j1);
+    else if (top->nv > 0)
+        backward_joint(w, top->vadr, top->nv, d->Dinv + 6 * top->vadr, X, ldx, Fb, Fp,
+                       w->fassign[s], z, s0, j1);
+    else if (Fp)
+        pass_forces(Fb, Fp, w->fassign[s], z, s0, j1);
+}
+
 /* X <- M^-1 X over the columns [j0, j1) (upper: each joint from its first_column, for the
    upper triangle of M^-1 B when B's rows of a joint are zero left of it). */
 static void solve(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx, int upper,
                   size_t j0, size_t j1)
 {
-    const mbs_model *m = d->model;
-    for (int t = m->ntree - 1; t >= 0; --t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        if (chained(m, w, t)) { /* a run t0 .. t */
-            int t0 = t - 1;
-            while (chained(m, w, t0)) --t0;
-            const int p0 = tree_joint(m, t0)->parent;
-            const size_t z = p0 > 0 ? first_column(&m->joints[m->bodies[p0].joint], upper, j0)
-                                    : first_column(tree_joint(m, t0), upper, j0);
-            backward_run(d, w, t0, t, X, ldx, slot_columns(w, w->fslot[jm->child]),
-                         p0 > 0 ? slot_columns(w, w->fslot[p0]) : NULL, w->fassign[t0], z,
-                         upper, j0, j1);
-            t = t0;
-            continue;
-        }
-        const int b = jm->child, p = jm->parent;
-        const double *Fb = slot_columns(w, w->fslot[b]);
-        double *Fp = p > 0 ? slot_columns(w, w->fslot[p]) : NULL;
-        const size_t s = first_column(jm, upper, j0);
-        const size_t z = p > 0 ? first_column(&m->joints[m->bodies[p].joint], upper, j0) : s;
-        if (jm->nv > 0)
-            backward_joint(w, jm->vadr, jm->nv, d->Dinv + 6 * jm->vadr, X, ldx, Fb, Fp,
-                           w->fassign[t], z, s, j1);
-        else if (Fp)
-            pass_forces(Fb, Fp, w->fassign[t], z, s, j1);
-    }
+    for (int k = 0; k < w->nstep; ++k) backward_step(d, w, w->bstep[k], X, ldx, upper, j0, j1);
     forward_pass(d, w, X, ldx, upper, j0, j1);
 }
 
@@ -382,7 +382,7 @@ void mbs_derivs_minv(mbs_data *d)
     const int nv = m->nv;
     const size_t ldp = (size_t)w->ldp;
     for (int i = 0; i < nv; ++i) {
-        const size_t g = first_column(&m->joints[m->dof_joint[i]], 1, 0);
+        const size_t g = first_column(m->joints[m->dof_joint[i]].vadr, 1, 0);
         memset(w->Minv + ldp * (size_t)i + g, 0, sizeof(double) * (ldp - g));
         w->Minv[ldp * (size_t)i + (size_t)i] = 1.0;
     }
