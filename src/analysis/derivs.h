@@ -43,6 +43,8 @@
 typedef double mbs_d8 __attribute__((vector_size(64), aligned(8)));
 #define D8_ZERO ((mbs_d8){0, 0, 0, 0, 0, 0, 0, 0})
 #define D8_AXPY(acc, s, x) ((acc) += (s) * (x)) /* acc += s x */
+#define D8_AXMY(acc, s, x) ((acc) -= (s) * (x)) /* acc -= s x */
+#define D8_SCALE(o, s, x) ((o) = (s) * (x))     /* o = s x */
 #define D8_SUB(acc, x) ((acc) -= (x))
 #define D8_LANE(v, e) ((v)[e])
 #else
@@ -51,6 +53,14 @@ typedef struct mbs_d8 { double x[8]; } mbs_d8;
 #define D8_AXPY(acc, s, v)                                                                   \
     do {                                                                                     \
         for (int e_ = 0; e_ < 8; ++e_) (acc).x[e_] += (s) * (v).x[e_];                      \
+    } while (0)
+#define D8_AXMY(acc, s, v)                                                                   \
+    do {                                                                                     \
+        for (int e_ = 0; e_ < 8; ++e_) (acc).x[e_] -= (s) * (v).x[e_];                      \
+    } while (0)
+#define D8_SCALE(o, s, v)                                                                    \
+    do {                                                                                     \
+        for (int e_ = 0; e_ < 8; ++e_) (o).x[e_] = (s) * (v).x[e_];                         \
     } while (0)
 #define D8_SUB(acc, v)                                                                       \
     do {                                                                                     \

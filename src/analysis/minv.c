@@ -157,9 +157,7 @@ MBS_WIDE_LOOPS static void forward_run(const mbs_derivs *w, const int *dof, int 
                 double *row = X + ldx * (size_t)i + j + 8 * (size_t)g;
                 D8_LOAD(r, row);
                 if (Pp || k > 0) {
-                    mbs_d8 u = D8_ZERO;
-                    for (int c = 0; c < 6; ++c) D8_AXPY(u, W[c], a[g][c]);
-                    D8_SUB(r, u);
+                    for (int c = 0; c < 6; ++c) D8_AXMY(r, W[c], a[g][c]);
                     D8_STORE(row, r);
                 }
                 if (k == n - 1 && !Pb) continue;
@@ -309,13 +307,9 @@ MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, 
                 if (g >= ng || jg < s) continue;
                 double *row = X + ldx * (size_t)i + jg;
                 D8_LOAD(r, row);
-                if (k < n - 1 || Fb) {
-                    mbs_d8 u = D8_ZERO;
-                    for (int c = 0; c < 6; ++c) D8_AXPY(u, S[c], f[g][c]);
-                    D8_SUB(r, u);
-                }
-                x = D8_ZERO;
-                D8_AXPY(x, dinv, r);
+                if (k < n - 1 || Fb)
+                    for (int c = 0; c < 6; ++c) D8_AXMY(r, S[c], f[g][c]);
+                D8_SCALE(x, dinv, r);
                 D8_STORE(row, x);
                 if (k == 0 && !Fp) continue;
                 for (int c = 0; c < 6; ++c) D8_AXPY(f[g][c], U[c], x);
@@ -383,7 +377,7 @@ void mbs_derivs_minv(mbs_data *d)
     const size_t ldp = (size_t)w->ldp;
     for (int i = 0; i < nv; ++i) {
         const size_t g = first_column(m->joints[m->dof_joint[i]].vadr, 1, 0);
-        memset(w->Minv + ldp * (size_t)i + g, 0, sizeof(double) * (ldp - g));
+        for (size_t j = g; j < ldp; j += 8) D8_STORE(w->Minv + ldp * (size_t)i + j, D8_ZERO);
         w->Minv[ldp * (size_t)i + (size_t)i] = 1.0;
     }
     solve(d, w, w->Minv, ldp, 1, 0, ldp);
