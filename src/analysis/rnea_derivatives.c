@@ -220,16 +220,48 @@ static void body_forward(const mbs_data *d, mbs_derivs *w, int b, const mbs_pose
     inertia_b11(I, v, h, w->B11 + 9 * b);
 }
 
+/* level_forward and the child's velocity u and acceleration al for a joint of one dof i
+   (body b, parent velocity up and acceleration ap): S x S = 0 leaves Sdot = dV, E = 2 dV. */
+static void one_dof_forward(const mbs_data *d, mbs_derivs *w, int i, int b, const double *up,
+                            const double *ap, double qdd)
+{
+    const double *R = d->x_world[b].R, *o = w->o + 3 * b, *Sb = d->S + 6 * i, qd = d->v[i];
+    double *D = w->dof + MBS_DV_STRIDE * i, *u = w->vel + 6 * b, *al = w->acc + 6 * b, t[6];
+    double *S = D, *dV = D + MBS_DV_DV, *dA = D + MBS_DV_DA, *E = D + MBS_DV_E;
+    m3_mulv(S, R, Sb); /* S in world axes about the subtree's root origin */
+    m3_mulv(t, R, Sb + 3);
+    v3_cross(S + 3, o, S);
+    v3_add(S + 3, S + 3, t);
+    mv_cross_m(dV, up, S);
+    mv_cross_m(dA, ap, S);
+    mv_cross_m(t, up, dV);
+    for (int c = 0; c < 6; ++c) {
+        dA[c] += t[c];
+        E[c] = dV[c] + dV[c];
+        u[c] = up[c] + S[c] * qd;
+        al[c] = ap[c] + (S[c] * qdd + dV[c] * qd);
+    }
+}
+
 /* Forward pass over the tree, parents first. */
 static void derivs_forward(const mbs_data *d, mbs_derivs *w, const double *qacc)
 {
     const mbs_model *m = d->model;
     double a0[6];
+    static const double zero[6] = {0, 0, 0, 0, 0, 0};
     world_acceleration(m, a0);
     w->has_K = any_world_fixed_forces(d);
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = m->bodies[b].parent;
+        if (jm->nv == 1 && !w->has_K) {
+            double *o = w->o + 3 * b;
+            if (p == 0) o[0] = o[1] = o[2] = 0.0;
+            else m3_mulv(o, d->x_world[p].R, d->x_up[b].p), v3_add(o, o, w->o + 3 * p);
+            one_dof_forward(d, w, jm->vadr, b, p > 0 ? w->vel + 6 * p : zero,
+                            p > 0 ? w->acc + 6 * p : a0, qacc[jm->vadr]);
+            continue;
+        }
         mbs_pose X;
         subtree_pose(d, w, b, p, &X);
         double *u = w->vel + 6 * b, *al = w->acc + 6 * b;
