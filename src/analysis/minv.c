@@ -26,6 +26,20 @@
 #pragma GCC optimize("O3")
 #endif
 
+/* world_u of the dof i of a one-dof joint into body b: X^T U with the pose's parts in
+   place, W = D^-1 U. */
+static void one_dof_world_u(const mbs_data *d, mbs_derivs *w, int i, int b)
+{
+    const double *R = d->x_world[b].R, *o = w->o + 3 * b, *U = d->U + 6 * i;
+    const double dinv = d->Dinv[6 * i];
+    double *Uw = w->Uw + 6 * i, t[3];
+    m3_mulv(Uw + 3, R, U + 3);
+    m3_mulv(Uw, R, U);
+    v3_cross(t, o, Uw + 3);
+    v3_add(Uw, Uw, t);
+    for (int e = 0; e < 6; ++e) w->Ww[6 * i + e] = dinv * Uw[e];
+}
+
 /* U of every dof in world axes about the subtree's root origin (a force: X^T U) and
    W_k = sum_l Dinv[k][l] U_l over the dofs of its joint. */
 static void world_u(const mbs_data *d, mbs_derivs *w)
@@ -35,6 +49,10 @@ static void world_u(const mbs_data *d, mbs_derivs *w)
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int n = jm->nv, i0 = jm->vadr;
         if (n == 0) continue;
+        if (n == 1) {
+            one_dof_world_u(d, w, i0, jm->child);
+            continue;
+        }
         mbs_pose X;
         for (int e = 0; e < 9; ++e) X.R[e] = d->x_world[jm->child].R[e];
         v3_copy(X.p, w->o + 3 * jm->child);
