@@ -36,9 +36,10 @@ typedef struct pair_lanes {
     mbs_d8 dq_kl, dq_lk, dv_kl, dv_lk, m;
 } pair_lanes;
 
-/* The entries of dof k (its vectors at kv) with eight path positions from p. */
+/* The entries of dof k (its vectors at kv) with eight path positions from p; M's when
+   with_m (a constant where inlined). */
 MBS_ALWAYS_INLINE void pair_entries(const double *path, size_t cap, const double *kv, int p,
-                                    pair_lanes *o)
+                                    int with_m, pair_lanes *o)
 {
     const double *Y = kv, *Z = kv + 6, *PF = kv + 9, *Q = kv + 15;
     mbs_d8 a = D8_ZERO, b = D8_ZERO, c = D8_ZERO, e = D8_ZERO, m = D8_ZERO, x;
@@ -51,7 +52,7 @@ MBS_ALWAYS_INLINE void pair_entries(const double *path, size_t cap, const double
         D8_LOAD(x, PATH_AT(PATH_S + r));
         D8_AXPY(b, PF[r], x);
         D8_AXPY(e, Q[r], x);
-        D8_AXPY(m, Y[r], x);
+        if (with_m) D8_AXPY(m, Y[r], x);
     }
     for (int r = 0; r < 3; ++r) {
         D8_LOAD(x, PATH_AT(PATH_DV + r));
@@ -98,22 +99,30 @@ static inline void write_entries(const pair_out *o, size_t k, const int *pidx, i
     }
 }
 
-/* Every pair of dof k with the depth ancestors on the path. */
-MBS_WIDE_LOOPS static void dof_pairs(const mbs_derivs *w, int k, int depth, const pair_out *o)
+/* The pairs of dof k with the depth ancestors on the path (with_m: M's too). */
+MBS_ALWAYS_INLINE void pairs_of(const mbs_derivs *w, int k, int depth, const pair_out *o,
+                                int with_m)
 {
     const double *kv = w->kvec + MBS_KVEC * k;
     const size_t cap = (size_t)w->cap;
     int p = 0;
     for (; p + 8 <= depth; p += 8) {
         pair_lanes v;
-        pair_entries(w->path, cap, kv, p, &v);
+        pair_entries(w->path, cap, kv, p, with_m, &v);
         write_entries(o, (size_t)k, w->pidx + p, 8, &v);
     }
     if (p < depth) {
         pair_lanes v;
-        pair_entries(w->path, cap, kv, p, &v);
+        pair_entries(w->path, cap, kv, p, with_m, &v);
         write_entries(o, (size_t)k, w->pidx + p, depth - p, &v);
     }
+}
+
+/* Every pair of dof k with the depth ancestors on the path. */
+MBS_WIDE_LOOPS static void dof_pairs(const mbs_derivs *w, int k, int depth, const pair_out *o)
+{
+    if (o->M) pairs_of(w, k, depth, o, 1);
+    else pairs_of(w, k, depth, o, 0);
 }
 
 /* See derivs.h. */
