@@ -17,7 +17,11 @@
  *                   precedes l strictly],
  *     dtau_k/dv_l = S_k . (Bc_b S_l + Ic_b E_l),   M_kl = S_k . Ic_b S_l,
  * composites (c) summed over the subtree. B's right half is zero and its lower-left block is
- * -2 [P]x with P the linear momentum, so a body keeps the 3 x 3 block B11 and P. */
+ * -2 [P]x with P the linear momentum, so a body keeps the 3 x 3 block B11 and P.
+ * This file holds the recursions (velocities, accelerations, composites) and the
+ * body-by-body terms of models with forces fixed in the world; without them the bodies' and
+ * one-dof joints' terms go eight at a time (rnea_lanes.c) and the pairs with ancestors eight
+ * ancestors at a time (rnea_pairs.c). */
 #include "analysis/derivs.h"
 #include "events/events.h"
 /* -O3 (GCC) vectorizes the 6-vector loops of both passes. */
