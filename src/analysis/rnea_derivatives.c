@@ -441,12 +441,16 @@ void mbs_derivs_rnea(mbs_data *d, const double *qacc, double *dq, double *dv, in
 
 /* ------------------------------------------------------------------ public entry */
 
-/* Zero the n x n block at A (row stride ld); nothing for NULL. */
-static void zero_block(double *A, int n, int ld)
+/* Zero the n x cols block at A (row stride ld; one call when the rows are contiguous);
+   nothing for NULL. */
+static void zero_block(double *A, int n, int cols, int ld)
 {
     if (!A) return;
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j) A[(size_t)i * (size_t)ld + (size_t)j] = 0.0;
+    if (cols == ld) {
+        memset(A, 0, sizeof(double) * (size_t)n * (size_t)ld);
+        return;
+    }
+    for (int i = 0; i < n; ++i) memset(A + (size_t)i * (size_t)ld, 0, sizeof(double) * (size_t)cols);
 }
 
 /* See derivs.h: 0 x is 0 for a finite x and NaN otherwise, summed in two lanes per row. */
@@ -493,9 +497,13 @@ int mbs_derivs_eval(mbs_data *d, const double *qacc, double *dq, double *dv, int
                     int ldm, const char *call)
 {
     const int nv = d->model->nv;
-    zero_block(dq, nv, ld);
-    zero_block(dv, nv, ld);
-    zero_block(M, nv, ldm);
+    if (dq && dq == d->derivs->X && dv == dq + nv) { /* the workspace's rows, padding too */
+        zero_block(dq, nv, ld, ld);
+    } else {
+        zero_block(dq, nv, nv, ld);
+        zero_block(dv, nv, nv, ld);
+    }
+    zero_block(M, nv, nv, ldm);
     mbs_derivs_rnea(d, qacc, dq, dv, ld, M, ldm);
     return mbs_derivs_elements(d, dq, dv, ld);
 }
