@@ -134,7 +134,8 @@ typedef struct mbs_derivs {
     /* ancestor pairs eight at a time (rnea_pairs.c) */
     int *dfs;             /* [ntree] tree indices in depth-first order (parents first) */
     int cap;              /* ldp: row length of the path */
-    double *path;         /* [21 cap] the ancestors of the joint visited, component rows */
+    double *path;         /* [21 cap] the ancestors of the joint visited, blocks of 8
+                             positions by 21 component rows (rnea_pairs.c) */
     int *pidx;            /* [cap] their dofs */
     double *kvec;         /* [MBS_KVEC nv] the vectors of each dof its pairs read */
     int *one, none;       /* [nv] the dofs of one-dof joints, their count */

@@ -15,19 +15,20 @@
 #pragma GCC optimize("O3")
 #endif
 
-/* The components of an ancestor in the path, each a row of cap doubles. */
-enum { PATH_S = 0, PATH_DV = 6, PATH_DA = 9, PATH_E = 15 };
+/* The components of an ancestor in the path. The path is stored in blocks of 8 positions,
+   each block PATH_N rows of 8 (component c of position at: block at / 8, row c, lane at % 8),
+   so a group of 8 ancestors reads rows at fixed offsets from one base. */
+enum { PATH_S = 0, PATH_DV = 6, PATH_DA = 9, PATH_E = 15, PATH_N = 21 };
 
 /* Ancestor dof i of the walk at position at: S, the angular part of dV, dA and E. */
 static void path_push(mbs_derivs *w, int at, int i)
 {
     const double *D = w->dof + MBS_DV_STRIDE * i;
-    double *p = w->path + at;
-    const size_t cap = (size_t)w->cap;
-    for (int c = 0; c < 6; ++c) p[cap * (size_t)(PATH_S + c)] = D[c];
-    for (int c = 0; c < 3; ++c) p[cap * (size_t)(PATH_DV + c)] = D[MBS_DV_DV + c];
-    for (int c = 0; c < 6; ++c) p[cap * (size_t)(PATH_DA + c)] = D[MBS_DV_DA + c];
-    for (int c = 0; c < 6; ++c) p[cap * (size_t)(PATH_E + c)] = D[MBS_DV_E + c];
+    double *p = w->path + (size_t)PATH_N * (size_t)(at & ~7) + (size_t)(at & 7);
+    for (int c = 0; c < 6; ++c) p[8 * (PATH_S + c)] = D[c];
+    for (int c = 0; c < 3; ++c) p[8 * (PATH_DV + c)] = D[MBS_DV_DV + c];
+    for (int c = 0; c < 6; ++c) p[8 * (PATH_DA + c)] = D[MBS_DV_DA + c];
+    for (int c = 0; c < 6; ++c) p[8 * (PATH_E + c)] = D[MBS_DV_E + c];
     w->pidx[at] = i;
 }
 
@@ -38,12 +39,13 @@ typedef struct pair_lanes {
 
 /* The entries of dof k (its vectors at kv) with eight path positions from p; M's when
    with_m (a constant where inlined). */
-MBS_ALWAYS_INLINE void pair_entries(const double *path, size_t cap, const double *kv, int p,
+MBS_ALWAYS_INLINE void pair_entries(const double *path, const double *kv, int p,
                                     int with_m, pair_lanes *o)
 {
     const double *Y = kv, *Z = kv + 6, *PF = kv + 9, *Q = kv + 15;
     mbs_d8 a = D8_ZERO, b = D8_ZERO, c = D8_ZERO, e = D8_ZERO, m = D8_ZERO, x;
-#define PATH_AT(comp) path + cap * (size_t)(comp) + (size_t)p
+    const double *block = path + (size_t)PATH_N * (size_t)p; /* p a multiple of 8 */
+#define PATH_AT(comp) block + 8 * (comp)
     for (int r = 0; r < 6; ++r) {
         D8_LOAD(x, PATH_AT(PATH_DA + r));
         D8_AXPY(a, Y[r], x);
@@ -104,16 +106,15 @@ MBS_ALWAYS_INLINE void pairs_of(const mbs_derivs *w, int k, int depth, const pai
                                 int with_m)
 {
     const double *kv = w->kvec + MBS_KVEC * k;
-    const size_t cap = (size_t)w->cap;
     int p = 0;
     for (; p + 8 <= depth; p += 8) {
         pair_lanes v;
-        pair_entries(w->path, cap, kv, p, with_m, &v);
+        pair_entries(w->path, kv, p, with_m, &v);
         write_entries(o, (size_t)k, w->pidx + p, 8, &v);
     }
     if (p < depth) {
         pair_lanes v;
-        pair_entries(w->path, cap, kv, p, with_m, &v);
+        pair_entries(w->path, kv, p, with_m, &v);
         write_entries(o, (size_t)k, w->pidx + p, depth - p, &v);
     }
 }
