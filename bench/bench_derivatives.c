@@ -1,5 +1,6 @@
 /* bench_derivatives: the analytical derivatives of the dynamics next to one forward-dynamics
-   call (chains of 7 and 30 links, the humanoid), and the linearisation of the humanoid and
+   call (chains of 7 and 30 links, the humanoid, a chain of 100 links: the products with M^-1
+   are O(nv^2), the forward dynamics O(nv)), and the linearisation of the humanoid and
    of the six-cylinder engine (closed loops: central differences of the reduced dynamics).
    Usage: bench_derivatives [--quick] [--cpu-time] */
 #define _POSIX_C_SOURCE 200809L
@@ -11,7 +12,7 @@
 #include "loop_mechanisms.h"
 
 #define NSTATE 32
-#define NTREE 3
+#define NTREE 4
 
 /* One tree under test: data, random states and output matrices. */
 typedef struct deriv_case {
@@ -70,14 +71,14 @@ static int call_linearize(void *ctx, int k)
     return mbs_linearize(c->d, c->A, c->B, &nx);
 }
 
-/* Build tree case i: chains of 7 and 30 links, then the humanoid. */
+/* Build tree case i: chains of 7 and 30 links, the humanoid, a chain of 100 links. */
 static int case_create(int i, deriv_case *c)
 {
     memset(c, 0, sizeof *c);
     int st;
-    if (i < 2) {
-        const int n = i == 0 ? 7 : 30;
-        bench_link links[30];
+    if (i != 2) {
+        const int n = i == 0 ? 7 : i == 1 ? 30 : 100;
+        bench_link links[100];
         bench_chain_links(n, BENCH_CHAIN_SEED, links);
         st = bench_chain_mbs(n, links, NULL, NULL, &c->m);
         snprintf(c->label, sizeof c->label, "chain %d", n);
