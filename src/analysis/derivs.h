@@ -145,6 +145,34 @@ typedef struct mbs_derivs {
 /* Per dof, the vectors its pairs with ancestors read: Y, Z, P + SF, Q (rnea_pairs.c). */
 #define MBS_KVEC 21
 
+/* B11 = [w]x J - J [w]x - (h u^T + u h^T) + 2 (u . h) I - [n]x of an inertia (J about the
+   origin, first moment h) moving with v = [w; u], momentum [n; P]. */
+static inline void mbs_inertia_b11(const mbs_rbi *I, const double v[6], const double n[3], double B[9])
+{
+    const double *J = I->I, *h = I->h, *w = v, *u = v + 3;
+    double A[9]; /* [w]x J; the commutator [w]x J - J [w]x = A + A^T (J symmetric) */
+    for (int j = 0; j < 3; ++j) {
+        A[j] = -w[2] * J[3 + j] + w[1] * J[6 + j];
+        A[3 + j] = w[2] * J[j] - w[0] * J[6 + j];
+        A[6 + j] = -w[1] * J[j] + w[0] * J[3 + j];
+    }
+    const double uh = 2.0 * v3_dot(u, h);
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            B[3 * i + j] = A[3 * i + j] + A[3 * j + i] - (h[i] * u[j] + u[i] * h[j]) +
+                           (i == j ? uh : 0.0);
+    B[1] += n[2], B[2] -= n[1], B[3] -= n[2], B[5] += n[0], B[6] += n[1], B[7] -= n[0];
+}
+
+/* Bc x = [B11 x_ang; -2 P x x_ang] of a composite (B11, P), see rnea_derivatives.c. */
+static inline void mbs_bc_mulv(const double B11[9], const double P[3], const double x[6],
+                               double o[6])
+{
+    m3_mulv(o, B11, x);
+    v3_cross(o + 3, x, P);
+    v3_scale(o + 3, o + 3, 2.0);
+}
+
 /* Allocate / free d->derivs (MBS_OK or MBS_ERR_NOMEM). */
 int mbs_derivs_create(mbs_data *d);
 void mbs_derivs_destroy(mbs_data *d);

@@ -32,11 +32,8 @@ static void one_dof_world_u(const mbs_data *d, mbs_derivs *w, int i, int b)
 {
     const double *R = d->x_world[b].R, *o = w->o + 3 * b, *U = d->U + 6 * i;
     const double dinv = d->Dinv[6 * i];
-    double *Uw = w->Uw + 6 * i, t[3];
-    m3_mulv(Uw + 3, R, U + 3);
-    m3_mulv(Uw, R, U);
-    v3_cross(t, o, Uw + 3);
-    v3_add(Uw, Uw, t);
+    double *Uw = w->Uw + 6 * i;
+    xf_apply_transpose_rp(Uw, R, o, U);
     for (int e = 0; e < 6; ++e) w->Ww[6 * i + e] = dinv * Uw[e];
 }
 

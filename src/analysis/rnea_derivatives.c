@@ -39,9 +39,9 @@ static void world_acceleration(const mbs_model *m, double a0[6])
     if (m->gravity_kind == MBS_GRAVITY_UNIFORM) v3_scale(a0 + 3, m->gravity, -1.0);
 }
 
-/* Pose of body b in its subtree's frame: world rotation, origin o_b relative to the root
-   body's origin, summed from the root down (parents first). */
-static void subtree_pose(const mbs_data *d, mbs_derivs *w, int b, int p, mbs_pose *X)
+/* Origin o_b of body b (parent p) relative to its subtree's root body's origin, world axes,
+   summed from the root down (parents first). */
+static void subtree_origin(const mbs_data *d, mbs_derivs *w, int b, int p)
 {
     double *o = w->o + 3 * b;
     if (p == 0) {
@@ -50,8 +50,14 @@ static void subtree_pose(const mbs_data *d, mbs_derivs *w, int b, int p, mbs_pos
         m3_mulv(o, d->x_world[p].R, d->x_up[b].p);
         v3_add(o, o, w->o + 3 * p);
     }
+}
+
+/* Pose of body b in its subtree's frame: world rotation, origin o_b (subtree_origin). */
+static void subtree_pose(const mbs_data *d, mbs_derivs *w, int b, int p, mbs_pose *X)
+{
+    subtree_origin(d, w, b, p);
     for (int e = 0; e < 9; ++e) X->R[e] = d->x_world[b].R[e];
-    v3_copy(X->p, o);
+    v3_copy(X->p, w->o + 3 * b);
 }
 
 /* The dofs [k, e) of one level: with u, al the velocity and acceleration of the frame
@@ -187,25 +193,6 @@ static int any_world_fixed_forces(const mbs_data *d)
     return 0;
 }
 
-/* B11 = [w]x J - J [w]x - (h u^T + u h^T) + 2 (u . h) I - [n]x of an inertia (J about the
-   origin, first moment h) moving with v = [w; u], momentum [n; P]. */
-static void inertia_b11(const mbs_rbi *I, const double v[6], const double n[3], double B[9])
-{
-    const double *J = I->I, *h = I->h, *w = v, *u = v + 3;
-    double A[9]; /* [w]x J; the commutator [w]x J - J [w]x = A + A^T (J symmetric) */
-    for (int j = 0; j < 3; ++j) {
-        A[j] = -w[2] * J[3 + j] + w[1] * J[6 + j];
-        A[3 + j] = w[2] * J[j] - w[0] * J[6 + j];
-        A[6 + j] = -w[1] * J[j] + w[0] * J[3 + j];
-    }
-    const double uh = 2.0 * v3_dot(u, h);
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            B[3 * i + j] = A[3 * i + j] + A[3 * j + i] - (h[i] * u[j] + u[i] * h[j]) +
-                           (i == j ? uh : 0.0);
-    B[1] += n[2], B[2] -= n[1], B[3] -= n[2], B[5] += n[0], B[6] += n[1], B[7] -= n[0];
-}
-
 /* Body b's own terms (the composites start from them): I in world axes, its momentum,
    F = I a + v x* I v - fe, B11, P and K. */
 static void body_forward(const mbs_data *d, mbs_derivs *w, int b, const mbs_pose *X)
@@ -221,7 +208,7 @@ static void body_forward(const mbs_data *d, mbs_derivs *w, int b, const mbs_pose
     double *F = w->F + 6 * b;
     for (int e = 0; e < 6; ++e) F[e] = Ia[e] + vxh[e] - fe[e];
     v3_copy(w->P + 3 * b, h + 3);
-    inertia_b11(I, v, h, w->B11 + 9 * b);
+    mbs_inertia_b11(I, v, h, w->B11 + 9 * b);
 }
 
 /* level_forward and the child's velocity u and acceleration al for a joint of one dof i
@@ -232,10 +219,7 @@ static void one_dof_forward(const mbs_data *d, mbs_derivs *w, int i, int b, cons
     const double *R = d->x_world[b].R, *o = w->o + 3 * b, *Sb = d->S + 6 * i, qd = d->v[i];
     double *D = w->dof + MBS_DV_STRIDE * i, *u = w->vel + 6 * b, *al = w->acc + 6 * b, t[6];
     double *S = D, *dV = D + MBS_DV_DV, *dA = D + MBS_DV_DA, *E = D + MBS_DV_E;
-    m3_mulv(S, R, Sb); /* S in world axes about the subtree's root origin */
-    m3_mulv(t, R, Sb + 3);
-    v3_cross(S + 3, o, S);
-    v3_add(S + 3, S + 3, t);
+    xm_apply_inv_rp(S, R, o, Sb); /* S in world axes about the subtree's root origin */
     mv_cross_m(dV, up, S);
     mv_cross_m(dA, ap, S);
     mv_cross_m(t, up, dV);
@@ -259,9 +243,7 @@ static void derivs_forward(const mbs_data *d, mbs_derivs *w, const double *qacc)
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = m->bodies[b].parent;
         if (jm->nv == 1 && !w->has_K) {
-            double *o = w->o + 3 * b;
-            if (p == 0) o[0] = o[1] = o[2] = 0.0;
-            else m3_mulv(o, d->x_world[p].R, d->x_up[b].p), v3_add(o, o, w->o + 3 * p);
+            subtree_origin(d, w, b, p);
             one_dof_forward(d, w, jm->vadr, b, p > 0 ? w->vel + 6 * p : zero,
                             p > 0 ? w->acc + 6 * p : a0, qacc[jm->vadr]);
             continue;
@@ -292,10 +274,7 @@ typedef struct dof_vecs {
 /* Bc x for the composite of body b: [B11 x_ang; -2 P x x_ang]. */
 static void bc_mulv(const mbs_derivs *w, int b, const double x[6], double o[6])
 {
-    const double *B = w->B11 + 9 * b, *P = w->P + 3 * b;
-    m3_mulv(o, B, x);
-    v3_cross(o + 3, x, P);
-    v3_scale(o + 3, o + 3, 2.0);
+    mbs_bc_mulv(w->B11 + 9 * b, w->P + 3 * b, x, o);
 }
 
 /* The vectors of dof i (its [S | dV | dA | E] at D) against the composites of body b. */

@@ -9,14 +9,6 @@
 #pragma GCC optimize("O3")
 #endif
 
-/* o = a x b, scalars of one lane. */
-#define LANE_CROSS(o, a, b)                                                                  \
-    do {                                                                                     \
-        (o)[0] = (a)[1] * (b)[2] - (a)[2] * (b)[1];                                          \
-        (o)[1] = (a)[2] * (b)[0] - (a)[0] * (b)[2];                                          \
-        (o)[2] = (a)[0] * (b)[1] - (a)[1] * (b)[0];                                          \
-    } while (0)
-
 /* ------------------------------------------------------------------ bodies */
 
 /* The inputs of a body: its world rotation R, origin o (subtree root), inertia in body
@@ -40,80 +32,49 @@ static void gather_bodies(const mbs_data *d, const int *at, int n, double G[B_N]
     }
 }
 
-/* The world inertia of lane e (RBDA eq. 2.66, as rbi_transform_rp: h_A = R h + m p,
-   J_A = R J R^T - [p]x[y]x - [h_A]x[p]x with y = R h) into O's Ic rows. */
-MBS_ALWAYS_INLINE void lane_world_inertia(const double (*restrict G)[8], int e,
-                                          double (*restrict O)[8])
+/* The world inertia of lane e, rbi_transform_rp's (RBDA eq. 2.66): y = R h and the upper
+   triangle of R J R^T here, the shift to the subtree origin by rbi_shifted. */
+MBS_ALWAYS_INLINE void lane_world_inertia(const double (*restrict G)[8], int e, mbs_rbi *I)
 {
-    double R[9], J[9], T[9], y[3], p[3];
-    const double m = G[B_M][e];
+    double R[9], J[9], T[9], y[3], p[3], Ir[6], I6[6];
+    static const int row[6] = {0, 0, 0, 1, 1, 2}, col[6] = {0, 1, 2, 1, 2, 2};
     for (int c = 0; c < 9; ++c) R[c] = G[B_R + c][e], J[c] = G[B_J + c][e];
-    for (int c = 0; c < 3; ++c) p[c] = G[B_O + c][e];
-    for (int i = 0; i < 3; ++i) {
-        y[i] = R[3 * i] * G[B_H][e] + R[3 * i + 1] * G[B_H + 1][e] + R[3 * i + 2] * G[B_H + 2][e];
+    for (int c = 0; c < 3; ++c) p[c] = G[B_O + c][e], I->h[c] = G[B_H + c][e];
+    for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) /* T = J R^T */
             T[3 * i + j] = J[3 * i] * R[3 * j] + J[3 * i + 1] * R[3 * j + 1] + J[3 * i + 2] * R[3 * j + 2];
-    }
-    const double py = p[0] * y[0] + p[1] * y[1] + p[2] * y[2];
-    const double diag = 2.0 * py + m * (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
-    static const int row[6] = {0, 0, 0, 1, 1, 2}, col[6] = {0, 1, 2, 1, 2, 2};
-    for (int k = 0; k < 6; ++k) { /* the upper triangle, mirrored */
+    m3_mulv(y, R, I->h);
+    for (int k = 0; k < 6; ++k) {
         const int i = row[k], j = col[k];
-        double s = R[3 * i] * T[j] + R[3 * i + 1] * T[3 + j] + R[3 * i + 2] * T[6 + j];
-        s = s - (y[i] * p[j] + p[i] * y[j]) - m * p[i] * p[j];
-        s += i == j ? diag : 0.0;
-        O[C_J + 3 * i + j][e] = O[C_J + 3 * j + i][e] = s;
+        Ir[k] = R[3 * i] * T[j] + R[3 * i + 1] * T[3 + j] + R[3 * i + 2] * T[6 + j];
     }
-    O[C_M][e] = m;
-    for (int i = 0; i < 3; ++i) O[C_H + i][e] = y[i] + m * p[i];
+    I->m = G[B_M][e];
+    rbi_shifted(I6, I->h, I->m, y, Ir, p);
+    for (int k = 0; k < 6; ++k) I->I[3 * row[k] + col[k]] = I->I[3 * col[k] + row[k]] = I6[k];
 }
 
-/* F = I a + v x* I v, P and B11 (rnea_derivatives.c's inertia_b11) of lane e from its
-   world inertia in O. */
-MBS_ALWAYS_INLINE void lane_body_forces(const double (*restrict G)[8], int e,
-                                        double (*restrict O)[8])
+/* The world inertia of lane e and, from it, F = I a + v x* I v, P and B11 (as
+   rnea_derivatives.c's body_forward) into O. */
+MBS_ALWAYS_INLINE void lane_body(const double (*restrict G)[8], int e, double (*restrict O)[8])
 {
-    double J[9], h[3], v[6], a[6], hv[6], ia[6], t[3], r[3], A[9];
-    const double m = O[C_M][e];
-    for (int c = 0; c < 9; ++c) J[c] = O[C_J + c][e];
-    for (int c = 0; c < 3; ++c) h[c] = O[C_H + c][e];
+    mbs_rbi I;
+    double v[6], a[6], hv[6], ia[6], vxh[6], B[9];
+    lane_world_inertia(G, e, &I);
     for (int c = 0; c < 6; ++c) v[c] = G[B_V + c][e], a[c] = G[B_A + c][e];
-    for (int k = 0; k < 2; ++k) { /* hv = I v, ia = I a */
-        const double *x = k ? a : v;
-        double *o = k ? ia : hv;
-        LANE_CROSS(t, h, x + 3);
-        LANE_CROSS(r, h, x);
-        for (int c = 0; c < 3; ++c)
-            o[c] = J[3 * c] * x[0] + J[3 * c + 1] * x[1] + J[3 * c + 2] * x[2] + t[c],
-            o[3 + c] = m * x[3 + c] - r[c];
-    }
-    LANE_CROSS(t, v, hv); /* v x* hv = [w x n + u x P; w x P] */
-    LANE_CROSS(r, v + 3, hv + 3);
-    for (int c = 0; c < 3; ++c) O[C_F + c][e] = ia[c] + (t[c] + r[c]);
-    LANE_CROSS(t, v, hv + 3);
-    for (int c = 0; c < 3; ++c) O[C_F + 3 + c][e] = ia[3 + c] + t[c], O[C_P + c][e] = hv[3 + c];
-    for (int j = 0; j < 3; ++j) { /* A = [w]x J */
-        A[j] = -v[2] * J[3 + j] + v[1] * J[6 + j];
-        A[3 + j] = v[2] * J[j] - v[0] * J[6 + j];
-        A[6 + j] = -v[1] * J[j] + v[0] * J[3 + j];
-    }
-    const double uh = 2.0 * (v[3] * h[0] + v[4] * h[1] + v[5] * h[2]);
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-            O[C_B + 3 * i + j][e] = A[3 * i + j] + A[3 * j + i] - (h[i] * v[3 + j] + v[3 + i] * h[j]) +
-                                    (i == j ? uh : 0.0);
-    const double *n = hv; /* - [n]x */
-    O[C_B + 1][e] += n[2], O[C_B + 2][e] -= n[1], O[C_B + 3][e] -= n[2];
-    O[C_B + 5][e] += n[0], O[C_B + 6][e] += n[1], O[C_B + 7][e] -= n[0];
+    rbi_mulv(hv, &I, v);
+    rbi_mulv(ia, &I, a);
+    mv_cross_f(vxh, v, hv);
+    mbs_inertia_b11(&I, v, hv, B);
+    O[C_M][e] = I.m;
+    for (int c = 0; c < 3; ++c) O[C_H + c][e] = I.h[c], O[C_P + c][e] = hv[3 + c];
+    for (int c = 0; c < 9; ++c) O[C_J + c][e] = I.I[c], O[C_B + c][e] = B[c];
+    for (int c = 0; c < 6; ++c) O[C_F + c][e] = ia[c] + vxh[c];
 }
 
 /* The body terms of the 8 lanes. */
 MBS_WIDE_LOOPS static void lanes_bodies(const double (*restrict G)[8], double (*restrict O)[8])
 {
-    for (int e = 0; e < 8; ++e) {
-        lane_world_inertia(G, e, O);
-        lane_body_forces(G, e, O);
-    }
+    for (int e = 0; e < 8; ++e) lane_body(G, e, O);
 }
 
 /* See derivs.h. */
@@ -167,59 +128,33 @@ static void gather_dofs(const mbs_data *d, const int *at, int n, double G[G_N][8
     }
 }
 
-/* o = Ic x of lane e: [J x_ang + h x x_lin; m x_lin - h x x_ang]. */
-MBS_ALWAYS_INLINE void lane_inertia(const double G[G_N][8], int e, const double x[6],
-                                    double o[6])
-{
-    const double h[3] = {G[G_H][e], G[G_H + 1][e], G[G_H + 2][e]};
-    double t[3], r[3];
-    LANE_CROSS(t, h, x + 3);
-    LANE_CROSS(r, h, x);
-    for (int c = 0; c < 3; ++c)
-        o[c] = G[G_J + 3 * c][e] * x[0] + G[G_J + 3 * c + 1][e] * x[1] +
-               G[G_J + 3 * c + 2][e] * x[2] + t[c];
-    for (int c = 0; c < 3; ++c) o[3 + c] = G[G_M][e] * x[3 + c] - r[c];
-}
-
-/* o = Bc x of lane e (x's angular part): [B11 x; 2 x x P]. */
-MBS_ALWAYS_INLINE void lane_bc(const double G[G_N][8], int e, const double x[3], double o[6])
-{
-    const double P[3] = {G[G_P][e], G[G_P + 1][e], G[G_P + 2][e]};
-    double t[3];
-    for (int c = 0; c < 3; ++c)
-        o[c] = G[G_B + 3 * c][e] * x[0] + G[G_B + 3 * c + 1][e] * x[1] +
-               G[G_B + 3 * c + 2][e] * x[2];
-    LANE_CROSS(t, x, P);
-    for (int c = 0; c < 3; ++c) o[3 + c] = 2.0 * t[c];
-}
-
 /* The vectors of dof_vectors (rnea_derivatives.c) and the diagonal entries, lane e. */
 MBS_ALWAYS_INLINE void lane_vectors(const double G[G_N][8], int e, double O[O_N][8])
 {
-    double S[6], dA[6], E[6], dV[3], F[6], P[3], y[6], a[6], b[6], sf[6], t[3];
+    mbs_rbi I;
+    double S[6], dA[6], E[6], dV[6] = {0, 0, 0, 0, 0, 0}, F[6], P[3], B[9], y[6], a[6], b[6];
+    double sf[6], t[3], Z[3];
+    I.m = G[G_M][e];
+    for (int c = 0; c < 3; ++c) I.h[c] = G[G_H + c][e], P[c] = G[G_P + c][e], dV[c] = G[G_DV + c][e];
+    for (int c = 0; c < 9; ++c) I.I[c] = G[G_J + c][e], B[c] = G[G_B + c][e];
     for (int c = 0; c < 6; ++c)
         S[c] = G[G_S + c][e], dA[c] = G[G_DA + c][e], E[c] = G[G_E + c][e], F[c] = G[G_F + c][e];
-    for (int c = 0; c < 3; ++c) dV[c] = G[G_DV + c][e], P[c] = G[G_P + c][e];
-    lane_inertia(G, e, S, y);
-    for (int c = 0; c < 6; ++c) O[O_Y + c][e] = y[c];
-    LANE_CROSS(t, P, S + 3); /* Z = B11^T S_ang + 2 P x S_lin */
-    for (int c = 0; c < 3; ++c)
-        O[O_Z + c][e] = G[G_B + c][e] * S[0] + G[G_B + 3 + c][e] * S[1] +
-                        G[G_B + 6 + c][e] * S[2] + 2.0 * t[c];
-    lane_inertia(G, e, dA, a); /* P = Ic dA + Bc dV */
-    lane_bc(G, e, dV, b);
-    LANE_CROSS(sf, S, F); /* S x* F */
-    LANE_CROSS(t, S + 3, F + 3);
-    for (int c = 0; c < 3; ++c) sf[c] += t[c];
-    LANE_CROSS(sf + 3, S, F + 3);
+    rbi_mulv(y, &I, S);
+    m3_tmulv(Z, B, S); /* Z = B11^T S_ang + 2 P x S_lin */
+    v3_cross(t, P, S + 3);
+    v3_axpy(Z, 2.0, t);
+    rbi_mulv(a, &I, dA); /* P = Ic dA + Bc dV */
+    mbs_bc_mulv(B, P, dV, b);
+    mv_cross_f(sf, S, F);
     double sp = 0.0, sq = 0.0, sy = 0.0;
     for (int c = 0; c < 6; ++c) {
         const double pc = a[c] + b[c];
-        O[O_PF + c][e] = pc + sf[c];
+        O[O_Y + c][e] = y[c], O[O_PF + c][e] = pc + sf[c];
         sp += S[c] * pc, sy += S[c] * y[c];
     }
-    lane_inertia(G, e, E, a); /* Q = Bc S + Ic E */
-    lane_bc(G, e, S, b);
+    for (int c = 0; c < 3; ++c) O[O_Z + c][e] = Z[c];
+    rbi_mulv(a, &I, E); /* Q = Bc S + Ic E */
+    mbs_bc_mulv(B, P, S, b);
     for (int c = 0; c < 6; ++c) O[O_Q + c][e] = b[c] + a[c], sq += S[c] * (b[c] + a[c]);
     O[O_DQ][e] = sp, O[O_DV][e] = sq, O[O_M][e] = sy;
 }

@@ -187,23 +187,35 @@ static inline void xm_apply(double o[6], const mbs_pose *X, const double m[6])
     v3_sub(u, m + 3, t);
     m3_tmulv(o + 3, X->R, u);
 }
+/* o = X_BA^{-1} m (motion from B to A coordinates) for X = (R, p) given apart */
+static inline void xm_apply_inv_rp(double o[6], const double R[9], const double p[3],
+                                   const double m[6])
+{
+    double t[3];
+    m3_mulv(o, R, m);
+    m3_mulv(t, R, m + 3);
+    v3_cross(o + 3, p, o);
+    v3_add(o + 3, o + 3, t);
+}
 /* o = X_BA^{-1} m (motion from B to A coordinates) */
 static inline void xm_apply_inv(double o[6], const mbs_pose *X, const double m[6])
 {
-    double t[3];
-    m3_mulv(o, X->R, m);
-    m3_mulv(t, X->R, m + 3);
-    v3_cross(o + 3, X->p, o);
-    v3_add(o + 3, o + 3, t);
+    xm_apply_inv_rp(o, X->R, X->p, m);
+}
+/* o = X_BA^T f (force from B to A coordinates) for X = (R, p) given apart */
+static inline void xf_apply_transpose_rp(double o[6], const double R[9], const double p[3],
+                                         const double f[6])
+{
+    double n[3], t[3];
+    m3_mulv(o + 3, R, f + 3);
+    m3_mulv(n, R, f);
+    v3_cross(t, p, o + 3);
+    v3_add(o, n, t);
 }
 /* o = X_BA^T f (force from B to A coordinates) */
 static inline void xf_apply_transpose(double o[6], const mbs_pose *X, const double f[6])
 {
-    double n[3], t[3];
-    m3_mulv(o + 3, X->R, f + 3);
-    m3_mulv(n, X->R, f);
-    v3_cross(t, X->p, o + 3);
-    v3_add(o, n, t);
+    xf_apply_transpose_rp(o, X->R, X->p, f);
 }
 /* o = X_BA^{-T} f (force from A to B coordinates) */
 static inline void xf_apply_inv_transpose(double o[6], const mbs_pose *X, const double f[6])
@@ -406,15 +418,15 @@ void rbi_transform_add(mbs_rbi *restrict out, const double R[9], const double p[
 static inline void rbi_shifted(double I6[6], double hA[3], double m, const double y[3],
                                const double Ir[6], const double p[3])
 {
+    static const int row[6] = {0, 0, 0, 1, 1, 2}, col[6] = {0, 1, 2, 1, 2, 2};
     const double py = v3_dot(p, y), pp = v3_dot(p, p);
     const double diag = 2.0 * py + m * pp;
-    int e = 0;
-    for (int i = 0; i < 3; ++i)
-        for (int j = i; j < 3; ++j, ++e) {
-            double s = Ir[e] - (y[i] * p[j] + p[i] * y[j]) - m * p[i] * p[j];
-            if (i == j) s += diag;
-            I6[e] = s;
-        }
+    for (int e = 0; e < 6; ++e) { /* one loop of fixed length: it unrolls (and vectorizes
+                                     across callers' lanes, rnea_lanes.c) */
+        const int i = row[e], j = col[e];
+        const double s = Ir[e] - (y[i] * p[j] + p[i] * y[j]) - m * p[i] * p[j];
+        I6[e] = i == j ? s + diag : s;
+    }
     for (int i = 0; i < 3; ++i) hA[i] = y[i] + m * p[i];
 }
 
