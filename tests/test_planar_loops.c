@@ -10,9 +10,10 @@
  *   - at the assembled state q, v, qacc and lambda within 1e-12;
  *   - 1 s of RK4 at 1 ms: q within 1e-12 of the 3-D closed-form path (1e-9 of Newton's).
  * IFToMM A02 passes singular positions (its parallelograms flat, the couplers in line with
- * the cranks' tops) where Newton takes over on both closed-form paths alike (the planar model
- * then runs the 3-D path); there its trajectory differs from Newton's by the hand-over's
- * Newton tolerance (1e-8 over the second).
+ * the cranks' tops) where Newton takes over on both closed-form paths (the planar model then
+ * runs the 3-D path). Each hands over with the partition of its own row selection (the
+ * planar model never made one before), so from there the three trajectories agree to the
+ * hand-over's Newton tolerance (1e-8 over the second), not to rounding.
  * Mechanisms: the four-bar with each of its three cuts and in a plane tilted by 0.5 rad, the
  * slider-crank with each of its cuts, the Scotch yoke (JointRPP), the inline six and
  * mbs-sim's V6 engine (six coupled JointRRP), IFToMM A02 with 4 coupled loops. */
@@ -237,7 +238,7 @@ static void test_planar_vs_3d(void **state)
                       "iterations %ld\n", pc->name, eq[0], ev[0], ea[0], el[0], et[0], eq[1],
                       ea[1], el[1], et[1], it);
         assert_true(eq[0] <= 1e-12 && ev[0] <= 1e-12 && ea[0] <= 1e-12 && el[0] <= 1e-12);
-        assert_true(et[0] <= 1e-12);
+        assert_true(et[0] <= (pc->handover ? 1e-8 : 1e-12));
         assert_true(eq[1] <= 1e-11 && ev[1] <= 1e-10 && ea[1] <= 1e-12 && el[1] <= 1e-12);
         assert_true(et[1] <= (pc->handover ? 1e-8 : 1e-9));
         if (pc->handover) assert_true(it > 0);

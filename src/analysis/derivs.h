@@ -131,6 +131,15 @@ typedef struct mbs_derivs {
     int *bstep;           /* [ntree] the steps in backward order: deepest joint last first */
     unsigned char *fassign; /* [ntree] per step: 1 when it is the first to pass forces to its
                                top's parent in backward order (assigned), else added */
+    /* what the backward passes may skip (branch-induced sparsity; the layout is depth-first,
+       so the subtree of a joint into body b holds the dofs [vadr, sub_end[b])) */
+    int *sub_end;         /* [nbody] one past the last dof of the body's joint's subtree */
+    int tau_sparse;       /* 1 when dtau/dq, dtau/dv have M's sparsity (no force element
+                             but joint-local ones) */
+    int *tau_at;          /* [nstep + 1] start of step s's intervals in tau_ivl */
+    int *tau_ivl;         /* intervals [g0, g1) of column groups of X (dtau/dq | dtau/dv)
+                             where a step's rows can be nonzero: its top joint's ancestors
+                             and subtree (every group when tau_sparse is 0) */
     /* ancestor pairs eight at a time (rnea_pairs.c) */
     int *dfs;             /* [ntree] tree indices in depth-first order (parents first) */
     int cap;              /* ldp: row length of the path */

@@ -125,6 +125,92 @@ static int depth_first(const mbs_model *m, int *dfs)
     return st;
 }
 
+/* sub_end of every body: one past the last dof of its joint's subtree (its joint's vadr when
+   that holds none), children first. */
+static void subtree_ends(const mbs_model *m, mbs_derivs *w)
+{
+    for (int b = 0; b < m->nbody; ++b) w->sub_end[b] = 0;
+    for (int t = m->ntree - 1; t >= 0; --t) {
+        const mbs_joint_model *jm = tree_joint(m, t);
+        int *e = &w->sub_end[jm->child];
+        if (*e < jm->vadr + jm->nv) *e = jm->vadr + jm->nv;
+        if (*e > w->sub_end[jm->parent]) w->sub_end[jm->parent] = *e;
+    }
+}
+
+/* 1 when dtau/dq and dtau/dv keep the branch-induced sparsity of M: no force element but
+   those acting on one joint's dofs (the others may couple any two branches). */
+static int tau_keeps_tree_sparsity(const mbs_model *m)
+{
+    for (int e = 0; e < m->nforce; ++e)
+        if (m->forces[e].ops != &mbs_force_joint_spring_damper_ops &&
+            m->forces[e].ops != &mbs_force_joint_force_ops)
+            return 0;
+    return 1;
+}
+
+/* Append the group interval [g0, g1) to o (n of them), merged with the last one when they
+   touch; returns the new count. Intervals arrive sorted by g0. */
+static int add_groups(int *o, int n, int g0, int g1)
+{
+    if (n > 0 && g0 <= o[2 * n - 1]) {
+        if (g1 > o[2 * n - 1]) o[2 * n - 1] = g1;
+        return n;
+    }
+    o[2 * n] = g0, o[2 * n + 1] = g1;
+    return n + 1;
+}
+
+/* The column groups of X (dtau/dq | dtau/dv side by side) where the rows of step s can be
+   nonzero, as sorted intervals into o (NULL: count only): the dofs of the top joint's
+   ancestors and of its subtree, in both halves; every group unless the sparsity holds.
+   dofs: 2 ntree + 2 ints of scratch. Returns the count. */
+static int step_groups(const mbs_model *m, const mbs_derivs *w, int s, int *dofs, int *o)
+{
+    const int nv = m->nv, ngx = (2 * nv + 7) / 8;
+    int scratch[2];
+    int *out = o ? o : scratch, n = 0, nd = 0;
+    if (!w->tau_sparse) return o ? add_groups(o, 0, 0, ngx) : 1;
+    const mbs_joint_model *top = tree_joint(m, w->step_tree[w->step_at[s]]);
+    for (int b = top->parent; b > 0; b = m->bodies[b].parent) { /* ancestors, deepest first */
+        const mbs_joint_model *jm = &m->joints[m->bodies[b].joint];
+        if (jm->nv > 0) dofs[2 * nd] = jm->vadr, dofs[2 * nd + 1] = jm->vadr + jm->nv, ++nd;
+    }
+    const int a0 = top->vadr, a1 = w->sub_end[top->child];
+    for (int half = 0; half < 2; ++half) {
+        const int off = half * nv;
+        for (int k = nd - 1; k >= 0; --k) { /* root first: increasing dofs */
+            const int g0 = (off + dofs[2 * k]) / 8, g1 = (off + dofs[2 * k + 1] + 7) / 8;
+            n = o ? add_groups(out, n, g0, g1) : n + 1;
+        }
+        if (a1 > a0) n = o ? add_groups(out, n, (off + a0) / 8, (off + a1 + 7) / 8) : n + 1;
+    }
+    return n;
+}
+
+/* The column-group intervals of every step (derivs.h; MBS_OK or MBS_ERR_NOMEM). */
+static int column_groups(const mbs_model *m, mbs_derivs *w)
+{
+    int *dofs = alloc0(2 * (size_t)m->ntree + 2, sizeof(int)), total = 0;
+    w->tau_at = alloc0((size_t)w->nstep + 1, sizeof(int));
+    if (!dofs || !w->tau_at) {
+        free(dofs);
+        return MBS_ERR_NOMEM;
+    }
+    for (int s = 0; s < w->nstep; ++s) total += step_groups(m, w, s, dofs, NULL);
+    w->tau_ivl = alloc0(2 * (size_t)total, sizeof(int));
+    if (w->tau_ivl) {
+        int k = 0;
+        for (int s = 0; s < w->nstep; ++s) {
+            w->tau_at[s] = k;
+            k += step_groups(m, w, s, dofs, w->tau_ivl + 2 * k);
+        }
+        w->tau_at[w->nstep] = k;
+    }
+    free(dofs);
+    return w->tau_ivl ? MBS_OK : MBS_ERR_NOMEM;
+}
+
 /* The steps and slots of the column passes (MBS_OK or MBS_ERR_NOMEM). */
 static int column_plan(const mbs_model *m, mbs_derivs *w)
 {
@@ -138,14 +224,17 @@ static int column_plan(const mbs_model *m, mbs_derivs *w)
     w->fassign = alloc0(nt, 1);
     int *ti = alloc0(2 * nt, sizeof(int)), *bi = alloc0(2 * nb, sizeof(int));
     unsigned char *used = alloc0(nb, 1);
+    w->sub_end = alloc0(nb, sizeof(int));
     const int ok = w->pslot && w->fslot && w->step_at && w->step_tree && w->step_dof &&
-                   w->bstep && w->fassign && ti && bi && used;
+                   w->bstep && w->fassign && w->sub_end && ti && bi && used;
     if (ok) {
         column_steps(m, w, ti, ti + nt, bi, bi + nb);
         column_slots(m, w, bi, used);
+        subtree_ends(m, w);
+        w->tau_sparse = tau_keeps_tree_sparsity(m);
     }
     free(ti), free(bi), free(used);
-    return ok ? MBS_OK : MBS_ERR_NOMEM;
+    return ok ? column_groups(m, w) : MBS_ERR_NOMEM;
 }
 
 /* See derivs.h. */
@@ -212,7 +301,8 @@ void mbs_derivs_destroy(mbs_data *d)
                  w->eig_work, w->qs, w->vs, w->qacc_s, w->lam_s, w->up, w->um, w->dqt,
                  w->T, w->taus, w->offp, w->offm, w->uxs, w->Ic, w->list, w->ident, w->mark,
                  w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
-                 w->step_at, w->step_tree, w->step_dof, w->bstep,
+                 w->step_at, w->step_tree, w->step_dof, w->bstep, w->sub_end, w->tau_at,
+                 w->tau_ivl,
                  w->dfs, w->path, w->pidx, w->kvec, w->one, w->bodies};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(w);

@@ -12,14 +12,18 @@
  * and at the leaves), in slots that live as long as a body's children need them (a chain
  * works in one slot, in place). Eight contiguous columns at a time.
  * The passes go by steps (derivs_data.c): a joint alone, or a run of one-dof joints each the
- * only child joint of the previous one's child body, in any tree order (a breadth-first
- * order interleaves the limbs of a humanoid), three groups of 8 at a time in registers. A
- * run's backward step comes at its deepest joint's place (its descendants all lie after it
- * in tree order, so they are done), its forward step at its top joint's place; which step
- * assigns a parent's forces (the first in backward order) and the slots follow that order.
- * M^-1 (B = I) keeps to the upper triangle: the tree order puts a body's descendants after
- * it, so both passes start at the group of 8 of the joint's first dof (columns left of it
- * are zero in the backward pass and not wanted in the forward one); the caller mirrors it.
+ * only child joint of the previous one's child body, three groups of 8 at a time in
+ * registers. A run's backward step comes at its deepest joint's place (its descendants all
+ * lie after it in tree order, so they are done), its forward step at its top joint's place;
+ * which step assigns a parent's forces (the first in backward order) and the slots follow
+ * that order.
+ * The backward pass skips the columns a step cannot reach (the layout is depth-first, so a
+ * joint's subtree holds the contiguous dofs [vadr, sub_end)): column j of M^-1 only at the
+ * ancestors of j, so from the group of 8 of the joint's first dof to its subtree's end;
+ * column j of dtau/dq or dtau/dv (rows nonzero at the ancestors and descendants of j alone,
+ * as M's, unless a force element couples branches) only in the step's intervals (derivs.h).
+ * M^-1 keeps to the upper triangle: the forward pass too starts at the group of the joint's
+ * first dof (columns left of it are not wanted); the caller mirrors it.
  * Work O(nv) per column of B. */
 #include "analysis/derivs.h"
 #if defined(__GNUC__) && !defined(__clang__)
@@ -218,16 +222,12 @@ static void forward_pass(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx
 
 /* Backward step of a joint (n dofs from i0, D^-1 at Dinv) over the columns [j0, j1) of X
    (stride ldx): the child's forces Fb (NULL: none, a leaf), into the parent's Fp (NULL at
-   the world), assigned (the parent's first contribution; in place when Fp == Fb; the
-   parent's columns [z0, j0) zeroed) or added. */
+   the world), assigned (the parent's first contribution; in place when Fp == Fb) or added. */
 MBS_ALWAYS_INLINE void backward_kernel(const mbs_derivs *w, int i0, int n, const double *Dinv,
                                        double *X, size_t ldx, const double *Fb, double *Fp,
-                                       int assign, size_t z0, size_t j0, size_t j1)
+                                       int assign, size_t j0, size_t j1)
 {
     n = n < 6 ? n : 6;
-    if (Fp && assign)
-        for (size_t j = z0; j < j0; j += 8)
-            for (int c = 0; c < 6; ++c) D8_STORE(Fp + 6 * j + 8 * (size_t)c, D8_ZERO);
     for (size_t j = j0; j < j1; j += 8) {
         mbs_d8 f[6], r[6], x[6];
         for (int c = 0; c < 6; ++c) {
@@ -267,24 +267,30 @@ MBS_ALWAYS_INLINE void backward_kernel(const mbs_derivs *w, int i0, int n, const
 MBS_WIDE_LOOPS static void backward_joint(const mbs_derivs *w, int i0, int n,
                                           const double *Dinv, double *X, size_t ldx,
                                           const double *Fb, double *Fp, int assign,
-                                          size_t z0, size_t j0, size_t j1)
+                                          size_t j0, size_t j1)
 {
-    if (n == 1) backward_kernel(w, i0, 1, Dinv, X, ldx, Fb, Fp, assign, z0, j0, j1);
-    else backward_kernel(w, i0, n, Dinv, X, ldx, Fb, Fp, assign, z0, j0, j1);
+    if (n == 1) backward_kernel(w, i0, 1, Dinv, X, ldx, Fb, Fp, assign, j0, j1);
+    else backward_kernel(w, i0, n, Dinv, X, ldx, Fb, Fp, assign, j0, j1);
 }
 
-/* A joint without dofs passes its child's forces on: F_p (=, +=) F_b (assigned: zero over
-   [z0, j0)). */
-static void pass_forces(const double *Fb, double *Fp, int assign, size_t z0, size_t j0,
-                        size_t j1)
+/* A joint without dofs passes its child's forces on: F_p (=, +=) F_b over [j0, j1). */
+static void pass_forces(const double *Fb, double *Fp, int assign, size_t j0, size_t j1)
 {
     for (int c = 0; c < 6; ++c)
-        for (size_t j = assign ? z0 : j0; j < j1; ++j) {
+        for (size_t j = j0; j < j1; ++j) {
             const size_t at = 6 * (j & ~(size_t)7) + 8 * (size_t)c + (j & 7);
-            const double f = Fb && j >= j0 ? Fb[at] : 0.0;
+            const double f = Fb ? Fb[at] : 0.0;
             double *o = Fp + at;
             *o = assign ? f : *o + f;
         }
+}
+
+/* Zero forces over the column groups [j0, j1) (a parent's columns its first contributor
+   does not reach). */
+static void zero_forces(double *F, size_t j0, size_t j1)
+{
+    for (size_t j = j0; j < j1; j += 8)
+        for (int c = 0; c < 6; ++c) D8_STORE(F + 6 * j + 8 * (size_t)c, D8_ZERO);
 }
 
 /* backward_kernel over a run of n one-dof joints (dofs dof[0 .. n - 1], parent to child; Fb
@@ -294,14 +300,10 @@ static void pass_forces(const double *Fb, double *Fp, int assign, size_t z0, siz
    forces of those below). */
 MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, const int *dof,
                                         int n, double *X, size_t ldx, const double *Fb,
-                                        double *Fp, int assign, size_t z0, int upper,
-                                        size_t j0, size_t j1)
+                                        double *Fp, int assign, int upper, size_t j0,
+                                        size_t j1)
 {
-    const size_t s0 = first_column(dof[0], upper, j0);
-    if (Fp && assign)
-        for (size_t j = z0; j < s0; j += 8)
-            for (int c = 0; c < 6; ++c) D8_STORE(Fp + 6 * j + 8 * (size_t)c, D8_ZERO);
-    for (size_t j = s0; j < j1; j += 8 * RUN_GROUPS) {
+    for (size_t j = first_column(dof[0], upper, j0); j < j1; j += 8 * RUN_GROUPS) {
         const int ng = run_groups(j, j1);
         const size_t s1 = first_column(dof[n - 1], upper, j0);
         mbs_d8 f[RUN_GROUPS][6], r, x;
@@ -343,8 +345,36 @@ MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, 
     }
 }
 
-/* Backward step s (a joint alone or a run, at the place of its deepest joint) over the
-   columns [j0, j1): into its top's parent, assigned or added as fassign says. */
+/* The columns [j0, j1) of step s (a joint alone or a run): backward_run, backward_joint or
+   pass_forces, from the forces Fb into Fp. */
+static void step_columns(const mbs_data *d, const mbs_derivs *w, int s, double *X,
+                         size_t ldx, const double *Fb, double *Fp, int upper, size_t j0,
+                         size_t j1)
+{
+    const int *tree, *dof;
+    const int n = step_joints(w, s, &tree, &dof), assign = w->fassign[s];
+    const mbs_joint_model *top = tree_joint(d->model, tree[0]);
+    if (n > 1)
+        backward_run(d, w, dof, n, X, ldx, Fb, Fp, assign, upper, j0, j1);
+    else if (top->nv > 0)
+        backward_joint(w, top->vadr, top->nv, d->Dinv + 6 * top->vadr, X, ldx, Fb, Fp, assign,
+                       j0, j1);
+    else if (Fp)
+        pass_forces(Fb, Fp, assign, j0, j1);
+}
+
+/* One past the columns of the subtree of body b's joint (a multiple of 8, at most j1). */
+static size_t subtree_column_end(const mbs_derivs *w, int b, size_t j1)
+{
+    const size_t e = ((size_t)w->sub_end[b] + 7) & ~(size_t)7;
+    return e < j1 ? e : j1;
+}
+
+/* Backward step s at the place of its deepest joint over the columns [j0, j1), into its
+   top's parent (assigned or added as fassign says), where its rows or forces can be nonzero
+   (Carpentier 2018: M^-1's column j reaches the ancestors of j alone; dtau's rows keep M's
+   branch-induced sparsity, derivs.h tau_ivl). The first contributor zeroes the rest of the
+   parent's columns. */
 static void backward_step(const mbs_data *d, const mbs_derivs *w, int s, double *X,
                           size_t ldx, int upper, size_t j0, size_t j1)
 {
@@ -352,18 +382,28 @@ static void backward_step(const mbs_data *d, const mbs_derivs *w, int s, double 
     const int *tree, *dof;
     const int n = step_joints(w, s, &tree, &dof);
     const mbs_joint_model *top = tree_joint(m, tree[0]);
-    const int p = top->parent;
+    const int p = top->parent, zero = p > 0 && w->fassign[s];
     const double *Fb = slot_columns(w, w->fslot[tree_joint(m, tree[n - 1])->child]);
     double *Fp = p > 0 ? slot_columns(w, w->fslot[p]) : NULL;
-    const size_t s0 = first_column(top->vadr, upper, j0);
-    const size_t z = p > 0 ? first_column(m->joints[m->bodies[p].joint].vadr, upper, j0) : s0;
-    if (n > 1)
-        backward_run(d, w, dof, n, X, ldx, Fb, Fp, w->fassign[s], z, upper, j0, j1);
-    else if (top->nv > 0)
-        backward_joint(w, top->vadr, top->nv, d->Dinv + 6 * top->vadr, X, ldx, Fb, Fp,
-                       w->fassign[s], z, s0, j1);
-    else if (Fp)
-        pass_forces(Fb, Fp, w->fassign[s], z, s0, j1);
+    if (upper) { /* the top's subtree, from the group of its first dof */
+        const size_t s0 = first_column(top->vadr, 1, j0), e = subtree_column_end(w, top->child, j1);
+        if (zero) {
+            zero_forces(Fp, first_column(m->joints[m->bodies[p].joint].vadr, 1, j0), s0);
+            zero_forces(Fp, e, subtree_column_end(w, p, j1));
+        }
+        if (s0 < e) step_columns(d, w, s, X, ldx, Fb, Fp, 1, s0, e);
+        return;
+    }
+    size_t done = j0;
+    for (int k = w->tau_at[s]; k < w->tau_at[s + 1]; ++k) {
+        const size_t c0 = 8 * (size_t)w->tau_ivl[2 * k], c1 = 8 * (size_t)w->tau_ivl[2 * k + 1];
+        const size_t a = c0 > j0 ? c0 : j0, b = c1 < j1 ? c1 : j1;
+        if (a >= b) continue;
+        if (zero) zero_forces(Fp, done, a);
+        step_columns(d, w, s, X, ldx, Fb, Fp, 0, a, b);
+        done = b;
+    }
+    if (zero) zero_forces(Fp, done, j1);
 }
 
 /* X <- M^-1 X over the columns [j0, j1) (upper: each joint from its first_column, for the

@@ -7,7 +7,10 @@
  * their child in joint-id order. A joint marked cut (distance joints always are) is never a
  * tree edge; a joint that reaches a body already in the tree closes a kinematic loop. Bodies
  * left unreached get an automatic free joint from the world -- first those that no tree-eligible
- * joint enters (in id order), then the rest -- and the search continues from them.
+ * joint enters (in id order), then the rest -- and the search continues from them. The
+ * coordinates are laid out depth-first over that tree (siblings in search order), so each
+ * subtree's dofs are contiguous (column ranges for the branch-induced sparsity of M and of
+ * the derivatives, src/analysis/minv.c).
  *
  * Cut joints: every joint that is not a tree edge (cut-marked, distance, loop-closing, into
  * the world) becomes a cut joint with no coordinates; its type's cut_rows op gives its
@@ -224,6 +227,35 @@ static void span(const mbs_builder *b, topo *t)
         if (t->in_joint[i] == -1 && t->indeg[i] == 0 && !t->node[i]) add_root(b, t, i);
     for (int i = 1; i < t->nb; ++i)
         if (t->in_joint[i] == -1 && !t->node[i]) add_root(b, t, i);
+}
+
+/* Tree parent of queued body c: its joint's parent body, the world for an automatic root. */
+static int tree_parent(const mbs_builder *b, const topo *t, int c)
+{
+    const int j = t->in_joint[c];
+    return j < t->nuj ? b->joints[j].parent : MBS_WORLD;
+}
+
+/* Reorder the queue depth-first (parents first, siblings in breadth-first order), so each
+   subtree's coordinates are contiguous: the tree stays the breadth-first one. */
+static int depth_first_queue(const mbs_builder *b, topo *t)
+{
+    const size_t nb = (size_t)t->nb;
+    int *head = alloc_ints(3 * nb), *next = head + nb, *stack = next + nb, top = 0, n = 0;
+    if (!head) return MBS_ERR_NOMEM;
+    for (int i = 0; i < t->nb; ++i) head[i] = -1;
+    for (int k = 1; k < t->nqueue; ++k) { /* each body's children, last queued first */
+        const int c = t->queue[k], p = tree_parent(b, t, c);
+        next[c] = head[p], head[p] = c;
+    }
+    stack[top++] = MBS_WORLD;
+    while (top > 0) {
+        const int u = stack[--top];
+        t->queue[n++] = u;
+        for (int c = head[u]; c >= 0; c = next[c]) stack[top++] = c;
+    }
+    free(head);
+    return MBS_OK;
 }
 
 /* 1 if user joint j is a tree edge. */
@@ -578,7 +610,9 @@ int mbs_compile(const mbs_builder *b, mbs_model **out)
     st = topo_init(b, &t, err);
     if (st != MBS_OK) return st;
     span(b, &t);
-    st = check_forces(b, &t, err);
+    st = depth_first_queue(b, &t);
+    if (st != MBS_OK) mbs_errorf(err, st, "compile: out of memory");
+    if (st == MBS_OK) st = check_forces(b, &t, err);
     mbs_model *m = NULL;
     if (st == MBS_OK) {
         st = build_model(b, &t, &m);
