@@ -1135,7 +1135,8 @@ static int teardown(void **state)
 {
     (void)state;
     static const char *const files[] = {"stdout.txt", "stderr.txt", "w.svg", "p.csv",
-                                        "p.svg",      "f.csv",      "f.svg", "A.csv", "B.csv"};
+                                        "p.svg",      "f.csv",      "f.svg", "A.csv",
+                                        "B.csv",      "bad.xml",    "pend.xml"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) remove(scratch(0, files[i]));
     return rmdir(g_dir);
 }
