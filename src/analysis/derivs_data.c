@@ -186,7 +186,10 @@ int mbs_derivs_create(mbs_data *d)
     w->Uw = alloc0(6 * nv, sizeof(double));
     w->Ww = alloc0(6 * nv, sizeof(double));
     w->Pm = alloc0((size_t)w->nslot * 12 * ldp, sizeof(double));
-    if (!w->Minv || !w->X || !w->Uw || !w->Ww || !w->Pm) return MBS_ERR_NOMEM;
+    w->cb = alloc0(6 * nb, sizeof(double));
+    w->kq = alloc0(nv, sizeof(double));
+    if (!w->Minv || !w->X || !w->Uw || !w->Ww || !w->Pm || !w->cb || !w->kq)
+        return MBS_ERR_NOMEM;
     w->cap = w->ldp;
     w->dfs = alloc0((size_t)m->ntree, sizeof(int));
     w->path = alloc0(21 * ldp, sizeof(double));
@@ -213,7 +216,7 @@ void mbs_derivs_destroy(mbs_data *d)
                  w->T, w->taus, w->offp, w->offm, w->uxs, w->Ic, w->list, w->ident, w->mark,
                  w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
                  w->step_at, w->step_tree, w->step_dof, w->bstep,
-                 w->dfs, w->path, w->pidx, w->kvec, w->one, w->bodies};
+                 w->dfs, w->path, w->pidx, w->kvec, w->one, w->bodies, w->cb, w->kq};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(w);
     d->derivs = NULL;

@@ -31,38 +31,25 @@
 
 /* ------------------------------------------------------------------ forward pass */
 
-/* The world's acceleration: -g for a uniform field (the gravity of every body at once), 0
-   otherwise (point gravity is a force of each body). */
-static void world_acceleration(const mbs_model *m, double a0[6])
+/* See derivs.h: -g for a uniform field (the gravity of every body at once), 0 otherwise
+   (point gravity is a force of each body). */
+void mbs_derivs_world_acceleration(const mbs_model *m, double a0[6])
 {
     for (int e = 0; e < 6; ++e) a0[e] = 0.0;
     if (m->gravity_kind == MBS_GRAVITY_UNIFORM) v3_scale(a0 + 3, m->gravity, -1.0);
 }
 
-/* Origin o_b of body b (parent p) relative to its subtree's root body's origin, world axes,
-   summed from the root down (parents first). */
-static void subtree_origin(const mbs_data *d, mbs_derivs *w, int b, int p)
+/* See derivs.h: the origin (mbs_derivs_origin), the world rotation. */
+void mbs_derivs_subtree_pose(const mbs_data *d, mbs_derivs *w, int b, int p, mbs_pose *X)
 {
-    double *o = w->o + 3 * b;
-    if (p == 0) {
-        o[0] = o[1] = o[2] = 0.0;
-    } else {
-        m3_mulv(o, d->x_world[p].R, d->x_up[b].p);
-        v3_add(o, o, w->o + 3 * p);
-    }
-}
-
-/* Pose of body b in its subtree's frame: world rotation, origin o_b (subtree_origin). */
-static void subtree_pose(const mbs_data *d, mbs_derivs *w, int b, int p, mbs_pose *X)
-{
-    subtree_origin(d, w, b, p);
+    mbs_derivs_origin(d, w, b, p);
     for (int e = 0; e < 9; ++e) X->R[e] = d->x_world[b].R[e];
     v3_copy(X->p, w->o + 3 * b);
 }
 
 /* The dofs [k, e) of one level: with u, al the velocity and acceleration of the frame
    before it, Sdot = w x S (w the velocity after it), dV = u x S, dA = al x S + u x dV,
-   E = dV + Sdot; then u = w and al += S qdd + Sdot qd. */
+   E = dV + Sdot; then u = w and al += S qdd + Sdot qd (qacc NULL: qdd = 0). */
 static void level_forward(const mbs_data *d, double *dof, int k, int e, const double *qacc,
                           double u[6], double al[6])
 {
@@ -82,15 +69,14 @@ static void level_forward(const mbs_data *d, double *dof, int k, int e, const do
         for (int c = 0; c < 6; ++c) {
             D[MBS_DV_DA + c] += t[c];
             D[MBS_DV_E + c] = D[MBS_DV_DV + c] + Sd[c];
-            dal[c] += D[c] * qacc[i] + Sd[c] * d->v[i];
+            dal[c] += (qacc ? D[c] * qacc[i] : 0.0) + Sd[c] * d->v[i];
         }
     }
     for (int c = 0; c < 6; ++c) u[c] = wv[c], al[c] += dal[c];
 }
 
-/* S of the joint's dofs in world axes, then level by level (joint.h) their dV, dA, E, and
-   the child's velocity u and acceleration al (given the parent's). */
-static void joint_forward(const mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm,
+/* See derivs.h. */
+void mbs_derivs_joint_forward(const mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm,
                           const mbs_pose *X, const double *qacc, double u[6], double al[6])
 {
     const int n = jm->nv, v0 = jm->vadr;
@@ -184,8 +170,8 @@ static void world_fixed_forces(const mbs_data *d, int b, const mbs_pose *X, doub
         point_gravity(d, b, X, fe, K);
 }
 
-/* 1 when some body has a force fixed in the world (a host wrench, point gravity). */
-static int any_world_fixed_forces(const mbs_data *d)
+/* See derivs.h. */
+int mbs_derivs_world_fixed(const mbs_data *d)
 {
     if (d->model->gravity_kind == MBS_GRAVITY_POINT) return 1;
     for (int b = 1; b < d->model->nbody; ++b)
@@ -216,10 +202,10 @@ static void body_forward(const mbs_data *d, mbs_derivs *w, int b, const mbs_pose
 static void one_dof_forward(const mbs_data *d, mbs_derivs *w, int i, int b, const double *up,
                             const double *ap, double qdd)
 {
-    const double *R = d->x_world[b].R, *o = w->o + 3 * b, *Sb = d->S + 6 * i, qd = d->v[i];
+    const double qd = d->v[i];
     double *D = w->dof + MBS_DV_STRIDE * i, *u = w->vel + 6 * b, *al = w->acc + 6 * b, t[6];
     double *S = D, *dV = D + MBS_DV_DV, *dA = D + MBS_DV_DA, *E = D + MBS_DV_E;
-    xm_apply_inv_rp(S, R, o, Sb); /* S in world axes about the subtree's root origin */
+    mbs_derivs_world_s(d, w, i, b, S);
     mv_cross_m(dV, up, S);
     mv_cross_m(dA, ap, S);
     mv_cross_m(t, up, dV);
@@ -237,26 +223,26 @@ static void derivs_forward(const mbs_data *d, mbs_derivs *w, const double *qacc)
     const mbs_model *m = d->model;
     double a0[6];
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
-    world_acceleration(m, a0);
-    w->has_K = any_world_fixed_forces(d);
+    mbs_derivs_world_acceleration(m, a0);
+    w->has_K = mbs_derivs_world_fixed(d);
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         const int b = jm->child, p = m->bodies[b].parent;
         if (jm->nv == 1 && !w->has_K) {
-            subtree_origin(d, w, b, p);
+            mbs_derivs_origin(d, w, b, p);
             one_dof_forward(d, w, jm->vadr, b, p > 0 ? w->vel + 6 * p : zero,
                             p > 0 ? w->acc + 6 * p : a0, qacc[jm->vadr]);
             continue;
         }
         mbs_pose X;
-        subtree_pose(d, w, b, p, &X);
+        mbs_derivs_subtree_pose(d, w, b, p, &X);
         double *u = w->vel + 6 * b, *al = w->acc + 6 * b;
         for (int e = 0; e < 6; ++e)
             u[e] = p > 0 ? w->vel[6 * p + e] : 0.0, al[e] = p > 0 ? w->acc[6 * p + e] : a0[e];
-        joint_forward(d, w, jm, &X, qacc, u, al);
+        mbs_derivs_joint_forward(d, w, jm, &X, qacc, u, al);
         if (w->has_K) body_forward(d, w, b, &X);
     }
-    if (!w->has_K) mbs_derivs_bodies(d); /* eight at a time (rnea_lanes.c) */
+    if (!w->has_K) mbs_derivs_bodies(d, 1); /* eight at a time (rnea_lanes.c) */
 }
 
 /* ------------------------------------------------------------------ backward pass */
@@ -409,7 +395,7 @@ void mbs_derivs_rnea(mbs_data *d, const double *qacc, double *dq, double *dv, in
 {
     mbs_derivs *w = d->derivs;
     const deriv_out o = {dq, dv, M, ld, ldm};
-    derivs_forward(d, w, qacc);
+    if (qacc) derivs_forward(d, w, qacc); /* NULL: mbs_derivs_world_aba did it */
     const int lanes = dq && dv && !w->has_K; /* the common case: no term of K */
     derivs_backward(d, w, &o, lanes);
     if (lanes) {

@@ -1,0 +1,320 @@
+/* The articulated-body algorithm (Featherstone 2008, "Rigid Body Dynamics Algorithms",
+ * table 7.1) in the world axes about each subtree's root origin of the derivative passes
+ * (derivs.h), for the forward-dynamics derivatives: one set of kinematics and inertias
+ * serves the ABA, the inverse-dynamics derivative passes and M^-1 (minv.c). In a common
+ * frame a motion or force passes between bodies unchanged (no X^T IA X per joint):
+ *   pass A (parents first): o_b, S, v_b = v_p + S qd, c_b = the joint's Sdot qd
+ *       (one dof: Sdot = v_b x S = v_p x S = dV, so c = dV qd), E = dV + Sdot;
+ *   bodies: I_b in world axes, P, B11, F = v x* I v (rnea_lanes.c);
+ *   pass B (children first): IA_b = I_b + sum over children, pA_b = v x* I v - f_ext + ...,
+ *       U = IA S, D = S^T U, u = tau + gen_force - S^T pA,
+ *       IA_p += IA - U D^-1 U^T, pA_p += pA + (IA - U D^-1 U^T) c + U D^-1 u;
+ *   pass C (parents first): a' = a_p + c, qdd = D^-1 (u - U^T a'), a = a' + S qdd, and
+ *       dA = a_p x S + v_p x dV, F += I a.
+ * Gravity stays in f_ext as in mbs_aba (a_0 = 0 for qdd), while the derivative passes take
+ * it as the world's acceleration a0 = -g: pass C keeps a_d = a + a0 (a0 is the same spatial
+ * vector at every body in a fixed frame) and forms U^T a' as U^T (a'_d - a0). */
+#include "analysis/derivs.h"
+#include "core/kernels.h"
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
+
+/* See derivs.h: forces fixed in the world and native rotors take the general path. */
+int mbs_derivs_world_aba_applies(const mbs_data *d)
+{
+    const mbs_model *m = d->model;
+    if (m->ncrow_solve > 0 || mbs_derivs_world_fixed(d)) return 0;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        if (jm->rotor_D != 0.0 || jm->rotor_parent) return 0;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ pass A */
+
+/* A one-dof joint (dof i, child b, parent velocity vp): S, dV = vp x S, E = 2 dV, the
+   child's velocity vp + S qd and bias c = dV qd. */
+static void one_dof_velocity(const mbs_data *d, mbs_derivs *w, int i, int b,
+                             const double *vp)
+{
+    double *D = w->dof + MBS_DV_STRIDE * i, *v = w->vel + 6 * b, *c = w->cb + 6 * b;
+    double *S = D, *dV = D + MBS_DV_DV, *E = D + MBS_DV_E;
+    const double qd = d->v[i];
+    mbs_derivs_world_s(d, w, i, b, S);
+    mv_cross_m(dV, vp, S);
+    for (int e = 0; e < 6; ++e) {
+        E[e] = dV[e] + dV[e];
+        v[e] = vp[e] + S[e] * qd;
+        c[e] = dV[e] * qd;
+    }
+}
+
+/* A joint of any dofs: the level machinery at qdd = 0 from a zero acceleration leaves the
+   child's velocity and, as its acceleration, the bias c (dA is redone in pass C). */
+static void joint_velocity(const mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm,
+                           int b, int p)
+{
+    mbs_pose X;
+    mbs_derivs_subtree_pose(d, w, b, p, &X);
+    double *u = w->vel + 6 * b, *c = w->cb + 6 * b;
+    for (int e = 0; e < 6; ++e) u[e] = p > 0 ? w->vel[6 * p + e] : 0.0, c[e] = 0.0;
+    mbs_derivs_joint_forward(d, w, jm, &X, NULL, u, c);
+}
+
+/* Pass A over the tree, parents first. */
+static void pass_velocities(const mbs_data *d, mbs_derivs *w)
+{
+    const mbs_model *m = d->model;
+    static const double zero[6] = {0, 0, 0, 0, 0, 0};
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = m->bodies[b].parent;
+        if (jm->nv == 1) {
+            mbs_derivs_origin(d, w, b, p);
+            one_dof_velocity(d, w, jm->vadr, b, p > 0 ? w->vel + 6 * p : zero);
+        } else {
+            joint_velocity(d, w, jm, b, p);
+        }
+    }
+}
+
+/* IA_b = I_b (all 36 entries, kept symmetric bit for bit) and pA_b = v x* I v - f_ext, f_ext moved to world axes about
+   the subtree origin ([R n + o x R f; R f]), after the bodies' lanes left F = v x* I v. */
+static void articulated_init(mbs_data *d, const mbs_derivs *w)
+{
+    for (int b = 1; b < d->model->nbody; ++b) {
+        const double *R = d->x_world[b].R, *o = w->o + 3 * b, *fe = d->f_ext + 6 * b;
+        const double *F = w->F + 6 * b;
+        double n[3], f[3], t[3], *pA = d->f + 6 * b;
+        rbi_to_m6(d->IA + 36 * b, &w->Ic[b]);
+        m3_mulv(n, R, fe);
+        m3_mulv(f, R, fe + 3);
+        v3_cross(t, o, f);
+        for (int e = 0; e < 3; ++e) pA[e] = F[e] - (n[e] + t[e]), pA[3 + e] = F[3 + e] - f[e];
+    }
+}
+
+/* ------------------------------------------------------------------ pass B */
+
+/* a . b as a pairwise sum: three levels of adds, not five (the passes wait on it). */
+static inline double dot6(const double *a, const double *b)
+{
+    return ((a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3])) +
+           (a[4] * b[4] + a[5] * b[5]);
+}
+
+/* Entries e, e + 1 of p, as a pair. */
+static inline mbs_d2 pair(const double *p, int e) { return d2_set(p[e], p[e + 1]); }
+
+/* U = M s and Y = M y of the symmetric 6x6 M, as combinations of its columns (its rows)
+   summed pairwise (short chains: the parent waits on U), two entries at a time. */
+static inline void sym6_mulv2(const double *restrict M, const double *restrict s,
+                              const double *restrict y, double *restrict U,
+                              double *restrict Y)
+{
+    mbs_d2 sv[6], yv[6];
+    for (int j = 0; j < 6; ++j) sv[j] = d2_splat(s[j]), yv[j] = d2_splat(y[j]);
+    for (int e = 0; e < 6; e += 2) {
+        mbs_d2 m[6], u, x;
+        for (int j = 0; j < 6; ++j) m[j] = pair(M, 6 * j + e);
+        u = d2_add(d2_add(d2_add(d2_mul(m[0], sv[0]), d2_mul(m[1], sv[1])),
+                          d2_add(d2_mul(m[2], sv[2]), d2_mul(m[3], sv[3]))),
+                   d2_add(d2_mul(m[4], sv[4]), d2_mul(m[5], sv[5])));
+        x = d2_add(d2_add(d2_add(d2_mul(m[0], yv[0]), d2_mul(m[1], yv[1])),
+                          d2_add(d2_mul(m[2], yv[2]), d2_mul(m[3], yv[3]))),
+                   d2_add(d2_mul(m[4], yv[4]), d2_mul(m[5], yv[5])));
+        U[e] = d2_lo(u), U[e + 1] = d2_hi(u), Y[e] = d2_lo(x), Y[e + 1] = d2_hi(x);
+    }
+}
+
+/* Mp += M - (U_r U_k) dinv over all 36 entries (the same bits at (r, k) and (k, r): Mp
+   stays symmetric), two at a time. */
+static inline void sym6_downdate_add(double *restrict Mp, const double *restrict M,
+                                     const double U[6], double dinv)
+{
+    const mbs_d2 s = d2_splat(dinv);
+    for (int r = 0; r < 6; ++r) {
+        const mbs_d2 ur = d2_splat(U[r]);
+        for (int k = 0; k < 6; k += 2) {
+            const int e = 6 * r + k;
+            const mbs_d2 x = d2_sub(pair(M, e), d2_mul(d2_mul(ur, pair(U, k)), s));
+            const mbs_d2 y = d2_add(pair(Mp, e), x);
+            Mp[e] = d2_lo(y), Mp[e + 1] = d2_hi(y);
+        }
+    }
+}
+
+/* A one-dof joint (dof i, child b, parent p or the world): U, D, u; Uw = U, W = U / D and
+   k = (u - U^T (c - a0)) / D (pass C: qdd = k - W^T a_p); into the parent IA - U U^T / D
+   and pA + IA c + U (u - U^T c) / D. */
+MBS_ALWAYS_INLINE int one_dof_articulated(mbs_data *d, mbs_derivs *w, int i, int b, int p,
+                               const double a0[6])
+{
+    const double *IA = d->IA + 36 * b;
+    double U[6], Ic[6], *W = w->Ww + 6 * i;
+    const double *pA = d->f + 6 * b, *S = w->dof + MBS_DV_STRIDE * i, *c = w->cb + 6 * b;
+    sym6_mulv2(IA, S, c, U, Ic);
+    const double D = dot6(S, U);
+    if (!(D > MBS_ABA_SINGULAR_EPS * mbs_aba_joint_scale(S, IA))) return mbs_aba_singular(d, b);
+    const double dinv = 1.0 / D, u = d->tau[i] + d->gen_force[i] - dot6(S, pA);
+    for (int e = 0; e < 6; ++e) w->Uw[6 * i + e] = U[e], W[e] = dinv * U[e];
+    d->Dinv[6 * i] = dinv;
+    d->u[i] = u;
+    const double g = dinv * (u - dot6(U, c));
+    w->kq[i] = g + dot6(W, a0);
+    if (p == 0) return MBS_OK;
+    double *restrict IAp = d->IA + 36 * p, *restrict pAp = d->f + 6 * p;
+    sym6_downdate_add(IAp, IA, U, dinv);
+    for (int e = 0; e < 6; ++e) pAp[e] += pA[e] + Ic[e] + U[e] * g;
+    return MBS_OK;
+}
+
+/* Into the parent p of a joint of n dofs (W = Dinv U known): IA - sum W_l U_l^T (its upper
+   triangle, mirrored) and pA + IA c + sum W_l (u_l - U_l^T c). */
+static void joint_propagate(mbs_data *d, const mbs_derivs *w, const mbs_joint_model *jm,
+                            int p)
+{
+    const int n = jm->nv < 6 ? jm->nv : 6, i0 = jm->vadr, b = jm->child;
+    const double *IA = d->IA + 36 * b, *pA = d->f + 6 * b, *c = w->cb + 6 * b;
+    const double *U = w->Uw + 6 * i0, *W = w->Ww + 6 * i0;
+    double pa[6], r[6], *IAp = d->IA + 36 * p;
+    m6_mulv(pa, IA, c);
+    for (int k = 0; k < n; ++k) r[k] = d->u[i0 + k] - s6_dot(U + 6 * k, c);
+    for (int e = 0; e < 6; ++e) {
+        pa[e] += pA[e];
+        for (int l = 0; l < n; ++l) pa[e] += W[6 * l + e] * r[l];
+        d->f[6 * p + e] += pa[e];
+    }
+    for (int e = 0; e < 6; ++e)
+        for (int f = e; f < 6; ++f) {
+            double x = IA[6 * e + f];
+            for (int l = 0; l < n; ++l) x -= W[6 * l + e] * U[6 * l + f];
+            IAp[6 * e + f] += x;
+            if (f != e) IAp[6 * f + e] += x;
+        }
+}
+
+/* A joint of any dofs: U_k = IA S_k, D = S^T U inverted (Cholesky, aba.c), u; Uw = U,
+   Ww = Dinv U; then into the parent. MBS_OK or MBS_ERR_SINGULAR. */
+static int joint_articulated(mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm, int p)
+{
+    const int n = jm->nv < 6 ? jm->nv : 6, i0 = jm->vadr, b = jm->child;
+    const double *IA = d->IA + 36 * b;
+    double *U = w->Uw + 6 * i0, *Dinv = d->Dinv + 6 * i0;
+    double D[36] = {0}, scale[6] = {0}; /* (n = 0: unread) */
+    const double *pA = d->f + 6 * b;
+    for (int k = 0; k < n; ++k) {
+        const double *S = w->dof + MBS_DV_STRIDE * (i0 + k);
+        m6_mulv(U + 6 * k, IA, S);
+        scale[k] = mbs_aba_joint_scale(S, IA);
+        d->u[i0 + k] = d->tau[i0 + k] + d->gen_force[i0 + k] - s6_dot(S, pA);
+    }
+    for (int k = 0; k < n; ++k) /* D symmetric: upper triangle, mirrored */
+        for (int l = k; l < n; ++l)
+            D[n * k + l] = D[n * l + k] = s6_dot(w->dof + MBS_DV_STRIDE * (i0 + k), U + 6 * l);
+    if (mbs_small_spd_inverse(n, D, scale, Dinv)) return mbs_aba_singular(d, b);
+    for (int k = 0; k < n; ++k)
+        for (int e = 0; e < 6; ++e) {
+            double x = 0.0;
+            for (int l = 0; l < n; ++l) x += Dinv[n * k + l] * U[6 * l + e];
+            w->Ww[6 * (i0 + k) + e] = x;
+        }
+    if (p > 0) joint_propagate(d, w, jm, p);
+    return MBS_OK;
+}
+
+/* Pass B over the tree, children first (its 6-vector loops also compiled wide, derivs.h). */
+MBS_WIDE_LOOPS static int pass_articulated(mbs_data *d, mbs_derivs *w, const double a0[6])
+{
+    const mbs_model *m = d->model;
+    for (int t = m->ntree - 1; t >= 0; --t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = m->bodies[b].parent;
+        const int st = jm->nv == 1 ? one_dof_articulated(d, w, jm->vadr, b, p, a0)
+                                   : joint_articulated(d, w, jm, p);
+        if (st != MBS_OK) return st;
+    }
+    return MBS_OK;
+}
+
+/* ------------------------------------------------------------------ pass C */
+
+/* F_b += I_b a_b: the body's force at its acceleration, now known. */
+static void body_force(mbs_derivs *w, int b)
+{
+    double Ia[6];
+    rbi_mulv(Ia, &w->Ic[b], w->acc + 6 * b);
+    for (int e = 0; e < 6; ++e) w->F[6 * b + e] += Ia[e];
+}
+
+/* A one-dof joint: qdd = D^-1 (u - U^T (a_p + c - a0)) = k - W^T a_p (one short dot
+   product after a_p, the chain's critical path), a = a_p + c + S qdd,
+   dA = a_p x S + v_p x dV. */
+static void one_dof_acceleration(mbs_data *d, mbs_derivs *w, int i, int b, const double *vp,
+                                 const double *ap)
+{
+    double *D = w->dof + MBS_DV_STRIDE * i, *a = w->acc + 6 * b, t[6], x[6];
+    const double *S = D, *c = w->cb + 6 * b;
+    for (int e = 0; e < 6; ++e) t[e] = ap[e] + c[e];
+    const double qdd = w->kq[i] - dot6(w->Ww + 6 * i, ap);
+    for (int e = 0; e < 6; ++e) a[e] = t[e] + S[e] * qdd;
+    mv_cross_m(D + MBS_DV_DA, ap, S);
+    mv_cross_m(x, vp, D + MBS_DV_DV);
+    for (int e = 0; e < 6; ++e) D[MBS_DV_DA + e] += x[e];
+    d->qacc[i] = qdd;
+}
+
+/* A joint of any dofs: qdd = Dinv (u - U^T (a_p + c - a0)), then the level machinery at
+   that qdd from the parent's velocity and acceleration (S, dV, dA, E and a). */
+static void joint_acceleration(mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm, int p,
+                               const double *vp, const double *ap, const double a0[6])
+{
+    const int n = jm->nv < 6 ? jm->nv : 6, i0 = jm->vadr, b = jm->child;
+    const double *U = w->Uw + 6 * i0, *c = w->cb + 6 * b, *Dinv = d->Dinv + 6 * i0;
+    double t[6], r[6], u[6], *a = w->acc + 6 * b;
+    for (int e = 0; e < 6; ++e) t[e] = ap[e] + c[e];
+    for (int k = 0; k < n; ++k)
+        r[k] = (d->u[i0 + k] + s6_dot(U + 6 * k, a0)) - s6_dot(U + 6 * k, t);
+    for (int k = 0; k < n; ++k) {
+        double x = 0.0;
+        for (int l = 0; l < n; ++l) x += Dinv[n * k + l] * r[l];
+        d->qacc[i0 + k] = x;
+    }
+    mbs_pose X;
+    mbs_derivs_subtree_pose(d, w, b, p, &X);
+    for (int e = 0; e < 6; ++e) u[e] = vp[e], a[e] = ap[e];
+    mbs_derivs_joint_forward(d, w, jm, &X, d->qacc, u, a);
+}
+
+/* Pass C over the tree, parents first. */
+static void pass_accelerations(mbs_data *d, mbs_derivs *w, const double a0[6])
+{
+    const mbs_model *m = d->model;
+    static const double zero[6] = {0, 0, 0, 0, 0, 0};
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = m->bodies[b].parent;
+        const double *vp = p > 0 ? w->vel + 6 * p : zero, *ap = p > 0 ? w->acc + 6 * p : a0;
+        if (jm->nv == 1) one_dof_acceleration(d, w, jm->vadr, b, vp, ap);
+        else joint_acceleration(d, w, jm, p, vp, ap, a0);
+        body_force(w, b);
+    }
+}
+
+/* See derivs.h. */
+int mbs_derivs_world_aba(mbs_data *d)
+{
+    mbs_derivs *w = d->derivs;
+    w->has_K = 0;
+    pass_velocities(d, w);
+    mbs_derivs_bodies(d, 0); /* I, P, B11, F = v x* I v, eight at a time (rnea_lanes.c) */
+    articulated_init(d, w);
+    double a0[6];
+    mbs_derivs_world_acceleration(d->model, a0);
+    const int st = pass_articulated(d, w, a0);
+    if (st != MBS_OK) return st;
+    pass_accelerations(d, w, a0);
+    return MBS_OK;
+}
