@@ -144,6 +144,7 @@ typedef struct mbs_derivs {
     double *cb;           /* [6 nbody] the joint's velocity-product acceleration of each body
                              (world axes, subtree root origin) */
     double *kq;           /* [nv] a one-dof joint's qdd at a_p = 0 (D^-1 (u - U^T (c - a0))) */
+    double *IAw;          /* [48 nbody] articulated inertias, rows of 8 (the last two zero) */
 } mbs_derivs;
 
 /* Per dof, the vectors its pairs with ancestors read: Y, Z, P + SF, Q (rnea_pairs.c). */

@@ -20,6 +20,11 @@
 #pragma GCC optimize("O3")
 #endif
 
+/* The articulated inertias (w->IAw): 6 rows of IA_LD entries, the last two zero, so a row
+   is one vector of 8 lanes (or two of 4). */
+#define IA_LD 8
+#define IA_SIZE (6 * IA_LD)
+
 /* See derivs.h: forces fixed in the world and native rotors take the general path. */
 int mbs_derivs_world_aba_applies(const mbs_data *d)
 {
@@ -80,20 +85,37 @@ static void pass_velocities(const mbs_data *d, mbs_derivs *w)
     }
 }
 
-/* IA_b = I_b (all 36 entries, kept symmetric bit for bit) and pA_b = v x* I v - f_ext, f_ext moved to world axes about
-   the subtree origin ([R n + o x R f; R f]), after the bodies' lanes left F = v x* I v. */
+/* IA_b = I_b (all 36 entries in rows of 8, the last two zero; kept symmetric bit for bit)
+   and pA_b = v x* I v - f_ext, f_ext moved to world axes about the subtree origin
+   ([R n + o x R f; R f]), after the bodies' lanes left F = v x* I v. */
 static void articulated_init(mbs_data *d, const mbs_derivs *w)
 {
     for (int b = 1; b < d->model->nbody; ++b) {
         const double *R = d->x_world[b].R, *o = w->o + 3 * b, *fe = d->f_ext + 6 * b;
         const double *F = w->F + 6 * b;
-        double n[3], f[3], t[3], *pA = d->f + 6 * b;
-        rbi_to_m6(d->IA + 36 * b, &w->Ic[b]);
+        double n[3], f[3], t[3], I6[36], *pA = d->f + 6 * b, *IA = w->IAw + IA_SIZE * b;
+        rbi_to_m6(I6, &w->Ic[b]);
+        for (int r = 0; r < 6; ++r)
+            for (int k = 0; k < IA_LD; ++k) IA[IA_LD * r + k] = k < 6 ? I6[6 * r + k] : 0.0;
         m3_mulv(n, R, fe);
         m3_mulv(f, R, fe + 3);
         v3_cross(t, o, f);
         for (int e = 0; e < 3; ++e) pA[e] = F[e] - (n[e] + t[e]), pA[3 + e] = F[3 + e] - f[e];
     }
+}
+
+/* o = IA s for IA in rows of IA_LD. */
+static inline void ia_mulv(double o[6], const double *IA, const double s[6])
+{
+    for (int r = 0; r < 6; ++r) o[r] = s6_dot(IA + IA_LD * r, s);
+}
+
+/* mbs_aba_joint_scale for IA in rows of IA_LD. */
+static inline double ia_joint_scale(const double s[6], const double *IA)
+{
+    const double trA = IA[0] + IA[IA_LD + 1] + IA[2 * IA_LD + 2];
+    const double trC = IA[3 * IA_LD + 3] + IA[4 * IA_LD + 4] + IA[5 * IA_LD + 5];
+    return v3_dot(s, s) * trA + v3_dot(s + 3, s + 3) * trC;
 }
 
 /* ------------------------------------------------------------------ pass B */
@@ -105,44 +127,36 @@ static inline double dot6(const double *a, const double *b)
            (a[4] * b[4] + a[5] * b[5]);
 }
 
-/* Entries e, e + 1 of p, as a pair. */
-static inline mbs_d2 pair(const double *p, int e) { return d2_set(p[e], p[e + 1]); }
-
-/* U = M s and Y = M y of the symmetric 6x6 M, as combinations of its columns (its rows)
-   summed pairwise (short chains: the parent waits on U), two entries at a time. */
-static inline void sym6_mulv2(const double *restrict M, const double *restrict s,
-                              const double *restrict y, double *restrict U,
-                              double *restrict Y)
+/* o = M x of the symmetric M (rows of IA_LD = 8, zero padded: o padded too) as a combination
+   of its rows, summed pairwise (short chains: the parent waits on U). */
+MBS_ALWAYS_INLINE void sym6_mulv(const double *restrict M, const double *restrict x,
+                                 double *restrict o)
 {
-    mbs_d2 sv[6], yv[6];
-    for (int j = 0; j < 6; ++j) sv[j] = d2_splat(s[j]), yv[j] = d2_splat(y[j]);
-    for (int e = 0; e < 6; e += 2) {
-        mbs_d2 m[6], u, x;
-        for (int j = 0; j < 6; ++j) m[j] = pair(M, 6 * j + e);
-        u = d2_add(d2_add(d2_add(d2_mul(m[0], sv[0]), d2_mul(m[1], sv[1])),
-                          d2_add(d2_mul(m[2], sv[2]), d2_mul(m[3], sv[3]))),
-                   d2_add(d2_mul(m[4], sv[4]), d2_mul(m[5], sv[5])));
-        x = d2_add(d2_add(d2_add(d2_mul(m[0], yv[0]), d2_mul(m[1], yv[1])),
-                          d2_add(d2_mul(m[2], yv[2]), d2_mul(m[3], yv[3]))),
-                   d2_add(d2_mul(m[4], yv[4]), d2_mul(m[5], yv[5])));
-        U[e] = d2_lo(u), U[e + 1] = d2_hi(u), Y[e] = d2_lo(x), Y[e + 1] = d2_hi(x);
-    }
+    mbs_d8 r[6], a, b, c;
+    for (int j = 0; j < 6; ++j) D8_LOAD(r[j], M + IA_LD * j);
+    D8_SCALE(a, x[0], r[0]), D8_AXPY(a, x[1], r[1]);
+    D8_SCALE(b, x[2], r[2]), D8_AXPY(b, x[3], r[3]);
+    D8_SCALE(c, x[4], r[4]), D8_AXPY(c, x[5], r[5]);
+    D8_AXPY(a, 1.0, b); /* (a + b) + c, exactly */
+    D8_AXPY(a, 1.0, c);
+    D8_STORE(o, a);
 }
 
-/* Mp += M - (U_r U_k) dinv over all 36 entries (the same bits at (r, k) and (k, r): Mp
-   stays symmetric), two at a time. */
-static inline void sym6_downdate_add(double *restrict Mp, const double *restrict M,
-                                     const double U[6], double dinv)
+/* Mp += M - (U_r U_k) dinv over the rows of IA_LD (the same bits at (r, k) and (k, r): Mp
+   stays symmetric; U's padding zero keeps Mp's), a row a vector. */
+MBS_ALWAYS_INLINE void sym6_downdate_add(double *restrict Mp, const double *restrict M,
+                                         const double *restrict U, double dinv)
 {
-    const mbs_d2 s = d2_splat(dinv);
+    mbs_d8 u, t, m, p;
+    D8_LOAD(u, U);
     for (int r = 0; r < 6; ++r) {
-        const mbs_d2 ur = d2_splat(U[r]);
-        for (int k = 0; k < 6; k += 2) {
-            const int e = 6 * r + k;
-            const mbs_d2 x = d2_sub(pair(M, e), d2_mul(d2_mul(ur, pair(U, k)), s));
-            const mbs_d2 y = d2_add(pair(Mp, e), x);
-            Mp[e] = d2_lo(y), Mp[e + 1] = d2_hi(y);
-        }
+        D8_LOAD(m, M + IA_LD * r);
+        D8_LOAD(p, Mp + IA_LD * r);
+        D8_SCALE(t, U[r], u);
+        D8_SCALE(t, dinv, t);
+        D8_SUB(m, t);
+        D8_AXPY(p, 1.0, m);
+        D8_STORE(Mp + IA_LD * r, p);
     }
 }
 
@@ -152,12 +166,13 @@ static inline void sym6_downdate_add(double *restrict Mp, const double *restrict
 MBS_ALWAYS_INLINE int one_dof_articulated(mbs_data *d, mbs_derivs *w, int i, int b, int p,
                                const double a0[6])
 {
-    const double *IA = d->IA + 36 * b;
-    double U[6], Ic[6], *W = w->Ww + 6 * i;
+    const double *IA = w->IAw + IA_SIZE * b;
+    double U[IA_LD], Ic[IA_LD], *W = w->Ww + 6 * i;
     const double *pA = d->f + 6 * b, *S = w->dof + MBS_DV_STRIDE * i, *c = w->cb + 6 * b;
-    sym6_mulv2(IA, S, c, U, Ic);
+    sym6_mulv(IA, S, U);
+    sym6_mulv(IA, c, Ic);
     const double D = dot6(S, U);
-    if (!(D > MBS_ABA_SINGULAR_EPS * mbs_aba_joint_scale(S, IA))) return mbs_aba_singular(d, b);
+    if (!(D > MBS_ABA_SINGULAR_EPS * ia_joint_scale(S, IA))) return mbs_aba_singular(d, b);
     const double dinv = 1.0 / D, u = d->tau[i] + d->gen_force[i] - dot6(S, pA);
     for (int e = 0; e < 6; ++e) w->Uw[6 * i + e] = U[e], W[e] = dinv * U[e];
     d->Dinv[6 * i] = dinv;
@@ -165,7 +180,7 @@ MBS_ALWAYS_INLINE int one_dof_articulated(mbs_data *d, mbs_derivs *w, int i, int
     const double g = dinv * (u - dot6(U, c));
     w->kq[i] = g + dot6(W, a0);
     if (p == 0) return MBS_OK;
-    double *restrict IAp = d->IA + 36 * p, *restrict pAp = d->f + 6 * p;
+    double *restrict IAp = w->IAw + IA_SIZE * p, *restrict pAp = d->f + 6 * p;
     sym6_downdate_add(IAp, IA, U, dinv);
     for (int e = 0; e < 6; ++e) pAp[e] += pA[e] + Ic[e] + U[e] * g;
     return MBS_OK;
@@ -177,10 +192,10 @@ static void joint_propagate(mbs_data *d, const mbs_derivs *w, const mbs_joint_mo
                             int p)
 {
     const int n = jm->nv < 6 ? jm->nv : 6, i0 = jm->vadr, b = jm->child;
-    const double *IA = d->IA + 36 * b, *pA = d->f + 6 * b, *c = w->cb + 6 * b;
+    const double *IA = w->IAw + IA_SIZE * b, *pA = d->f + 6 * b, *c = w->cb + 6 * b;
     const double *U = w->Uw + 6 * i0, *W = w->Ww + 6 * i0;
-    double pa[6], r[6], *IAp = d->IA + 36 * p;
-    m6_mulv(pa, IA, c);
+    double pa[6], r[6], *IAp = w->IAw + IA_SIZE * p;
+    ia_mulv(pa, IA, c);
     for (int k = 0; k < n; ++k) r[k] = d->u[i0 + k] - s6_dot(U + 6 * k, c);
     for (int e = 0; e < 6; ++e) {
         pa[e] += pA[e];
@@ -189,10 +204,10 @@ static void joint_propagate(mbs_data *d, const mbs_derivs *w, const mbs_joint_mo
     }
     for (int e = 0; e < 6; ++e)
         for (int f = e; f < 6; ++f) {
-            double x = IA[6 * e + f];
+            double x = IA[IA_LD * e + f];
             for (int l = 0; l < n; ++l) x -= W[6 * l + e] * U[6 * l + f];
-            IAp[6 * e + f] += x;
-            if (f != e) IAp[6 * f + e] += x;
+            IAp[IA_LD * e + f] += x;
+            if (f != e) IAp[IA_LD * f + e] += x;
         }
 }
 
@@ -201,14 +216,14 @@ static void joint_propagate(mbs_data *d, const mbs_derivs *w, const mbs_joint_mo
 static int joint_articulated(mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm, int p)
 {
     const int n = jm->nv < 6 ? jm->nv : 6, i0 = jm->vadr, b = jm->child;
-    const double *IA = d->IA + 36 * b;
+    const double *IA = w->IAw + IA_SIZE * b;
     double *U = w->Uw + 6 * i0, *Dinv = d->Dinv + 6 * i0;
     double D[36] = {0}, scale[6] = {0}; /* (n = 0: unread) */
     const double *pA = d->f + 6 * b;
     for (int k = 0; k < n; ++k) {
         const double *S = w->dof + MBS_DV_STRIDE * (i0 + k);
-        m6_mulv(U + 6 * k, IA, S);
-        scale[k] = mbs_aba_joint_scale(S, IA);
+        ia_mulv(U + 6 * k, IA, S);
+        scale[k] = ia_joint_scale(S, IA);
         d->u[i0 + k] = d->tau[i0 + k] + d->gen_force[i0 + k] - s6_dot(S, pA);
     }
     for (int k = 0; k < n; ++k) /* D symmetric: upper triangle, mirrored */
