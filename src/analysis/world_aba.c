@@ -41,7 +41,7 @@ int mbs_derivs_world_aba_applies(const mbs_data *d)
 
 /* A one-dof joint (dof i, child b, parent velocity vp): S, dV = vp x S, E = 2 dV, the
    child's velocity vp + S qd and bias c = dV qd. */
-static void one_dof_velocity(const mbs_data *d, mbs_derivs *w, int i, int b,
+MBS_ALWAYS_INLINE void one_dof_velocity(const mbs_data *d, mbs_derivs *w, int i, int b,
                              const double *vp)
 {
     double *D = w->dof + MBS_DV_STRIDE * i, *v = w->vel + 6 * b, *c = w->cb + 6 * b;
@@ -69,7 +69,7 @@ static void joint_velocity(const mbs_data *d, mbs_derivs *w, const mbs_joint_mod
 }
 
 /* Pass A over the tree, parents first. */
-static void pass_velocities(const mbs_data *d, mbs_derivs *w)
+MBS_WIDE_LOOPS static void pass_velocities(const mbs_data *d, mbs_derivs *w)
 {
     const mbs_model *m = d->model;
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
@@ -88,7 +88,7 @@ static void pass_velocities(const mbs_data *d, mbs_derivs *w)
 /* IA_b = I_b (all 36 entries in rows of 8, the last two zero; kept symmetric bit for bit)
    and pA_b = v x* I v - f_ext, f_ext moved to world axes about the subtree origin
    ([R n + o x R f; R f]), after the bodies' lanes left F = v x* I v. */
-static void articulated_init(mbs_data *d, const mbs_derivs *w)
+MBS_WIDE_LOOPS static void articulated_init(mbs_data *d, const mbs_derivs *w)
 {
     for (int b = 1; b < d->model->nbody; ++b) {
         const double *R = d->x_world[b].R, *o = w->o + 3 * b, *fe = d->f_ext + 6 * b;
@@ -257,7 +257,7 @@ MBS_WIDE_LOOPS static int pass_articulated(mbs_data *d, mbs_derivs *w, const dou
 /* ------------------------------------------------------------------ pass C */
 
 /* F_b += I_b a_b: the body's force at its acceleration, now known. */
-static void body_force(mbs_derivs *w, int b)
+MBS_ALWAYS_INLINE void body_force(mbs_derivs *w, int b)
 {
     double Ia[6];
     rbi_mulv(Ia, &w->Ic[b], w->acc + 6 * b);
@@ -267,7 +267,7 @@ static void body_force(mbs_derivs *w, int b)
 /* A one-dof joint: qdd = D^-1 (u - U^T (a_p + c - a0)) = k - W^T a_p (one short dot
    product after a_p, the chain's critical path), a = a_p + c + S qdd,
    dA = a_p x S + v_p x dV. */
-static void one_dof_acceleration(mbs_data *d, mbs_derivs *w, int i, int b, const double *vp,
+MBS_ALWAYS_INLINE void one_dof_acceleration(mbs_data *d, mbs_derivs *w, int i, int b, const double *vp,
                                  const double *ap)
 {
     double *D = w->dof + MBS_DV_STRIDE * i, *a = w->acc + 6 * b, t[6], x[6];
@@ -304,7 +304,7 @@ static void joint_acceleration(mbs_data *d, mbs_derivs *w, const mbs_joint_model
 }
 
 /* Pass C over the tree, parents first. */
-static void pass_accelerations(mbs_data *d, mbs_derivs *w, const double a0[6])
+MBS_WIDE_LOOPS static void pass_accelerations(mbs_data *d, mbs_derivs *w, const double a0[6])
 {
     const mbs_model *m = d->model;
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
