@@ -145,6 +145,7 @@ typedef struct mbs_derivs {
                              (world axes, subtree root origin) */
     double *kq;           /* [nv] a one-dof joint's qdd at a_p = 0 (D^-1 (u - U^T (c - a0))) */
     double *IAw;          /* [48 nbody] articulated inertias, rows of 8 (the last two zero) */
+    double *sd;           /* [6 nv] Sdot of each dof of a multi-dof joint (its levels) */
 } mbs_derivs;
 
 /* Per dof, the vectors its pairs with ancestors read: Y, Z, P + SF, Q (rnea_pairs.c). */
@@ -250,11 +251,15 @@ static inline void mbs_derivs_world_s(const mbs_data *d, const mbs_derivs *w, in
 /* Pose of body b in its subtree's frame: world rotation, origin o_b (mbs_derivs_origin). */
 void mbs_derivs_subtree_pose(const mbs_data *d, mbs_derivs *w, int b, int p, mbs_pose *X);
 /* S of the joint's dofs in world axes (X its subtree pose), then level by level (joint.h)
-   their dV, dA, E, and the child's velocity u and acceleration al (given the parent's);
-   qacc NULL: zero. */
-void mbs_derivs_joint_forward(const mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm,
-                              const mbs_pose *X, const double *qacc, double u[6],
-                              double al[6]);
+   their dV, E, Sdot (w->sd), the second term u x dV of dA, and the child's velocity u (given
+   the parent's). */
+void mbs_derivs_joint_velocity(const mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm,
+                               const mbs_pose *X, double u[6]);
+/* After mbs_derivs_joint_velocity, level by level: dA = al x S + u x dV (with_da) and the
+   child's acceleration al (given the parent's) at qacc (NULL: zero). */
+void mbs_derivs_joint_acceleration(const mbs_data *d, mbs_derivs *w,
+                                   const mbs_joint_model *jm, const double *qacc, int with_da,
+                                   double al[6]);
 /* The world's acceleration a0 of the derivative passes: -g for uniform gravity, else 0. */
 void mbs_derivs_world_acceleration(const mbs_model *m, double a0[6]);
 /* 1 when some body has a force fixed in the world (a host wrench, point gravity). */

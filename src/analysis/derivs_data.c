@@ -189,7 +189,9 @@ int mbs_derivs_create(mbs_data *d)
     w->cb = alloc0(6 * nb, sizeof(double));
     w->kq = alloc0(nv, sizeof(double));
     w->IAw = alloc0(48 * nb, sizeof(double));
-    if (!w->Minv || !w->X || !w->Uw || !w->Ww || !w->Pm || !w->cb || !w->kq || !w->IAw)
+    w->sd = alloc0(6 * nv, sizeof(double));
+    if (!w->Minv || !w->X || !w->Uw || !w->Ww || !w->Pm || !w->cb || !w->kq || !w->IAw ||
+        !w->sd)
         return MBS_ERR_NOMEM;
     w->cap = w->ldp;
     w->dfs = alloc0((size_t)m->ntree, sizeof(int));
@@ -217,7 +219,7 @@ void mbs_derivs_destroy(mbs_data *d)
                  w->T, w->taus, w->offp, w->offm, w->uxs, w->Ic, w->list, w->ident, w->mark,
                  w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
                  w->step_at, w->step_tree, w->step_dof, w->bstep,
-                 w->dfs, w->path, w->pidx, w->kvec, w->one, w->bodies, w->cb, w->kq, w->IAw};
+                 w->dfs, w->path, w->pidx, w->kvec, w->one, w->bodies, w->cb, w->kq, w->IAw, w->sd};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(w);
     d->derivs = NULL;

@@ -47,47 +47,78 @@ void mbs_derivs_subtree_pose(const mbs_data *d, mbs_derivs *w, int b, int p, mbs
     v3_copy(X->p, w->o + 3 * b);
 }
 
-/* The dofs [k, e) of one level: with u, al the velocity and acceleration of the frame
-   before it, Sdot = w x S (w the velocity after it), dV = u x S, dA = al x S + u x dV,
-   E = dV + Sdot; then u = w and al += S qdd + Sdot qd (qacc NULL: qdd = 0). */
-static void level_forward(const mbs_data *d, double *dof, int k, int e, const double *qacc,
-                          double u[6], double al[6])
+/* The level [k, e) of the dofs from i: its end dof (levels of joint.h). */
+static int level_end(const mbs_joint_model *jm, int k)
 {
-    double wv[6], dal[6] = {0, 0, 0, 0, 0, 0}, t[6];
+    int e = k + 1;
+    while (e < jm->nv && jm->ops->level[e] == jm->ops->level[k]) ++e;
+    return e;
+}
+
+/* The velocity half of the dofs [k, e) of one level: with u the velocity of the frame
+   before it, Sdot = w x S (w the velocity after it; into sd), dV = u x S, E = dV + Sdot and,
+   as dA's second term, u x dV; then u = w. */
+static void level_velocity(const mbs_data *d, double *dof, double *sd, int k, int e,
+                           double u[6])
+{
+    double wv[6];
     for (int c = 0; c < 6; ++c) wv[c] = u[c];
     for (int i = k; i < e; ++i)
         for (int c = 0; c < 6; ++c) wv[c] += dof[MBS_DV_STRIDE * i + c] * d->v[i];
     for (int i = k; i < e; ++i) {
-        double *D = dof + MBS_DV_STRIDE * i, Sd[6];
+        double *D = dof + MBS_DV_STRIDE * i, *Sd = sd + 6 * i;
         mv_cross_m(D + MBS_DV_DV, u, D);
         if (e - k == 1) /* w x S = u x S + qd S x S = dV: one dof at this level */
             for (int c = 0; c < 6; ++c) Sd[c] = D[MBS_DV_DV + c];
         else
             mv_cross_m(Sd, wv, D);
-        mv_cross_m(D + MBS_DV_DA, al, D);
-        mv_cross_m(t, u, D + MBS_DV_DV);
-        for (int c = 0; c < 6; ++c) {
-            D[MBS_DV_DA + c] += t[c];
-            D[MBS_DV_E + c] = D[MBS_DV_DV + c] + Sd[c];
-            dal[c] += (qacc ? D[c] * qacc[i] : 0.0) + Sd[c] * d->v[i];
-        }
+        mv_cross_m(D + MBS_DV_DA, u, D + MBS_DV_DV);
+        for (int c = 0; c < 6; ++c) D[MBS_DV_E + c] = D[MBS_DV_DV + c] + Sd[c];
     }
-    for (int c = 0; c < 6; ++c) u[c] = wv[c], al[c] += dal[c];
+    for (int c = 0; c < 6; ++c) u[c] = wv[c];
+}
+
+/* The acceleration half, after level_velocity: with al the acceleration of the frame before
+   the level, dA = al x S + u x dV (with_da; else dA is left as it is) and al += S qdd +
+   Sdot qd (qacc NULL: qdd = 0). */
+static void level_acceleration(const mbs_data *d, double *dof, const double *sd, int k,
+                               int e, const double *qacc, int with_da, double al[6])
+{
+    double dal[6] = {0, 0, 0, 0, 0, 0}, t[6];
+    for (int i = k; i < e; ++i) {
+        double *D = dof + MBS_DV_STRIDE * i;
+        const double *Sd = sd + 6 * i;
+        if (with_da) {
+            mv_cross_m(t, al, D);
+            for (int c = 0; c < 6; ++c) D[MBS_DV_DA + c] = t[c] + D[MBS_DV_DA + c];
+        }
+        for (int c = 0; c < 6; ++c) dal[c] += (qacc ? D[c] * qacc[i] : 0.0) + Sd[c] * d->v[i];
+    }
+    for (int c = 0; c < 6; ++c) al[c] += dal[c];
 }
 
 /* See derivs.h. */
-void mbs_derivs_joint_forward(const mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm,
-                          const mbs_pose *X, const double *qacc, double u[6], double al[6])
+void mbs_derivs_joint_velocity(const mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm,
+                               const mbs_pose *X, double u[6])
 {
     const int n = jm->nv, v0 = jm->vadr;
-    const unsigned char *level = jm->ops->level;
     for (int k = 0; k < n; ++k)
         xm_apply_inv(w->dof + MBS_DV_STRIDE * (v0 + k), X, d->S + 6 * (v0 + k));
-    for (int k = 0; k < n;) {
-        int e = k + 1;
-        while (e < n && level[e] == level[k]) ++e;
-        level_forward(d, w->dof, v0 + k, v0 + e, qacc, u, al);
-        k = e;
+    for (int k = 0, e; k < n; k = e) {
+        e = level_end(jm, k);
+        level_velocity(d, w->dof, w->sd, v0 + k, v0 + e, u);
+    }
+}
+
+/* See derivs.h. */
+void mbs_derivs_joint_acceleration(const mbs_data *d, mbs_derivs *w,
+                                   const mbs_joint_model *jm, const double *qacc, int with_da,
+                                   double al[6])
+{
+    const int n = jm->nv, v0 = jm->vadr;
+    for (int k = 0, e; k < n; k = e) {
+        e = level_end(jm, k);
+        level_acceleration(d, w->dof, w->sd, v0 + k, v0 + e, qacc, with_da, al);
     }
 }
 
@@ -239,7 +270,8 @@ static void derivs_forward(const mbs_data *d, mbs_derivs *w, const double *qacc)
         double *u = w->vel + 6 * b, *al = w->acc + 6 * b;
         for (int e = 0; e < 6; ++e)
             u[e] = p > 0 ? w->vel[6 * p + e] : 0.0, al[e] = p > 0 ? w->acc[6 * p + e] : a0[e];
-        mbs_derivs_joint_forward(d, w, jm, &X, qacc, u, al);
+        mbs_derivs_joint_velocity(d, w, jm, &X, u);
+        mbs_derivs_joint_acceleration(d, w, jm, qacc, 1, al);
         if (w->has_K) body_forward(d, w, b, &X);
     }
     if (!w->has_K) mbs_derivs_bodies(d, 1); /* eight at a time (rnea_lanes.c) */

@@ -65,7 +65,8 @@ static void joint_velocity(const mbs_data *d, mbs_derivs *w, const mbs_joint_mod
     mbs_derivs_subtree_pose(d, w, b, p, &X);
     double *u = w->vel + 6 * b, *c = w->cb + 6 * b;
     for (int e = 0; e < 6; ++e) u[e] = p > 0 ? w->vel[6 * p + e] : 0.0, c[e] = 0.0;
-    mbs_derivs_joint_forward(d, w, jm, &X, NULL, u, c);
+    mbs_derivs_joint_velocity(d, w, jm, &X, u);
+    mbs_derivs_joint_acceleration(d, w, jm, NULL, 0, c); /* dA waits for pass C */
 }
 
 /* Pass A over the tree, parents first. */
@@ -281,14 +282,15 @@ MBS_ALWAYS_INLINE void one_dof_acceleration(mbs_data *d, mbs_derivs *w, int i, i
     d->qacc[i] = qdd;
 }
 
-/* A joint of any dofs: qdd = Dinv (u - U^T (a_p + c - a0)), then the level machinery at
-   that qdd from the parent's velocity and acceleration (S, dV, dA, E and a). */
-static void joint_acceleration(mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm, int p,
-                               const double *vp, const double *ap, const double a0[6])
+/* A joint of any dofs: qdd = Dinv (u - U^T (a_p + c - a0)), then the acceleration half of
+   the level machinery at that qdd from the parent's acceleration (dA and a; S, dV, E and
+   Sdot are pass A's). */
+static void joint_acceleration(mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm,
+                               const double *ap, const double a0[6])
 {
     const int n = jm->nv < 6 ? jm->nv : 6, i0 = jm->vadr, b = jm->child;
     const double *U = w->Uw + 6 * i0, *c = w->cb + 6 * b, *Dinv = d->Dinv + 6 * i0;
-    double t[6], r[6], u[6], *a = w->acc + 6 * b;
+    double t[6], r[6], *a = w->acc + 6 * b;
     for (int e = 0; e < 6; ++e) t[e] = ap[e] + c[e];
     for (int k = 0; k < n; ++k)
         r[k] = (d->u[i0 + k] + s6_dot(U + 6 * k, a0)) - s6_dot(U + 6 * k, t);
@@ -297,10 +299,8 @@ static void joint_acceleration(mbs_data *d, mbs_derivs *w, const mbs_joint_model
         for (int l = 0; l < n; ++l) x += Dinv[n * k + l] * r[l];
         d->qacc[i0 + k] = x;
     }
-    mbs_pose X;
-    mbs_derivs_subtree_pose(d, w, b, p, &X);
-    for (int e = 0; e < 6; ++e) u[e] = vp[e], a[e] = ap[e];
-    mbs_derivs_joint_forward(d, w, jm, &X, d->qacc, u, a);
+    for (int e = 0; e < 6; ++e) a[e] = ap[e];
+    mbs_derivs_joint_acceleration(d, w, jm, d->qacc, 1, a); /* S, dV, E from pass A */
 }
 
 /* Pass C over the tree, parents first. */
@@ -313,7 +313,7 @@ MBS_WIDE_LOOPS static void pass_accelerations(mbs_data *d, mbs_derivs *w, const 
         const int b = jm->child, p = m->bodies[b].parent;
         const double *vp = p > 0 ? w->vel + 6 * p : zero, *ap = p > 0 ? w->acc + 6 * p : a0;
         if (jm->nv == 1) one_dof_acceleration(d, w, jm->vadr, b, vp, ap);
-        else joint_acceleration(d, w, jm, p, vp, ap, a0);
+        else joint_acceleration(d, w, jm, ap, a0);
         body_force(w, b);
     }
 }
