@@ -86,6 +86,20 @@ MBS_WIDE_LOOPS static void pass_velocities(const mbs_data *d, mbs_derivs *w)
     }
 }
 
+/* M = the 6x6 of I (rbi_to_m6's: J, [h]x; [h]x^T, m 1) in rows of IA_LD, the padding zero. */
+MBS_ALWAYS_INLINE void rbi_to_ia(double *restrict M, const mbs_rbi *restrict I)
+{
+    const double *h = I->h, hx[9] = {0.0, -h[2], h[1], h[2], 0.0, -h[0], -h[1], h[0], 0.0};
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+            M[IA_LD * i + j] = I->I[3 * i + j];
+            M[IA_LD * i + j + 3] = hx[3 * i + j];
+            M[IA_LD * (j + 3) + i] = hx[3 * i + j];
+            M[IA_LD * (i + 3) + j + 3] = i == j ? I->m : 0.0;
+        }
+    for (int r = 0; r < 6; ++r) M[IA_LD * r + 6] = M[IA_LD * r + 7] = 0.0;
+}
+
 /* IA_b = I_b (all 36 entries in rows of 8, the last two zero; kept symmetric bit for bit)
    and pA_b = v x* I v - f_ext, f_ext moved to world axes about the subtree origin
    ([R n + o x R f; R f]), after the bodies' lanes left F = v x* I v. */
@@ -94,10 +108,8 @@ MBS_WIDE_LOOPS static void articulated_init(mbs_data *d, const mbs_derivs *w)
     for (int b = 1; b < d->model->nbody; ++b) {
         const double *R = d->x_world[b].R, *o = w->o + 3 * b, *fe = d->f_ext + 6 * b;
         const double *F = w->F + 6 * b;
-        double n[3], f[3], t[3], I6[36], *pA = d->f + 6 * b, *IA = w->IAw + IA_SIZE * b;
-        rbi_to_m6(I6, &w->Ic[b]);
-        for (int r = 0; r < 6; ++r)
-            for (int k = 0; k < IA_LD; ++k) IA[IA_LD * r + k] = k < 6 ? I6[6 * r + k] : 0.0;
+        double n[3], f[3], t[3], *pA = d->f + 6 * b;
+        rbi_to_ia(w->IAw + IA_SIZE * b, &w->Ic[b]);
         m3_mulv(n, R, fe);
         m3_mulv(f, R, fe + 3);
         v3_cross(t, o, f);
@@ -128,19 +140,30 @@ static inline double dot6(const double *a, const double *b)
            (a[4] * b[4] + a[5] * b[5]);
 }
 
-/* o = M x of the symmetric M (rows of IA_LD = 8, zero padded: o padded too) as a combination
-   of its rows, summed pairwise (short chains: the parent waits on U). */
-MBS_ALWAYS_INLINE void sym6_mulv(const double *restrict M, const double *restrict x,
-                                 double *restrict o)
+/* o = M x of the symmetric M (its rows r, loaded) as a combination of the rows, summed
+   pairwise (short chains: the parent waits on U). */
+MBS_ALWAYS_INLINE void sym6_combine(const mbs_d8 r[6], const double *restrict x,
+                                    double *restrict o)
 {
-    mbs_d8 r[6], a, b, c;
-    for (int j = 0; j < 6; ++j) D8_LOAD(r[j], M + IA_LD * j);
+    mbs_d8 a, b, c;
     D8_SCALE(a, x[0], r[0]), D8_AXPY(a, x[1], r[1]);
     D8_SCALE(b, x[2], r[2]), D8_AXPY(b, x[3], r[3]);
     D8_SCALE(c, x[4], r[4]), D8_AXPY(c, x[5], r[5]);
     D8_AXPY(a, 1.0, b); /* (a + b) + c, exactly */
     D8_AXPY(a, 1.0, c);
     D8_STORE(o, a);
+}
+
+/* U = M s and Y = M y of the symmetric M (rows of IA_LD = 8, zero padded: U, Y padded too),
+   its rows loaded once. */
+MBS_ALWAYS_INLINE void sym6_mulv2(const double *restrict M, const double *restrict s,
+                                  const double *restrict y, double *restrict U,
+                                  double *restrict Y)
+{
+    mbs_d8 r[6];
+    for (int j = 0; j < 6; ++j) D8_LOAD(r[j], M + IA_LD * j);
+    sym6_combine(r, s, U);
+    sym6_combine(r, y, Y);
 }
 
 /* Mp += M - (U_r U_k) dinv over the rows of IA_LD (the same bits at (r, k) and (k, r): Mp
@@ -170,8 +193,7 @@ MBS_ALWAYS_INLINE int one_dof_articulated(mbs_data *d, mbs_derivs *w, int i, int
     const double *IA = w->IAw + IA_SIZE * b;
     double U[IA_LD], Ic[IA_LD], *W = w->Ww + 6 * i;
     const double *pA = d->f + 6 * b, *S = w->dof + MBS_DV_STRIDE * i, *c = w->cb + 6 * b;
-    sym6_mulv(IA, S, U);
-    sym6_mulv(IA, c, Ic);
+    sym6_mulv2(IA, S, c, U, Ic);
     const double D = dot6(S, U);
     if (!(D > MBS_ABA_SINGULAR_EPS * ia_joint_scale(S, IA))) return mbs_aba_singular(d, b);
     const double dinv = 1.0 / D, u = d->tau[i] + d->gen_force[i] - dot6(S, pA);
@@ -189,10 +211,10 @@ MBS_ALWAYS_INLINE int one_dof_articulated(mbs_data *d, mbs_derivs *w, int i, int
 
 /* Into the parent p of a joint of n dofs (W = Dinv U known): IA - sum W_l U_l^T (its upper
    triangle, mirrored) and pA + IA c + sum W_l (u_l - U_l^T c). */
-static void joint_propagate(mbs_data *d, const mbs_derivs *w, const mbs_joint_model *jm,
-                            int p)
+MBS_ALWAYS_INLINE void joint_propagate(mbs_data *d, const mbs_derivs *w,
+                                       const mbs_joint_model *jm, int n, int p)
 {
-    const int n = jm->nv < 6 ? jm->nv : 6, i0 = jm->vadr, b = jm->child;
+    const int i0 = jm->vadr, b = jm->child;
     const double *IA = w->IAw + IA_SIZE * b, *pA = d->f + 6 * b, *c = w->cb + 6 * b;
     const double *U = w->Uw + 6 * i0, *W = w->Ww + 6 * i0;
     double pa[6], r[6], *IAp = w->IAw + IA_SIZE * p;
@@ -213,10 +235,11 @@ static void joint_propagate(mbs_data *d, const mbs_derivs *w, const mbs_joint_mo
 }
 
 /* A joint of any dofs: U_k = IA S_k, D = S^T U inverted (Cholesky, aba.c), u; Uw = U,
-   Ww = Dinv U; then into the parent. MBS_OK or MBS_ERR_SINGULAR. */
-static int joint_articulated(mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm, int p)
+   Ww = Dinv U; then into the parent. MBS_OK or MBS_ERR_SINGULAR. n = the joint's dofs. */
+MBS_ALWAYS_INLINE int joint_articulated_n(mbs_data *d, mbs_derivs *w,
+                                          const mbs_joint_model *jm, int n, int p)
 {
-    const int n = jm->nv < 6 ? jm->nv : 6, i0 = jm->vadr, b = jm->child;
+    const int i0 = jm->vadr, b = jm->child;
     const double *IA = w->IAw + IA_SIZE * b;
     double *U = w->Uw + 6 * i0, *Dinv = d->Dinv + 6 * i0;
     double D[36] = {0}, scale[6] = {0}; /* (n = 0: unread) */
@@ -237,8 +260,15 @@ static int joint_articulated(mbs_data *d, mbs_derivs *w, const mbs_joint_model *
             for (int l = 0; l < n; ++l) x += Dinv[n * k + l] * U[6 * l + e];
             w->Ww[6 * (i0 + k) + e] = x;
         }
-    if (p > 0) joint_propagate(d, w, jm, p);
+    if (p > 0) joint_propagate(d, w, jm, n, p);
     return MBS_OK;
+}
+
+/* joint_articulated_n, the free joint's 6 dofs as a constant (its loops unrolled). */
+static int joint_articulated(mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm, int p)
+{
+    const int n = jm->nv < 6 ? jm->nv : 6;
+    return n == 6 ? joint_articulated_n(d, w, jm, 6, p) : joint_articulated_n(d, w, jm, n, p);
 }
 
 /* Pass B over the tree, children first (its 6-vector loops also compiled wide, derivs.h). */
