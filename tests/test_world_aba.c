@@ -4,7 +4,7 @@
  * joint and line springs (f_ext and gen_force nonzero) and on floating chains (free root,
  * spherical, universal, revolute); the path it takes (applies) and the fallback with a
  * host wrench (the derivatives against central differences there); a massless end body
- * gives MBS_ERR_SINGULAR with qacc untouched. */
+ * gives MBS_ERR_SINGULAR with qacc untouched; a repeated call gives the same bits. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -149,6 +149,45 @@ static void test_singular_end(void **state)
     mbs_model_destroy(m);
 }
 
+/* Determinism: the call repeated, after mbs_forward_dynamics and after a call at another
+   state (the workspace then holds other values), gives the same bits. */
+static void test_repeat_bitwise(void **state)
+{
+    (void)state;
+    static double B1[NMAX * NMAX], B2[NMAX * NMAX], B3[NMAX * NMAX];
+    mbs_model *m = test_floating_chain(9, MBS_ROT_QUATERNION);
+    mbs_data *d = mbs_data_create(m);
+    const int nv = mbs_model_nv(m), nq = mbs_model_nq(m);
+    const size_t nn = sizeof(double) * (size_t)nv * (size_t)nv;
+    double q0[NMAX], v0[NMAX], t0[NMAX], qacc[NMAX];
+    test_rng r;
+    test_rng_seed(&r, 31);
+    test_random_state(&r, d, 0.8, 1.5, 1.0);
+    memcpy(q0, mbs_data_q(d), sizeof(double) * (size_t)nq);
+    memcpy(v0, mbs_data_v(d), sizeof(double) * (size_t)nv);
+    memcpy(t0, mbs_data_tau(d), sizeof(double) * (size_t)nv);
+    assert_int_equal(mbs_forward_dynamics_derivatives(d, A1, A2, A3), MBS_OK);
+    memcpy(qacc, mbs_data_qacc(d), sizeof(double) * (size_t)nv);
+    for (int round = 0; round < 2; ++round) {
+        if (round == 0) {
+            assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+        } else { /* another state, then back */
+            test_random_state(&r, d, 0.8, 1.5, 1.0);
+            assert_int_equal(mbs_forward_dynamics_derivatives(d, B1, B2, B3), MBS_OK);
+            memcpy(mbs_data_q(d), q0, sizeof(double) * (size_t)nq);
+            memcpy(mbs_data_v(d), v0, sizeof(double) * (size_t)nv);
+            memcpy(mbs_data_tau(d), t0, sizeof(double) * (size_t)nv);
+        }
+        assert_int_equal(mbs_forward_dynamics_derivatives(d, B1, B2, B3), MBS_OK);
+        assert_memory_equal(B1, A1, nn);
+        assert_memory_equal(B2, A2, nn);
+        assert_memory_equal(B3, A3, nn);
+        assert_memory_equal(mbs_data_qacc(d), qacc, sizeof(double) * (size_t)nv);
+    }
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +195,7 @@ int main(void)
         cmocka_unit_test(test_floating_chains),
         cmocka_unit_test(test_fallback_host_wrench),
         cmocka_unit_test(test_singular_end),
+        cmocka_unit_test(test_repeat_bitwise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
