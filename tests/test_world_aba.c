@@ -3,8 +3,9 @@
  * 1e-12 relative) on random trees of every joint type with no, uniform gravity, damped
  * joint and line springs (f_ext and gen_force nonzero) and on floating chains (free root,
  * spherical, universal, revolute); the path it takes (applies) and the fallback with a
- * host wrench (the derivatives against central differences there); a massless end body
- * gives MBS_ERR_SINGULAR with qacc untouched; a repeated call gives the same bits. */
+ * host wrench (the derivatives against central differences there); a model with a native
+ * rotor is not served; a massless end body gives MBS_ERR_SINGULAR with qacc untouched; a
+ * repeated call gives the same bits. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,7 +38,9 @@ static void check_qacc(mbs_data *d, int world, int seed)
     const int nv = mbs_model_nv(mbs_data_model(d));
     double qacc[NMAX];
     assert_int_equal(mbs_derivs_world_aba_applies(d), world);
-    assert_int_equal(mbs_forward_dynamics_derivatives(d, A1, A2, A3), MBS_OK);
+    const int st = mbs_forward_dynamics_derivatives(d, A1, A2, A3);
+    if (st != MBS_OK) print_message("seed %d: %s\n", seed, mbs_data_error(d));
+    assert_int_equal(st, MBS_OK);
     memcpy(qacc, mbs_data_qacc(d), sizeof(double) * (size_t)nv);
     assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
     const double rel = rel_diff(qacc, mbs_data_qacc(d), nv);
@@ -133,6 +136,42 @@ static void test_fallback_host_wrench(void **state)
     mbs_model_destroy(m);
 }
 
+/* A native rotor (a geared rotor on the second joint of a floating chain, housed by the
+   first body): the world-frame pass does not serve the model (mbs_derivs_world_aba_model),
+   and the analytic derivatives refuse it with MBS_ERR_STATE before any pass runs. */
+static void test_rotor_model(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    for (int i = 1; i <= 3; ++i) {
+        mbs_body_def bd = mbs_default_body_def();
+        bd.mass = 1.0 + 0.5 * i, bd.com[0] = 0.2;
+        assert_int_equal(mbs_add_body(b, &bd), i);
+    }
+    for (int i = 1; i <= 3; ++i) {
+        mbs_joint_def jd = mbs_default_joint_def(i == 1 ? MBS_JOINT_FREE : MBS_JOINT_REVOLUTE);
+        jd.parent = i - 1, jd.child = i, jd.axis[0] = 0.0, jd.axis[1] = 1.0, jd.axis[2] = 0.0;
+        if (i > 1) jd.frame_parent.pos[0] = 0.4;
+        assert_true(mbs_add_joint(b, &jd) >= 0);
+    }
+    mbs_rotor_def r = mbs_default_rotor_def();
+    r.joint = 1, r.inertia = 0.02, r.ratio = 30.0, r.housing = 1, r.axis[1] = 1.0;
+    assert_true(mbs_add_rotor(b, &r) >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    mbs_data *d = mbs_data_create(m);
+    test_rng rng;
+    test_rng_seed(&rng, 77);
+    test_random_state(&rng, d, 0.8, 1.0, 1.0);
+    assert_int_equal(mbs_derivs_world_aba_model(m), 0);
+    assert_int_equal(mbs_derivs_world_aba_applies(d), 0);
+    assert_int_equal(mbs_forward_dynamics_derivatives(d, A1, A2, A3), MBS_ERR_STATE);
+    assert_non_null(strstr(mbs_data_error(d), "rotors"));
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 /* A massless end body: MBS_ERR_SINGULAR naming it, as mbs_forward_dynamics; qacc untouched. */
 static void test_singular_end(void **state)
 {
@@ -194,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_random_trees),
         cmocka_unit_test(test_floating_chains),
         cmocka_unit_test(test_fallback_host_wrench),
+        cmocka_unit_test(test_rotor_model),
         cmocka_unit_test(test_singular_end),
         cmocka_unit_test(test_repeat_bitwise),
     };

@@ -146,6 +146,8 @@ typedef struct mbs_derivs {
     double *kq;           /* [nv] a one-dof joint's qdd at a_p = 0 (D^-1 (u - U^T (c - a0))) */
     double *IAw;          /* [48 nbody] articulated inertias, rows of 8 (the last two zero) */
     double *sd;           /* [6 nv] Sdot of each dof of a multi-dof joint (its levels) */
+    int *wtree;           /* [4 ntree] each tree joint's child, parent, nv, vadr (tree order) */
+    int world_model;      /* mbs_derivs_world_aba_model */
 } mbs_derivs;
 
 /* Per dof, the vectors its pairs with ancestors read: Y, Z, P + SF, Q (rnea_pairs.c). */
@@ -291,8 +293,10 @@ void mbs_derivs_minv(mbs_data *d);
    (stride ldx >= j1), after mbs_derivs_aba_world. */
 void mbs_derivs_solve(mbs_data *d, double *X, int ldx, int j0, int j1);
 
-/* 1 when mbs_derivs_world_aba serves the model at its current inputs: no forces fixed in the
-   world, no native rotors (a tree is assumed). */
+/* 1 when mbs_derivs_world_aba can serve the model: no native rotors, no cut-joint rows. */
+int mbs_derivs_world_aba_model(const mbs_model *m);
+/* 1 when mbs_derivs_world_aba serves the model at its current inputs: world_model and no
+   forces fixed in the world (a tree is assumed). */
 int mbs_derivs_world_aba_applies(const mbs_data *d);
 /* The articulated-body algorithm in world axes (world_aba.c), after mbs_kinematics and
    mbs_forces_accumulate: d->qacc, d->Dinv, w->Uw, w->Ww and the forward quantities of the

@@ -25,16 +25,21 @@
 #define IA_LD 8
 #define IA_SIZE (6 * IA_LD)
 
-/* See derivs.h: forces fixed in the world and native rotors take the general path. */
-int mbs_derivs_world_aba_applies(const mbs_data *d)
+/* See derivs.h: native rotors and cut-joint rows take the general path. */
+int mbs_derivs_world_aba_model(const mbs_model *m)
 {
-    const mbs_model *m = d->model;
-    if (m->ncrow_solve > 0 || mbs_derivs_world_fixed(d)) return 0;
+    if (m->ncrow_solve > 0) return 0;
     for (int t = 0; t < m->ntree; ++t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         if (jm->rotor_D != 0.0 || jm->rotor_parent) return 0;
     }
     return 1;
+}
+
+/* See derivs.h: so do forces fixed in the world. */
+int mbs_derivs_world_aba_applies(const mbs_data *d)
+{
+    return d->derivs->world_model && !mbs_derivs_world_fixed(d);
 }
 
 /* ------------------------------------------------------------------ pass A */
@@ -69,19 +74,19 @@ static void joint_velocity(const mbs_data *d, mbs_derivs *w, const mbs_joint_mod
     mbs_derivs_joint_acceleration(d, w, jm, NULL, 0, c); /* dA waits for pass C */
 }
 
-/* Pass A over the tree, parents first. */
+/* Pass A over the tree, parents first (joints by w->wtree: the model's joint records are
+   large, one cache line or more each). */
 MBS_WIDE_LOOPS static void pass_velocities(const mbs_data *d, mbs_derivs *w)
 {
     const mbs_model *m = d->model;
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
     for (int t = 0; t < m->ntree; ++t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
-        if (jm->nv == 1) {
+        const int *e = w->wtree + 4 * t, b = e[0], p = e[1];
+        if (e[2] == 1) {
             mbs_derivs_origin(d, w, b, p);
-            one_dof_velocity(d, w, jm->vadr, b, p > 0 ? w->vel + 6 * p : zero);
+            one_dof_velocity(d, w, e[3], b, p > 0 ? w->vel + 6 * p : zero);
         } else {
-            joint_velocity(d, w, jm, b, p);
+            joint_velocity(d, w, &m->joints[m->tree[t]], b, p);
         }
     }
 }
@@ -276,10 +281,9 @@ MBS_WIDE_LOOPS static int pass_articulated(mbs_data *d, mbs_derivs *w, const dou
 {
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
-        const int st = jm->nv == 1 ? one_dof_articulated(d, w, jm->vadr, b, p, a0)
-                                   : joint_articulated(d, w, jm, p);
+        const int *e = w->wtree + 4 * t, b = e[0], p = e[1];
+        const int st = e[2] == 1 ? one_dof_articulated(d, w, e[3], b, p, a0)
+                                 : joint_articulated(d, w, &m->joints[m->tree[t]], p);
         if (st != MBS_OK) return st;
     }
     return MBS_OK;
@@ -339,11 +343,10 @@ MBS_WIDE_LOOPS static void pass_accelerations(mbs_data *d, mbs_derivs *w, const 
     const mbs_model *m = d->model;
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
     for (int t = 0; t < m->ntree; ++t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
+        const int *e = w->wtree + 4 * t, b = e[0], p = e[1];
         const double *vp = p > 0 ? w->vel + 6 * p : zero, *ap = p > 0 ? w->acc + 6 * p : a0;
-        if (jm->nv == 1) one_dof_acceleration(d, w, jm->vadr, b, vp, ap);
-        else joint_acceleration(d, w, jm, ap, a0);
+        if (e[2] == 1) one_dof_acceleration(d, w, e[3], b, vp, ap);
+        else joint_acceleration(d, w, &m->joints[m->tree[t]], ap, a0);
         body_force(w, b);
     }
 }
