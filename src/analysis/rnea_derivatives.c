@@ -257,14 +257,14 @@ static void derivs_forward(const mbs_data *d, mbs_derivs *w, const double *qacc)
     mbs_derivs_world_acceleration(m, a0);
     w->has_K = mbs_derivs_world_fixed(d);
     for (int t = 0; t < m->ntree; ++t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
-        if (jm->nv == 1 && !w->has_K) {
+        const int *j = w->wtree + 4 * t, b = j[0], p = j[1]; /* child, parent, nv, vadr */
+        if (j[2] == 1 && !w->has_K) {
             mbs_derivs_origin(d, w, b, p);
-            one_dof_forward(d, w, jm->vadr, b, p > 0 ? w->vel + 6 * p : zero,
-                            p > 0 ? w->acc + 6 * p : a0, qacc[jm->vadr]);
+            one_dof_forward(d, w, j[3], b, p > 0 ? w->vel + 6 * p : zero,
+                            p > 0 ? w->acc + 6 * p : a0, qacc[j[3]]);
             continue;
         }
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
         mbs_pose X;
         mbs_derivs_subtree_pose(d, w, b, p, &X);
         double *u = w->vel + 6 * b, *al = w->acc + 6 * b;
@@ -403,12 +403,12 @@ static void derivs_backward(const mbs_data *d, mbs_derivs *w, const deriv_out *o
 {
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
-        if (jm->nv == 1 && lanes) { /* its vectors after the pass (rnea_pairs.c) */
+        const int *j = w->wtree + 4 * t, b = j[0], p = j[1]; /* child, parent, nv, vadr */
+        if (j[2] == 1 && lanes) { /* its vectors after the pass (rnea_pairs.c) */
             if (p > 0) composite_into_parent(w, b, p);
             continue;
         }
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
         dof_vecs vec[6];
         for (int k = 0; k < jm->nv; ++k)
             dof_vectors(w, b, w->dof + MBS_DV_STRIDE * (jm->vadr + k), &vec[k]);
