@@ -293,3 +293,58 @@ mbs_builder *test_shaft(double l, double J, double b)
     if (b > 0.0) assert_int_equal(mbs_add_joint_spring_damper(bl, 0, 0, 0.0, b, 0.0), 0);
     return bl;
 }
+
+/* See common.h: a chain of n bodies under a free root joint (quaternion or Cardan) with revolute,
+   spherical (same rotation option) and universal joints, uniform gravity, a line spring
+   from the root to the world and a joint spring. */
+mbs_model *test_floating_chain(int n, mbs_rotation rot)
+{
+    mbs_builder *b = mbs_builder_create();
+    test_rng r;
+    test_rng_seed(&r, 99 + (uint64_t)rot);
+    for (int i = 1; i <= n; ++i) {
+        mbs_body_def bd = mbs_default_body_def();
+        bd.mass = 1.0 + 0.3 * i;
+        bd.com[0] = 0.2, bd.com[1] = 0.05 * i;
+        test_random_inertia(&r, 0.01, 0.1, bd.inertia);
+        assert_int_equal(mbs_add_body(b, &bd), i);
+    }
+    static const mbs_joint_type kinds[] = {MBS_JOINT_FREE, MBS_JOINT_REVOLUTE, MBS_JOINT_SPHERICAL,
+                                           MBS_JOINT_UNIVERSAL};
+    for (int i = 1; i <= n; ++i) {
+        mbs_joint_def jd = mbs_default_joint_def(kinds[i == 1 ? 0 : 1 + (i % 3)]);
+        jd.parent = i - 1, jd.child = i, jd.rotation = rot;
+        if (i > 1) jd.frame_parent.pos[0] = 0.4;
+        jd.axis[0] = 0.3, jd.axis[1] = 1.0, jd.axis[2] = 0.2;
+        assert_true(mbs_add_joint(b, &jd) >= 0);
+    }
+    mbs_spring_damper_def sd = mbs_default_spring_damper_def();
+    sd.body_a = MBS_WORLD, sd.body_b = 1, sd.point_a[2] = 1.0, sd.point_b[0] = 0.1;
+    sd.stiffness = 50.0, sd.damping = 2.0, sd.rest_length = 0.5;
+    assert_true(mbs_add_spring_damper(b, &sd) >= 0);
+    assert_true(mbs_add_joint_spring_damper(b, 1, 0, 5.0, 0.5, 0.1) >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* See common.h. */
+mbs_model *test_massless_tip(void)
+{
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def arm = mbs_default_body_def(), tip = mbs_default_body_def();
+    arm.name = "arm", tip.name = "tip", tip.mass = 0.0;
+    memset(tip.inertia, 0, sizeof tip.inertia);
+    assert_int_equal(mbs_add_body(b, &arm), 1);
+    assert_int_equal(mbs_add_body(b, &tip), 2);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    j.parent = 0, j.child = 1;
+    assert_true(mbs_add_joint(b, &j) >= 0);
+    j.parent = 1, j.child = 2, j.frame_parent.pos[0] = 1.0;
+    assert_true(mbs_add_joint(b, &j) >= 0);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}

@@ -47,6 +47,13 @@ test_tree_opts test_default_tree_opts(int nbody);
    Cardan, planar, fixed) drawn in turn, random frames, axes, masses and inertias; bodies
    are named "b1", "b2", ... Returns NULL (and fails the test) when compile fails. */
 mbs_model *test_random_tree(uint64_t seed, const test_tree_opts *opts);
+/* A chain of n bodies under a free root joint (quaternion or Cardan) with revolute,
+   spherical (same rotation option) and universal joints, uniform gravity, a line spring
+   from the root to the world and a joint spring. */
+mbs_model *test_floating_chain(int n, mbs_rotation rot);
+/* Two bodies on revolute joints, the end one ("tip", after "arm") massless: a singular
+   articulated inertia. */
+mbs_model *test_massless_tip(void);
 /* A random state: q = integrate(neutral, w, 1) for random w in [-qs, qs], v in [-vs, vs],
    tau in [-ts, ts]. */
 void test_random_state(test_rng *r, mbs_data *d, double qs, double vs, double ts);

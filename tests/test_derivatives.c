@@ -188,41 +188,6 @@ static void test_forward_random_trees(void **state)
     }
 }
 
-/* A chain of n bodies under a free root joint (quaternion or Cardan) with revolute,
-   spherical (same rotation option) and universal joints, uniform gravity, a line spring
-   from the root to the world and a joint spring. */
-static mbs_model *floating_chain(int n, mbs_rotation rot)
-{
-    mbs_builder *b = mbs_builder_create();
-    test_rng r;
-    test_rng_seed(&r, 99 + (uint64_t)rot);
-    for (int i = 1; i <= n; ++i) {
-        mbs_body_def bd = mbs_default_body_def();
-        bd.mass = 1.0 + 0.3 * i;
-        bd.com[0] = 0.2, bd.com[1] = 0.05 * i;
-        test_random_inertia(&r, 0.01, 0.1, bd.inertia);
-        assert_int_equal(mbs_add_body(b, &bd), i);
-    }
-    static const mbs_joint_type kinds[] = {MBS_JOINT_FREE, MBS_JOINT_REVOLUTE, MBS_JOINT_SPHERICAL,
-                                           MBS_JOINT_UNIVERSAL};
-    for (int i = 1; i <= n; ++i) {
-        mbs_joint_def jd = mbs_default_joint_def(kinds[i == 1 ? 0 : 1 + (i % 3)]);
-        jd.parent = i - 1, jd.child = i, jd.rotation = rot;
-        if (i > 1) jd.frame_parent.pos[0] = 0.4;
-        jd.axis[0] = 0.3, jd.axis[1] = 1.0, jd.axis[2] = 0.2;
-        assert_true(mbs_add_joint(b, &jd) >= 0);
-    }
-    mbs_spring_damper_def sd = mbs_default_spring_damper_def();
-    sd.body_a = MBS_WORLD, sd.body_b = 1, sd.point_a[2] = 1.0, sd.point_b[0] = 0.1;
-    sd.stiffness = 50.0, sd.damping = 2.0, sd.rest_length = 0.5;
-    assert_true(mbs_add_spring_damper(b, &sd) >= 0);
-    assert_true(mbs_add_joint_spring_damper(b, 1, 0, 5.0, 0.5, 0.1) >= 0);
-    mbs_model *m = NULL;
-    assert_int_equal(mbs_compile(b, &m), MBS_OK);
-    mbs_builder_destroy(b);
-    return m;
-}
-
 /* Quaternion and Cardan floating roots, at rest and moving, and a floating base far from the
    world origin (root-frame algebra keeps its digits). */
 static void test_floating_roots(void **state)
@@ -230,7 +195,7 @@ static void test_floating_roots(void **state)
     (void)state;
     for (int rot = 0; rot < 2; ++rot)
         for (int moving = 0; moving < 2; ++moving) {
-            mbs_model *m = floating_chain(6, rot ? MBS_ROT_CARDAN : MBS_ROT_QUATERNION);
+            mbs_model *m = test_floating_chain(6, rot ? MBS_ROT_CARDAN : MBS_ROT_QUATERNION);
             mbs_data *d = mbs_data_create(m);
             test_rng r;
             test_rng_seed(&r, 5 + (uint64_t)(2 * rot + moving));
@@ -358,7 +323,7 @@ static void test_four_limbs(void **state)
 static void test_rebased_cardan_root(void **state)
 {
     (void)state;
-    mbs_model *m = floating_chain(3, MBS_ROT_CARDAN);
+    mbs_model *m = test_floating_chain(3, MBS_ROT_CARDAN);
     mbs_data *d = mbs_data_create(m);
     mbs_data_v(d)[4] = 3.0; /* a2' of the root: a2 reaches 90 degrees after about 0.5 s */
     mbs_data_v(d)[3] = 0.4, mbs_data_v(d)[5] = -0.3;

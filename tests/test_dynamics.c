@@ -816,21 +816,7 @@ static void test_quat_vs_cardan(void **state)
 static void test_singular_end(void **state)
 {
     (void)state;
-    mbs_builder *b = new_builder();
-    mbs_body_def arm = mbs_default_body_def(), tip = mbs_default_body_def();
-    arm.name = "arm";
-    tip.name = "tip";
-    tip.mass = 0.0;
-    memset(tip.inertia, 0, sizeof tip.inertia);
-    assert_int_equal(mbs_add_body(b, &arm), 1);
-    assert_int_equal(mbs_add_body(b, &tip), 2);
-    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
-    j.parent = 0, j.child = 1;
-    assert_true(mbs_add_joint(b, &j) >= 0);
-    j.parent = 1, j.child = 2;
-    v3_set(j.frame_parent.pos, 1.0, 0.0, 0.0);
-    assert_true(mbs_add_joint(b, &j) >= 0);
-    mbs_model *m = compile_or_fail(b);
+    mbs_model *m = test_massless_tip();
     mbs_data *d = make_data(m);
     mbs_data_q(d)[0] = 0.3;
     assert_int_equal(mbs_forward_dynamics(d), MBS_ERR_SINGULAR);

@@ -43,10 +43,11 @@ static int copy_checked(mbs_data *d, double *out, int ld, const double *X, size_
     return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: %s is not finite (row %d)", call, what, row);
 }
 
-/* qacc = ABA at the prepared kinematics and forces, checked finite. */
-static int forward_qacc(mbs_data *d, const char *call)
+/* qacc = ABA at the prepared kinematics and forces, checked finite: in world axes with the
+   derivative passes' forward quantities (world), else in body coordinates. */
+static int forward_qacc(mbs_data *d, int world, const char *call)
 {
-    const int st = mbs_aba(d);
+    const int st = world ? mbs_derivs_world_aba(d) : mbs_aba(d);
     if (st == MBS_OK && !mbs_all_finite(d->qacc, d->model->nv))
         return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: qacc is not finite", call);
     return st;
@@ -55,16 +56,18 @@ static int forward_qacc(mbs_data *d, const char *call)
 /* The derivatives after forward_qacc: the passes at d->qacc into dtau/dq | dtau/dv side by
    side in w->X (columns [0, nv) and [nv, 2 nv), rows 2 nv rounded up to 8 long: no group of
    8 between the two is padding), M^-1 of them and M^-1 itself by the articulated-body
-   recursion on the ABA that gave qacc (minv.c), copied out. */
-static int derivs_at_qacc(mbs_data *d, double *dq, double *dv, int ld, double *Minv, int ldm,
-                          const char *call)
+   recursion on the ABA that gave qacc (minv.c), copied out. world: that ABA ran in world
+   axes (mbs_derivs_world_aba) and left the forward quantities, U and D^-1 U. */
+static int derivs_at_qacc(mbs_data *d, int world, double *dq, double *dv, int ld,
+                          double *Minv, int ldm, const char *call)
 {
     mbs_derivs *w = d->derivs;
     const int nv = d->model->nv, ldp = w->ldp, ldx = (2 * nv + 7) / 8 * 8;
     double *Xq = w->X, *Xv = w->X + nv;
-    int st = mbs_derivs_eval(d, d->qacc, dq ? Xq : NULL, dv ? Xv : NULL, ldx, NULL, nv, call);
+    int st = mbs_derivs_eval(d, world ? NULL : d->qacc, dq ? Xq : NULL, dv ? Xv : NULL, ldx,
+                             NULL, nv, call);
     if (st != MBS_OK) return st;
-    mbs_derivs_aba_world(d);
+    if (!world) mbs_derivs_aba_world(d);
     if (dq || dv) /* the groups of 8 holding the wanted columns */
         mbs_derivs_solve(d, w->X, ldx, dq ? 0 : nv / 8 * 8, dv ? ldx : ldp);
     if (dq) st = copy_checked(d, dq, ld, Xq, (size_t)ldx, 0, call, "dqacc/dq");
@@ -88,8 +91,9 @@ int mbs_derivs_forward(mbs_data *d, double *dq, double *dv, int ld, double *Minv
     for (int i = 0; i < nv; ++i) saved[i] = d->qacc[i];
     mbs_kinematics(d);
     st = mbs_forces_accumulate(d);
-    if (st == MBS_OK) st = forward_qacc(d, call);
-    if (st == MBS_OK) st = derivs_at_qacc(d, dq, dv, ld, Minv, ldm, call);
+    const int world = mbs_derivs_world_aba_applies(d);
+    if (st == MBS_OK) st = forward_qacc(d, world, call);
+    if (st == MBS_OK) st = derivs_at_qacc(d, world, dq, dv, ld, Minv, ldm, call);
     if (st != MBS_OK)
         for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
     return st;

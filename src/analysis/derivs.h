@@ -149,6 +149,14 @@ typedef struct mbs_derivs {
     double *kvec;         /* [MBS_KVEC nv] the vectors of each dof its pairs read */
     int *one, none;       /* [nv] the dofs of one-dof joints, their count */
     int *bodies;          /* [nbody] the bodies in tree order (rnea_lanes.c) */
+    /* world-frame articulated-body pass (world_aba.c) */
+    double *cb;           /* [6 nbody] the joint's velocity-product acceleration of each body
+                             (world axes, subtree root origin) */
+    double *kq;           /* [nv] a one-dof joint's qdd at a_p = 0 (D^-1 (u - U^T (c - a0))) */
+    double *IAw;          /* [48 nbody] articulated inertias, rows of 8 (the last two zero) */
+    double *sd;           /* [6 nv] Sdot of each dof of a multi-dof joint (its levels) */
+    int *wtree;           /* [4 ntree] each tree joint's child, parent, nv, vadr (tree order) */
+    int world_model;      /* mbs_derivs_world_aba_model */
 } mbs_derivs;
 
 /* Per dof, the vectors its pairs with ancestors read: Y, Z, P + SF, Q (rnea_pairs.c). */
@@ -197,7 +205,7 @@ static inline int mbs_dof_precedes(const mbs_model *m, int l, int k)
 }
 
 /* The recursive passes at the current kinematics (mbs_kinematics done) and acceleration
-   qacc: add dtau/dq, dtau/dv of the inertial forces, gravity and host wrenches, and write
+   qacc (NULL: the forward quantities are those mbs_derivs_world_aba left): add dtau/dq, dtau/dv of the inertial forces, gravity and host wrenches, and write
    M = dtau/dqacc, into nv x nv row-major matrices of row stride ld (M: ldm) (each
    nullable; the caller zeroes them first). Force elements are left to mbs_derivs_elements. */
 void mbs_derivs_rnea(mbs_data *d, const double *qacc, double *dq, double *dv, int ld,
@@ -207,9 +215,9 @@ void mbs_derivs_rnea(mbs_data *d, const double *qacc, double *dq, double *dv, in
    (nullable, ldm): dq, dv added to, M assigned. */
 void mbs_derivs_pairs(const mbs_data *d, double *dq, double *dv, int ld, double *M, int ldm);
 /* Each body's Ic (world axes, subtree root origin), F, P and B11, eight at a time, after a
-   forward pass that left its velocity and acceleration and skipped them (no forces fixed in
-   the world). */
-void mbs_derivs_bodies(const mbs_data *d);
+   forward pass that left its velocity and acceleration (with_acc = 0: before it is known,
+   F = v x* Ic v) and skipped them (no forces fixed in the world). */
+void mbs_derivs_bodies(const mbs_data *d, int with_acc);
 /* The vectors (kvec) and the diagonal entries of dq, dv, M (as mbs_derivs_pairs) of the
    dofs of one-dof joints, eight at a time, after the backward pass that skipped them. */
 void mbs_derivs_one_dof(const mbs_data *d, double *dq, double *dv, int ld, double *M, int ldm);
@@ -231,6 +239,43 @@ static inline void mbs_twist_at(double o[3], const double X[6], const double p[3
     v3_add(o, o, X + 3);
 }
 
+/* Origin o_b of body b (parent p) relative to its subtree's root body origin, world axes,
+   from the parent's (parents first); returns it. */
+static inline const double *mbs_derivs_origin(const mbs_data *d, mbs_derivs *w, int b, int p)
+{
+    double *o = w->o + 3 * b;
+    if (p == 0) {
+        o[0] = o[1] = o[2] = 0.0;
+    } else {
+        m3_mulv(o, d->x_world[p].R, d->x_up[b].p);
+        v3_add(o, o, w->o + 3 * p);
+    }
+    return o;
+}
+/* S of dof i (child body b, origin o_b known) in world axes about the subtree root origin:
+   [R s_ang; o x R s_ang + R s_lin]. */
+static inline void mbs_derivs_world_s(const mbs_data *d, const mbs_derivs *w, int i, int b,
+                                      double S[6])
+{
+    xm_apply_inv_rp(S, d->x_world[b].R, w->o + 3 * b, d->S + 6 * i);
+}
+/* Pose of body b in its subtree's frame: world rotation, origin o_b (mbs_derivs_origin). */
+void mbs_derivs_subtree_pose(const mbs_data *d, mbs_derivs *w, int b, int p, mbs_pose *X);
+/* S of the joint's dofs in world axes (X its subtree pose), then level by level (joint.h)
+   their dV, E, Sdot (w->sd), the second term u x dV of dA, and the child's velocity u (given
+   the parent's). */
+void mbs_derivs_joint_velocity(const mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm,
+                               const mbs_pose *X, double u[6]);
+/* After mbs_derivs_joint_velocity, level by level: dA = al x S + u x dV (with_da) and the
+   child's acceleration al (given the parent's) at qacc (NULL: zero). */
+void mbs_derivs_joint_acceleration(const mbs_data *d, mbs_derivs *w,
+                                   const mbs_joint_model *jm, const double *qacc, int with_da,
+                                   double al[6]);
+/* The world's acceleration a0 of the derivative passes: -g for uniform gravity, else 0. */
+void mbs_derivs_world_acceleration(const mbs_model *m, double a0[6]);
+/* 1 when some body has a force fixed in the world (a host wrench, point gravity). */
+int mbs_derivs_world_fixed(const mbs_data *d);
+
 /* MBS_OK for a tree, MBS_ERR_STATE naming call for a model with cut joints. */
 int mbs_derivs_trees_only(mbs_data *d, const char *call);
 /* MBS_OK when the n x n block at A (row stride ld; NULL allowed) is finite, else
@@ -238,7 +283,8 @@ int mbs_derivs_trees_only(mbs_data *d, const char *call);
 int mbs_derivs_block_finite(mbs_data *d, const double *A, int n, int ld, const char *call,
                             const char *what);
 /* At the current kinematics: zero dq, dv (nullable, stride ld) and M (ldm), the
-   recursive passes and the force elements (the caller checks the outputs). */
+   recursive passes (qacc NULL: as mbs_derivs_rnea) and the force elements (the caller
+   checks the outputs). */
 int mbs_derivs_eval(mbs_data *d, const double *qacc, double *dq, double *dv, int ld, double *M,
                     int ldm, const char *call);
 /* Of a tree's inverse dynamics at qacc: dtau/dq, dtau/dv (nullable) into nv x nv
@@ -255,6 +301,17 @@ void mbs_derivs_minv(mbs_data *d);
 /* X <- M^-1 X over the columns [j0, j1) (multiples of 8, j1 <= 2 ldp) of the nv rows of X
    (stride ldx >= j1), after mbs_derivs_aba_world. */
 void mbs_derivs_solve(mbs_data *d, double *X, int ldx, int j0, int j1);
+
+/* 1 when mbs_derivs_world_aba can serve the model: no native rotors, no cut-joint rows. */
+int mbs_derivs_world_aba_model(const mbs_model *m);
+/* 1 when mbs_derivs_world_aba serves the model at its current inputs: world_model and no
+   forces fixed in the world (a tree is assumed). */
+int mbs_derivs_world_aba_applies(const mbs_data *d);
+/* The articulated-body algorithm in world axes (world_aba.c), after mbs_kinematics and
+   mbs_forces_accumulate: d->qacc, d->Dinv, w->Uw, w->Ww and the forward quantities of the
+   derivative passes (dof, o, vel, acc, Ic, F, P, B11) at that qacc. MBS_OK, or
+   MBS_ERR_SINGULAR (as mbs_aba) with qacc untouched. */
+int mbs_derivs_world_aba(mbs_data *d);
 
 /* Forward dynamics and dqacc/dq, dqacc/dv (either nullable; stride ld) and M^-1 (nullable,
    stride ldm) of a tree at the current state; qacc left in d->qacc. */

@@ -237,6 +237,27 @@ static int column_plan(const mbs_model *m, mbs_derivs *w)
     return ok ? column_groups(m, w) : MBS_ERR_NOMEM;
 }
 
+/* The world-frame articulated-body pass's arrays (world_aba.c): its per-body and per-dof
+   scratch, each tree joint's child, parent, dofs and first dof in tree order, and whether
+   it can serve the model. */
+static int world_aba_create(const mbs_model *m, mbs_derivs *w)
+{
+    const size_t nv = (size_t)m->nv, nb = (size_t)m->nbody;
+    w->cb = alloc0(6 * nb, sizeof(double));
+    w->kq = alloc0(nv, sizeof(double));
+    w->IAw = alloc0(48 * nb, sizeof(double));
+    w->sd = alloc0(6 * nv, sizeof(double));
+    w->wtree = alloc0(4 * (size_t)m->ntree, sizeof(int));
+    if (!w->cb || !w->kq || !w->IAw || !w->sd || !w->wtree) return MBS_ERR_NOMEM;
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        int *e = w->wtree + 4 * t;
+        e[0] = jm->child, e[1] = m->bodies[jm->child].parent, e[2] = jm->nv, e[3] = jm->vadr;
+    }
+    w->world_model = mbs_derivs_world_aba_model(m);
+    return MBS_OK;
+}
+
 /* See derivs.h. */
 int mbs_derivs_create(mbs_data *d)
 {
@@ -275,7 +296,8 @@ int mbs_derivs_create(mbs_data *d)
     w->Uw = alloc0(6 * nv, sizeof(double));
     w->Ww = alloc0(6 * nv, sizeof(double));
     w->Pm = alloc0((size_t)w->nslot * 12 * ldp, sizeof(double));
-    if (!w->Minv || !w->X || !w->Uw || !w->Ww || !w->Pm) return MBS_ERR_NOMEM;
+    if (!w->Minv || !w->X || !w->Uw || !w->Ww || !w->Pm || world_aba_create(m, w) != MBS_OK)
+        return MBS_ERR_NOMEM;
     w->cap = w->ldp;
     w->dfs = alloc0((size_t)m->ntree, sizeof(int));
     w->path = alloc0(21 * ldp, sizeof(double));
@@ -302,8 +324,8 @@ void mbs_derivs_destroy(mbs_data *d)
                  w->T, w->taus, w->offp, w->offm, w->uxs, w->Ic, w->list, w->ident, w->mark,
                  w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
                  w->step_at, w->step_tree, w->step_dof, w->bstep, w->sub_end, w->tau_at,
-                 w->tau_ivl,
-                 w->dfs, w->path, w->pidx, w->kvec, w->one, w->bodies};
+                 w->tau_ivl, w->dfs, w->path, w->pidx, w->kvec, w->one, w->bodies,
+                 w->cb, w->kq, w->IAw, w->sd, w->wtree}; /* world_aba_create's */
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(w);
     d->derivs = NULL;

@@ -31,77 +31,94 @@
 
 /* ------------------------------------------------------------------ forward pass */
 
-/* The world's acceleration: -g for a uniform field (the gravity of every body at once), 0
-   otherwise (point gravity is a force of each body). */
-static void world_acceleration(const mbs_model *m, double a0[6])
+/* See derivs.h: -g for a uniform field (the gravity of every body at once), 0 otherwise
+   (point gravity is a force of each body). */
+void mbs_derivs_world_acceleration(const mbs_model *m, double a0[6])
 {
     for (int e = 0; e < 6; ++e) a0[e] = 0.0;
     if (m->gravity_kind == MBS_GRAVITY_UNIFORM) v3_scale(a0 + 3, m->gravity, -1.0);
 }
 
-/* Origin o_b of body b (parent p) relative to its subtree's root body's origin, world axes,
-   summed from the root down (parents first). */
-static void subtree_origin(const mbs_data *d, mbs_derivs *w, int b, int p)
+/* See derivs.h: the origin (mbs_derivs_origin), the world rotation. */
+void mbs_derivs_subtree_pose(const mbs_data *d, mbs_derivs *w, int b, int p, mbs_pose *X)
 {
-    double *o = w->o + 3 * b;
-    if (p == 0) {
-        o[0] = o[1] = o[2] = 0.0;
-    } else {
-        m3_mulv(o, d->x_world[p].R, d->x_up[b].p);
-        v3_add(o, o, w->o + 3 * p);
-    }
-}
-
-/* Pose of body b in its subtree's frame: world rotation, origin o_b (subtree_origin). */
-static void subtree_pose(const mbs_data *d, mbs_derivs *w, int b, int p, mbs_pose *X)
-{
-    subtree_origin(d, w, b, p);
+    mbs_derivs_origin(d, w, b, p);
     for (int e = 0; e < 9; ++e) X->R[e] = d->x_world[b].R[e];
     v3_copy(X->p, w->o + 3 * b);
 }
 
-/* The dofs [k, e) of one level: with u, al the velocity and acceleration of the frame
-   before it, Sdot = w x S (w the velocity after it), dV = u x S, dA = al x S + u x dV,
-   E = dV + Sdot; then u = w and al += S qdd + Sdot qd. */
-static void level_forward(const mbs_data *d, double *dof, int k, int e, const double *qacc,
-                          double u[6], double al[6])
+/* The level [k, e) of the dofs from i: its end dof (levels of joint.h). */
+static int level_end(const mbs_joint_model *jm, int k)
 {
-    double wv[6], dal[6] = {0, 0, 0, 0, 0, 0}, t[6];
+    int e = k + 1;
+    while (e < jm->nv && jm->ops->level[e] == jm->ops->level[k]) ++e;
+    return e;
+}
+
+/* The velocity half of the dofs [k, e) of one level: with u the velocity of the frame
+   before it, Sdot = w x S (w the velocity after it; into sd), dV = u x S, E = dV + Sdot and,
+   as dA's second term, u x dV; then u = w. */
+static void level_velocity(const mbs_data *d, double *dof, double *sd, int k, int e,
+                           double u[6])
+{
+    double wv[6];
     for (int c = 0; c < 6; ++c) wv[c] = u[c];
     for (int i = k; i < e; ++i)
         for (int c = 0; c < 6; ++c) wv[c] += dof[MBS_DV_STRIDE * i + c] * d->v[i];
     for (int i = k; i < e; ++i) {
-        double *D = dof + MBS_DV_STRIDE * i, Sd[6];
+        double *D = dof + MBS_DV_STRIDE * i, *Sd = sd + 6 * i;
         mv_cross_m(D + MBS_DV_DV, u, D);
         if (e - k == 1) /* w x S = u x S + qd S x S = dV: one dof at this level */
             for (int c = 0; c < 6; ++c) Sd[c] = D[MBS_DV_DV + c];
         else
             mv_cross_m(Sd, wv, D);
-        mv_cross_m(D + MBS_DV_DA, al, D);
-        mv_cross_m(t, u, D + MBS_DV_DV);
-        for (int c = 0; c < 6; ++c) {
-            D[MBS_DV_DA + c] += t[c];
-            D[MBS_DV_E + c] = D[MBS_DV_DV + c] + Sd[c];
-            dal[c] += D[c] * qacc[i] + Sd[c] * d->v[i];
-        }
+        mv_cross_m(D + MBS_DV_DA, u, D + MBS_DV_DV);
+        for (int c = 0; c < 6; ++c) D[MBS_DV_E + c] = D[MBS_DV_DV + c] + Sd[c];
     }
-    for (int c = 0; c < 6; ++c) u[c] = wv[c], al[c] += dal[c];
+    for (int c = 0; c < 6; ++c) u[c] = wv[c];
 }
 
-/* S of the joint's dofs in world axes, then level by level (joint.h) their dV, dA, E, and
-   the child's velocity u and acceleration al (given the parent's). */
-static void joint_forward(const mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm,
-                          const mbs_pose *X, const double *qacc, double u[6], double al[6])
+/* The acceleration half, after level_velocity: with al the acceleration of the frame before
+   the level, dA = al x S + u x dV (with_da; else dA is left as it is) and al += S qdd +
+   Sdot qd (qacc NULL: qdd = 0). */
+static void level_acceleration(const mbs_data *d, double *dof, const double *sd, int k,
+                               int e, const double *qacc, int with_da, double al[6])
+{
+    double dal[6] = {0, 0, 0, 0, 0, 0}, t[6];
+    for (int i = k; i < e; ++i) {
+        double *D = dof + MBS_DV_STRIDE * i;
+        const double *Sd = sd + 6 * i;
+        if (with_da) {
+            mv_cross_m(t, al, D);
+            for (int c = 0; c < 6; ++c) D[MBS_DV_DA + c] = t[c] + D[MBS_DV_DA + c];
+        }
+        for (int c = 0; c < 6; ++c) dal[c] += (qacc ? D[c] * qacc[i] : 0.0) + Sd[c] * d->v[i];
+    }
+    for (int c = 0; c < 6; ++c) al[c] += dal[c];
+}
+
+/* See derivs.h. */
+void mbs_derivs_joint_velocity(const mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm,
+                               const mbs_pose *X, double u[6])
 {
     const int n = jm->nv, v0 = jm->vadr;
-    const unsigned char *level = jm->ops->level;
     for (int k = 0; k < n; ++k)
         xm_apply_inv(w->dof + MBS_DV_STRIDE * (v0 + k), X, d->S + 6 * (v0 + k));
-    for (int k = 0; k < n;) {
-        int e = k + 1;
-        while (e < n && level[e] == level[k]) ++e;
-        level_forward(d, w->dof, v0 + k, v0 + e, qacc, u, al);
-        k = e;
+    for (int k = 0, e; k < n; k = e) {
+        e = level_end(jm, k);
+        level_velocity(d, w->dof, w->sd, v0 + k, v0 + e, u);
+    }
+}
+
+/* See derivs.h. */
+void mbs_derivs_joint_acceleration(const mbs_data *d, mbs_derivs *w,
+                                   const mbs_joint_model *jm, const double *qacc, int with_da,
+                                   double al[6])
+{
+    const int n = jm->nv, v0 = jm->vadr;
+    for (int k = 0, e; k < n; k = e) {
+        e = level_end(jm, k);
+        level_acceleration(d, w->dof, w->sd, v0 + k, v0 + e, qacc, with_da, al);
     }
 }
 
@@ -184,8 +201,8 @@ static void world_fixed_forces(const mbs_data *d, int b, const mbs_pose *X, doub
         point_gravity(d, b, X, fe, K);
 }
 
-/* 1 when some body has a force fixed in the world (a host wrench, point gravity). */
-static int any_world_fixed_forces(const mbs_data *d)
+/* See derivs.h. */
+int mbs_derivs_world_fixed(const mbs_data *d)
 {
     if (d->model->gravity_kind == MBS_GRAVITY_POINT) return 1;
     for (int b = 1; b < d->model->nbody; ++b)
@@ -216,10 +233,10 @@ static void body_forward(const mbs_data *d, mbs_derivs *w, int b, const mbs_pose
 static void one_dof_forward(const mbs_data *d, mbs_derivs *w, int i, int b, const double *up,
                             const double *ap, double qdd)
 {
-    const double *R = d->x_world[b].R, *o = w->o + 3 * b, *Sb = d->S + 6 * i, qd = d->v[i];
+    const double qd = d->v[i];
     double *D = w->dof + MBS_DV_STRIDE * i, *u = w->vel + 6 * b, *al = w->acc + 6 * b, t[6];
     double *S = D, *dV = D + MBS_DV_DV, *dA = D + MBS_DV_DA, *E = D + MBS_DV_E;
-    xm_apply_inv_rp(S, R, o, Sb); /* S in world axes about the subtree's root origin */
+    mbs_derivs_world_s(d, w, i, b, S);
     mv_cross_m(dV, up, S);
     mv_cross_m(dA, ap, S);
     mv_cross_m(t, up, dV);
@@ -237,26 +254,27 @@ static void derivs_forward(const mbs_data *d, mbs_derivs *w, const double *qacc)
     const mbs_model *m = d->model;
     double a0[6];
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
-    world_acceleration(m, a0);
-    w->has_K = any_world_fixed_forces(d);
+    mbs_derivs_world_acceleration(m, a0);
+    w->has_K = mbs_derivs_world_fixed(d);
     for (int t = 0; t < m->ntree; ++t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
-        if (jm->nv == 1 && !w->has_K) {
-            subtree_origin(d, w, b, p);
-            one_dof_forward(d, w, jm->vadr, b, p > 0 ? w->vel + 6 * p : zero,
-                            p > 0 ? w->acc + 6 * p : a0, qacc[jm->vadr]);
+        const int *j = w->wtree + 4 * t, b = j[0], p = j[1]; /* child, parent, nv, vadr */
+        if (j[2] == 1 && !w->has_K) {
+            mbs_derivs_origin(d, w, b, p);
+            one_dof_forward(d, w, j[3], b, p > 0 ? w->vel + 6 * p : zero,
+                            p > 0 ? w->acc + 6 * p : a0, qacc[j[3]]);
             continue;
         }
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
         mbs_pose X;
-        subtree_pose(d, w, b, p, &X);
+        mbs_derivs_subtree_pose(d, w, b, p, &X);
         double *u = w->vel + 6 * b, *al = w->acc + 6 * b;
         for (int e = 0; e < 6; ++e)
             u[e] = p > 0 ? w->vel[6 * p + e] : 0.0, al[e] = p > 0 ? w->acc[6 * p + e] : a0[e];
-        joint_forward(d, w, jm, &X, qacc, u, al);
+        mbs_derivs_joint_velocity(d, w, jm, &X, u);
+        mbs_derivs_joint_acceleration(d, w, jm, qacc, 1, al);
         if (w->has_K) body_forward(d, w, b, &X);
     }
-    if (!w->has_K) mbs_derivs_bodies(d); /* eight at a time (rnea_lanes.c) */
+    if (!w->has_K) mbs_derivs_bodies(d, 1); /* eight at a time (rnea_lanes.c) */
 }
 
 /* ------------------------------------------------------------------ backward pass */
@@ -385,12 +403,12 @@ static void derivs_backward(const mbs_data *d, mbs_derivs *w, const deriv_out *o
 {
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
-        const mbs_joint_model *jm = &m->joints[m->tree[t]];
-        const int b = jm->child, p = m->bodies[b].parent;
-        if (jm->nv == 1 && lanes) { /* its vectors after the pass (rnea_pairs.c) */
+        const int *j = w->wtree + 4 * t, b = j[0], p = j[1]; /* child, parent, nv, vadr */
+        if (j[2] == 1 && lanes) { /* its vectors after the pass (rnea_pairs.c) */
             if (p > 0) composite_into_parent(w, b, p);
             continue;
         }
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
         dof_vecs vec[6];
         for (int k = 0; k < jm->nv; ++k)
             dof_vectors(w, b, w->dof + MBS_DV_STRIDE * (jm->vadr + k), &vec[k]);
@@ -409,7 +427,7 @@ void mbs_derivs_rnea(mbs_data *d, const double *qacc, double *dq, double *dv, in
 {
     mbs_derivs *w = d->derivs;
     const deriv_out o = {dq, dv, M, ld, ldm};
-    derivs_forward(d, w, qacc);
+    if (qacc) derivs_forward(d, w, qacc); /* NULL: mbs_derivs_world_aba did it */
     const int lanes = dq && dv && !w->has_K; /* the common case: no term of K */
     derivs_backward(d, w, &o, lanes);
     if (lanes) {

@@ -17,8 +17,9 @@ enum { B_R = 0, B_O = 9, B_M = 12, B_H = 13, B_J = 16, B_V = 25, B_A = 31, B_N =
 /* Its outputs: Ic in world axes (m, h, J: mbs_rbi's layout), F, P, B11. */
 enum { C_M = 0, C_H = 1, C_J = 4, C_F = 13, C_P = 19, C_B = 22, C_N = 31 };
 
-/* Bodies at[0 .. n) (the last repeated to 8) gathered into G. */
-static void gather_bodies(const mbs_data *d, const int *at, int n, double G[B_N][8])
+/* Bodies at[0 .. n) (the last repeated to 8) gathered into G (with_acc = 0: a = 0). */
+static void gather_bodies(const mbs_data *d, const int *at, int n, int with_acc,
+                          double G[B_N][8])
 {
     const mbs_derivs *w = d->derivs;
     for (int e = 0; e < 8; ++e) {
@@ -28,7 +29,7 @@ static void gather_bodies(const mbs_data *d, const int *at, int n, double G[B_N]
         for (int c = 0; c < 3; ++c) G[B_O + c][e] = w->o[3 * b + c], G[B_H + c][e] = I->h[c];
         G[B_M][e] = I->m;
         for (int c = 0; c < 6; ++c)
-            G[B_V + c][e] = w->vel[6 * b + c], G[B_A + c][e] = w->acc[6 * b + c];
+            G[B_V + c][e] = w->vel[6 * b + c], G[B_A + c][e] = with_acc ? w->acc[6 * b + c] : 0.0;
     }
 }
 
@@ -78,14 +79,14 @@ MBS_WIDE_LOOPS static void lanes_bodies(const double (*restrict G)[8], double (*
 }
 
 /* See derivs.h. */
-void mbs_derivs_bodies(const mbs_data *d)
+void mbs_derivs_bodies(const mbs_data *d, int with_acc)
 {
     mbs_derivs *w = d->derivs;
     const int nb = d->model->nbody - 1, *at = w->bodies;
     double G[B_N][8], O[C_N][8];
     for (int g = 0; g < nb; g += 8) {
         const int n = nb - g < 8 ? nb - g : 8;
-        gather_bodies(d, at + g, n, G);
+        gather_bodies(d, at + g, n, with_acc, G);
         lanes_bodies((const double(*)[8])G, O);
         for (int e = 0; e < n; ++e) {
             const int b = at[g + e];

@@ -11,14 +11,6 @@
 #pragma GCC optimize("O3")
 #endif
 
-/* Inertia scale the motion s sees in the PSD 6x6 matrix IA: an upper bound (within 2) of
-   s^T IA s for any direction of that size, |s_ang|^2 tr(A) + |s_lin|^2 tr(C). */
-static double joint_scale(const double s[6], const double IA[36])
-{
-    const double trA = IA[0] + IA[7] + IA[14], trC = IA[21] + IA[28] + IA[35];
-    return v3_dot(s, s) * trA + v3_dot(s + 3, s + 3) * trC;
-}
-
 /* Initialisation: IA_i = I_i (upper triangle), pA_i = v_i x* I_i v_i - f_ext_i, over the
    bodies in any order (every body but the world has a tree joint). */
 static void aba_init(mbs_data *d)
@@ -43,33 +35,6 @@ int mbs_aba_singular(mbs_data *d, int b)
     return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR,
                          "body %s: articulated inertia singular (massless end of a chain?)",
                          mbs_body_label(d->model, b, buf, (int)sizeof buf));
-}
-
-/* Complete the symmetric M from its upper triangle and return U = M s and W = M w, each
-   entry of the upper triangle loaded once. */
-static void sym6_complete_mulv2(double *restrict M, const double *restrict s,
-                                const double *restrict w, double *restrict U,
-                                double *restrict W)
-{
-    double u[6], x[6];
-    MBS_UNROLL(6)
-    for (int i = 0; i < 6; ++i) {
-        u[i] = M[7 * i] * s[i];
-        x[i] = M[7 * i] * w[i];
-    }
-    MBS_UNROLL(5)
-    for (int i = 0; i < 5; ++i) {
-        MBS_UNROLL(5)
-        for (int j = i + 1; j < 6; ++j) {
-            const double mij = M[6 * i + j];
-            M[6 * j + i] = mij;
-            u[i] += mij * s[j];
-            u[j] += mij * s[i];
-            x[i] += mij * w[j];
-            x[j] += mij * w[i];
-        }
-    }
-    for (int i = 0; i < 6; ++i) U[i] = u[i], W[i] = x[i];
 }
 
 /* Native rotors of a one-dof joint housed by its parent p (src/couplings/couplings.h): the
@@ -106,9 +71,9 @@ int mbs_aba_backward_1(mbs_data *d, int t, const mbs_joint_model *jm, int p)
     const double *restrict S = d->S + 6 * i;
     const double *restrict c = d->cvel + 6 * b;
     double U[6], Ic[6], Ia[36], pa[6], f[6];
-    sym6_complete_mulv2(IA, S, c, U, Ic);
+    mbs_sym6_complete_mulv2(IA, S, c, U, Ic);
     const double D = s6_dot(S, U) + jm->rotor_D; /* + native rotors' J ratio^2 */
-    if (!(D > MBS_ABA_SINGULAR_EPS * joint_scale(S, IA))) return mbs_aba_singular(d, b);
+    if (!(D > MBS_ABA_SINGULAR_EPS * mbs_aba_joint_scale(S, IA))) return mbs_aba_singular(d, b);
     const double dinv = 1.0 / D;
     const double u = d->tau[i] + d->gen_force[i] - s6_dot(S, pA);
     for (int e = 0; e < 6; ++e) d->U[6 * i + e] = U[e];
@@ -171,13 +136,17 @@ static inline int spd_inverse(int n, const double *D, const double *scale, doubl
     return 0;
 }
 
-/* spd_inverse for any n <= 6, unrolled for the common sizes (free joint 6, spherical 3). */
-static int small_spd_inverse(int n, const double *D, const double *scale, double *Dinv)
+/* See kernels.h. */
+int mbs_small_spd_inverse(int n, const double *D, const double *scale, double *Dinv)
 {
-    switch (n) {
+    switch (n) { /* a constant size each: the loops unroll within the 6 x 6 arrays */
     case 6: return spd_inverse(6, D, scale, Dinv);
+    case 5: return spd_inverse(5, D, scale, Dinv);
+    case 4: return spd_inverse(4, D, scale, Dinv);
     case 3: return spd_inverse(3, D, scale, Dinv);
-    default: return spd_inverse(n, D, scale, Dinv);
+    case 2: return spd_inverse(2, D, scale, Dinv);
+    case 1: return spd_inverse(1, D, scale, Dinv);
+    default: return n == 0 ? 0 : 1;
     }
 }
 
@@ -222,13 +191,13 @@ int mbs_aba_backward_n(mbs_data *d, int t, const mbs_joint_model *jm, int p)
     const double *restrict pA = d->f + 6 * b;
     for (int k = 0; k < n; ++k) {
         m6_mulv(U + 6 * k, M, S + 6 * k);
-        scale[k] = joint_scale(S + 6 * k, M);
+        scale[k] = mbs_aba_joint_scale(S + 6 * k, M);
         d->u[i0 + k] = d->tau[i0 + k] + d->gen_force[i0 + k] - s6_dot(S + 6 * k, pA);
     }
     for (int e = 0; e < 6 * n; ++e) d->U[6 * i0 + e] = U[e];
     for (int k = 0; k < n; ++k) /* D symmetric: upper triangle, mirrored */
         for (int l = k; l < n; ++l) D[n * k + l] = D[n * l + k] = s6_dot(S + 6 * k, U + 6 * l);
-    if (n > 0 && small_spd_inverse(n, D, scale, d->Dinv + 6 * i0)) return mbs_aba_singular(d, b);
+    if (n > 0 && mbs_small_spd_inverse(n, D, scale, d->Dinv + 6 * i0)) return mbs_aba_singular(d, b);
     if (p > 0) aba_propagate_n(d, t, jm, p);
     return MBS_OK;
 }

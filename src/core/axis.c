@@ -261,7 +261,7 @@ AX_INLINE void ax_motion(int rev, int k, mbs_data *d, const mbs_joint_model *jm,
 /* ---------------------------------------------------------------- ABA */
 
 /* Complete the symmetric IA from its upper triangle, U = its column s, Ic = IA c for c with
-   exact zeros at the entries of mask, summed as aba.c sym6_complete_mulv2 does. */
+   exact zeros at the entries of mask, summed as kernels.h mbs_sym6_complete_mulv2 does. */
 AX_INLINE void ax_complete_col_mulv(int s, int mask, double *restrict M,
                                     const double *restrict c, double *restrict U,
                                     double *restrict Ic)

@@ -110,6 +110,45 @@ void mbs_aba_rotor_propagate(mbs_data *d, const mbs_joint_model *jm, int b, int 
 /* A pivot of D below this fraction of the inertia scale seen by the joint is singular. */
 #define MBS_ABA_SINGULAR_EPS 1e-12
 
+/* Inertia scale the motion s sees in the PSD 6x6 matrix IA: an upper bound (within 2) of
+   s^T IA s for any direction of that size, |s_ang|^2 tr(A) + |s_lin|^2 tr(C). */
+static inline double mbs_aba_joint_scale(const double s[6], const double IA[36])
+{
+    const double trA = IA[0] + IA[7] + IA[14], trC = IA[21] + IA[28] + IA[35];
+    return v3_dot(s, s) * trA + v3_dot(s + 3, s + 3) * trC;
+}
+
+/* Complete the symmetric M from its upper triangle and return U = M s and W = M w, each
+   entry of the upper triangle loaded once. */
+static inline void mbs_sym6_complete_mulv2(double *restrict M, const double *restrict s,
+                                           const double *restrict w, double *restrict U,
+                                           double *restrict W)
+{
+    double u[6], x[6];
+    MBS_UNROLL(6)
+    for (int i = 0; i < 6; ++i) {
+        u[i] = M[7 * i] * s[i];
+        x[i] = M[7 * i] * w[i];
+    }
+    MBS_UNROLL(5)
+    for (int i = 0; i < 5; ++i) {
+        MBS_UNROLL(5)
+        for (int j = i + 1; j < 6; ++j) {
+            const double mij = M[6 * i + j];
+            M[6 * j + i] = mij;
+            u[i] += mij * s[j];
+            u[j] += mij * s[i];
+            x[i] += mij * w[j];
+            x[j] += mij * w[i];
+        }
+    }
+    for (int i = 0; i < 6; ++i) U[i] = u[i], W[i] = x[i];
+}
+
+/* Cholesky-invert the n x n SPD D (row-major, n <= 6) into Dinv (aba.c), pivots checked
+   against scale[k]: 0, or 1 when singular; unrolled for the sizes of free and spherical joints. */
+int mbs_small_spd_inverse(int n, const double *D, const double *scale, double *Dinv);
+
 /* Ia = IA - (dinv U) U^T, upper triangle (row-major 6x6; the lower triangle is not written). */
 static inline void mbs_aba_articulated_1(double *restrict Ia, const double *restrict IA,
                                          const double U[6], double dinv)
