@@ -9,28 +9,41 @@
 #pragma GCC optimize("O3")
 #endif
 
-/* out (n x n, stride ld) = -X over the n columns of X (stride ldx), or (sym) M^-1 from the
-   upper triangle at X; returns the first row that is not finite, or -1 (0 x is 0 for a
-   finite x and NaN otherwise, summed in two lanes per row). */
-static int copy_out(double *out, int ld, const double *X, size_t ldx, int n, int sym)
+/* out (n doubles) = sign x (n doubles), eight at a time, adding 0 out to *z (0 x is 0 for a
+   finite x and NaN otherwise). */
+MBS_ALWAYS_INLINE void row_out(double *restrict out, const double *restrict x, int n,
+                               double sign, mbs_d8 *z)
 {
-    const mbs_d2 zero = d2_splat(0.0), sign = d2_splat(sym ? 1.0 : -1.0);
-    for (int i = 0; i < n; ++i) {
-        double *restrict o = out + (size_t)ld * (size_t)i;
-        const double *restrict x = X + ldx * (size_t)i;
-        int j = 0;
-        if (sym) /* below the diagonal: checked in the rows above */
-            for (; j < i; ++j) o[j] = X[ldx * (size_t)j + (size_t)i];
-        mbs_d2 z = zero;
-        for (; j + 2 <= n; j += 2) {
-            const mbs_d2 v = d2_mul(sign, d2_set(x[j], x[j + 1]));
-            o[j] = d2_lo(v), o[j + 1] = d2_hi(v);
-            z = d2_add(z, d2_mul(zero, v));
-        }
-        if (j < n) o[j] = d2_lo(sign) * x[j], z = d2_add(z, d2_mul(zero, d2_splat(o[j])));
-        if (d2_lo(z) + d2_hi(z) != 0.0) return i;
+    mbs_d8 v;
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        D8_LOAD(v, x + j);
+        D8_SCALE(v, sign, v);
+        D8_STORE(out + j, v);
+        D8_AXPY(*z, 0.0, v);
     }
-    return -1;
+    for (; j < n; ++j) out[j] = sign * x[j], D8_LANE(*z, 0) += 0.0 * out[j];
+}
+
+/* out (n x n, stride ld) = -X over the n columns of X (stride ldx), or (sym) M^-1 from the
+   upper triangle at X (the rows from the diagonal, the rest from the rows above); returns
+   the first row that is not finite, or -1. One check of the whole matrix: the search for
+   the row only when it fails. */
+MBS_WIDE_LOOPS static int copy_out(double *restrict out, int ld, const double *restrict X,
+                                   size_t ldx, int n, int sym)
+{
+    mbs_d8 z = D8_ZERO;
+    for (int i = 0; i < n; ++i) {
+        const size_t o = (size_t)ld * (size_t)i, j = sym ? (size_t)i : 0;
+        row_out(out + o + j, X + ldx * (size_t)i + j, n - (int)j, sym ? 1.0 : -1.0, &z);
+        for (size_t k = 0; k < j; ++k) out[o + k] = X[ldx * k + (size_t)i];
+    }
+    double t = 0.0;
+    for (int e = 0; e < 8; ++e) t += D8_LANE(z, e);
+    if (t == 0.0) return -1;
+    for (int i = 0; i < n; ++i)
+        if (!mbs_all_finite(out + (size_t)ld * (size_t)i, n)) return i;
+    return n - 1; /* not reached: some entry was not finite */
 }
 
 /* copy_out, MBS_ERR_NONFINITE naming call and what when some row is not finite (the upper

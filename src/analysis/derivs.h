@@ -146,7 +146,13 @@ typedef struct mbs_derivs {
     double *path;         /* [21 cap] the ancestors of the joint visited, blocks of 8
                              positions by 21 component rows (rnea_pairs.c) */
     int *pidx;            /* [cap] their dofs */
-    double *kvec;         /* [MBS_KVEC nv] the vectors of each dof its pairs read */
+    double *kvec;         /* [MBS_KVEC ldkv] the vectors of each dof its pairs read, in
+                             component rows (component c of dof i at ldkv c + i) */
+    int ldkv;             /* nv + 8 */
+    double *lane;         /* [MBS_LANE_N lds] the inputs of the one-dof joints' terms
+                             (rnea_lanes.c), in rows by their place in `one` */
+    int lds;              /* none rounded up to 8 */
+    int *dslot;           /* [nv] place of each dof in `one`, -1 for other joints' */
     int *one, none;       /* [nv] the dofs of one-dof joints, their count */
     int *bodies;          /* [nbody] the bodies in tree order (rnea_lanes.c) */
     /* world-frame articulated-body pass (world_aba.c) */
@@ -161,6 +167,8 @@ typedef struct mbs_derivs {
 
 /* Per dof, the vectors its pairs with ancestors read: Y, Z, P + SF, Q (rnea_pairs.c). */
 #define MBS_KVEC 21
+/* Per one-dof joint, the inputs of its terms (rnea_lanes.c). */
+#define MBS_LANE_N 52
 
 /* B11 = [w]x J - J [w]x - (h u^T + u h^T) + 2 (u . h) I - [n]x of an inertia (J about the
    origin, first moment h) moving with v = [w; u], momentum [n; P]. */
@@ -218,6 +226,9 @@ void mbs_derivs_pairs(const mbs_data *d, double *dq, double *dv, int ld, double 
    forward pass that left its velocity and acceleration (with_acc = 0: before it is known,
    F = v x* Ic v) and skipped them (no forces fixed in the world). */
 void mbs_derivs_bodies(const mbs_data *d, int with_acc);
+/* During the backward pass, at a one-dof joint (dof i into body b) whose composites are
+   complete: its inputs into w->lane, for mbs_derivs_one_dof. */
+void mbs_derivs_lane_inputs(mbs_derivs *w, int i, int b);
 /* The vectors (kvec) and the diagonal entries of dq, dv, M (as mbs_derivs_pairs) of the
    dofs of one-dof joints, eight at a time, after the backward pass that skipped them. */
 void mbs_derivs_one_dof(const mbs_data *d, double *dq, double *dv, int ld, double *M, int ldm);

@@ -302,14 +302,21 @@ int mbs_derivs_create(mbs_data *d)
     w->dfs = alloc0((size_t)m->ntree, sizeof(int));
     w->path = alloc0(21 * ldp, sizeof(double));
     w->pidx = alloc0(ldp, sizeof(int));
-    w->kvec = alloc0(MBS_KVEC * nv, sizeof(double));
+    w->ldkv = m->nv + 8;
+    w->kvec = alloc0(MBS_KVEC * (size_t)w->ldkv, sizeof(double));
+    w->lds = (m->nv + 7) / 8 * 8;
+    w->lane = alloc0(MBS_LANE_N * (size_t)w->lds, sizeof(double));
+    w->dslot = alloc0(nv, sizeof(int));
     w->one = alloc0(nv, sizeof(int));
     w->bodies = alloc0(nb, sizeof(int));
-    if (!w->dfs || !w->path || !w->pidx || !w->kvec || !w->one || !w->bodies)
+    if (!w->dfs || !w->path || !w->pidx || !w->kvec || !w->lane || !w->dslot || !w->one ||
+        !w->bodies)
         return MBS_ERR_NOMEM;
     for (int t = 0; t < m->ntree; ++t) w->bodies[t] = m->joints[m->tree[t]].child;
-    for (int i = 0; i < m->nv; ++i)
-        if (m->joints[m->dof_joint[i]].nv == 1) w->one[w->none++] = i;
+    for (int i = 0; i < m->nv; ++i) {
+        w->dslot[i] = m->joints[m->dof_joint[i]].nv == 1 ? w->none : -1;
+        if (w->dslot[i] >= 0) w->one[w->none++] = i;
+    }
     return depth_first(m, w->dfs);
 }
 
@@ -324,7 +331,8 @@ void mbs_derivs_destroy(mbs_data *d)
                  w->T, w->taus, w->offp, w->offm, w->uxs, w->Ic, w->list, w->ident, w->mark,
                  w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
                  w->step_at, w->step_tree, w->step_dof, w->bstep, w->sub_end, w->tau_at,
-                 w->tau_ivl, w->dfs, w->path, w->pidx, w->kvec, w->one, w->bodies,
+                 w->tau_ivl, w->dfs, w->path, w->pidx, w->kvec, w->lane, w->dslot, w->one,
+                 w->bodies,
                  w->cb, w->kq, w->IAw, w->sd, w->wtree}; /* world_aba_create's */
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(w);

@@ -391,9 +391,13 @@ static void composite_into_parent(mbs_derivs *w, int b, int p)
 /* The vectors of dof i that its pairs with ancestors read (rnea_pairs.c): Y, Z, P + SF, Q. */
 static void keep_vectors(mbs_derivs *w, int i, const dof_vecs *v)
 {
-    double *o = w->kvec + MBS_KVEC * i;
-    for (int e = 0; e < 6; ++e) o[e] = v->Y[e], o[9 + e] = v->P[e] + v->SF[e], o[15 + e] = v->Q[e];
-    for (int e = 0; e < 3; ++e) o[6 + e] = v->Z[e];
+    double *o = w->kvec + i;
+    const size_t ld = (size_t)w->ldkv;
+    for (int e = 0; e < 6; ++e) {
+        o[ld * (size_t)e] = v->Y[e], o[ld * (size_t)(9 + e)] = v->P[e] + v->SF[e];
+        o[ld * (size_t)(15 + e)] = v->Q[e];
+    }
+    for (int e = 0; e < 3; ++e) o[ld * (size_t)(6 + e)] = v->Z[e];
 }
 
 /* Backward pass over the tree, children first: the entries of every joint's dofs (its pairs
@@ -404,7 +408,8 @@ static void derivs_backward(const mbs_data *d, mbs_derivs *w, const deriv_out *o
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
         const int *j = w->wtree + 4 * t, b = j[0], p = j[1]; /* child, parent, nv, vadr */
-        if (j[2] == 1 && lanes) { /* its vectors after the pass (rnea_pairs.c) */
+        if (j[2] == 1 && lanes) { /* its vectors after the pass (rnea_lanes.c) */
+            mbs_derivs_lane_inputs(w, j[3], b);
             if (p > 0) composite_into_parent(w, b, p);
             continue;
         }

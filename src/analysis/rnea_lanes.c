@@ -109,37 +109,40 @@ enum { G_M = 0, G_H = 1, G_J = 4, G_B = 13, G_P = 22, G_F = 25, G_S = 31, G_DV =
    diagonal entries S.P, S.Q, S.Y. */
 enum { O_Y = 0, O_Z = 6, O_PF = 9, O_Q = 15, O_DQ = 21, O_DV = 22, O_M = 23, O_N = 24 };
 
-/* The lanes of up to 8 dofs (list at, n of them; the last repeated) gathered into G. */
-static void gather_dofs(const mbs_data *d, const int *at, int n, double G[G_N][8])
+/* See derivs.h: column dslot[i] of w->lane, when the backward pass reaches the joint (the
+   rows are read eight columns at a time long after these stores). */
+void mbs_derivs_lane_inputs(mbs_derivs *w, int i, int b)
 {
-    const mbs_model *m = d->model;
-    const mbs_derivs *w = d->derivs;
-    for (int e = 0; e < 8; ++e) {
-        const int i = at[e < n ? e : n - 1], b = m->joints[m->dof_joint[i]].child;
-        const mbs_rbi *I = &w->Ic[b];
-        const double *D = w->dof + MBS_DV_STRIDE * i;
-        G[G_M][e] = I->m;
-        for (int c = 0; c < 3; ++c) G[G_H + c][e] = I->h[c], G[G_P + c][e] = w->P[3 * b + c];
-        for (int c = 0; c < 9; ++c) G[G_J + c][e] = I->I[c], G[G_B + c][e] = w->B11[9 * b + c];
-        for (int c = 0; c < 6; ++c) {
-            G[G_F + c][e] = w->F[6 * b + c], G[G_S + c][e] = D[c];
-            G[G_DA + c][e] = D[MBS_DV_DA + c], G[G_E + c][e] = D[MBS_DV_E + c];
-        }
-        for (int c = 0; c < 3; ++c) G[G_DV + c][e] = D[MBS_DV_DV + c];
+    const mbs_rbi *I = &w->Ic[b];
+    const double *D = w->dof + MBS_DV_STRIDE * i;
+    const size_t ld = (size_t)w->lds;
+    double *G = w->lane + w->dslot[i];
+#define LANE(row) G[ld * (size_t)(row)]
+    LANE(G_M) = I->m;
+    for (int c = 0; c < 3; ++c) LANE(G_H + c) = I->h[c], LANE(G_P + c) = w->P[3 * b + c];
+    for (int c = 0; c < 9; ++c) LANE(G_J + c) = I->I[c], LANE(G_B + c) = w->B11[9 * b + c];
+    for (int c = 0; c < 6; ++c) {
+        LANE(G_F + c) = w->F[6 * b + c], LANE(G_S + c) = D[c];
+        LANE(G_DA + c) = D[MBS_DV_DA + c], LANE(G_E + c) = D[MBS_DV_E + c];
     }
+    for (int c = 0; c < 3; ++c) LANE(G_DV + c) = D[MBS_DV_DV + c];
+#undef LANE
 }
 
 /* The vectors of dof_vectors (rnea_derivatives.c) and the diagonal entries, lane e. */
-MBS_ALWAYS_INLINE void lane_vectors(const double G[G_N][8], int e, double O[O_N][8])
+MBS_ALWAYS_INLINE void lane_vectors(const double *restrict L, size_t ld, int e,
+                                    double O[O_N][8])
 {
+#define G(row) L[ld * (size_t)(row) + (size_t)e]
     mbs_rbi I;
     double S[6], dA[6], E[6], dV[6] = {0, 0, 0, 0, 0, 0}, F[6], P[3], B[9], y[6], a[6], b[6];
     double sf[6], t[3], Z[3];
-    I.m = G[G_M][e];
-    for (int c = 0; c < 3; ++c) I.h[c] = G[G_H + c][e], P[c] = G[G_P + c][e], dV[c] = G[G_DV + c][e];
-    for (int c = 0; c < 9; ++c) I.I[c] = G[G_J + c][e], B[c] = G[G_B + c][e];
+    I.m = G(G_M);
+    for (int c = 0; c < 3; ++c) I.h[c] = G(G_H + c), P[c] = G(G_P + c), dV[c] = G(G_DV + c);
+    for (int c = 0; c < 9; ++c) I.I[c] = G(G_J + c), B[c] = G(G_B + c);
     for (int c = 0; c < 6; ++c)
-        S[c] = G[G_S + c][e], dA[c] = G[G_DA + c][e], E[c] = G[G_E + c][e], F[c] = G[G_F + c][e];
+        S[c] = G(G_S + c), dA[c] = G(G_DA + c), E[c] = G(G_E + c), F[c] = G(G_F + c);
+#undef G
     rbi_mulv(y, &I, S);
     m3_tmulv(Z, B, S); /* Z = B11^T S_ang + 2 P x S_lin */
     v3_cross(t, P, S + 3);
@@ -160,25 +163,36 @@ MBS_ALWAYS_INLINE void lane_vectors(const double G[G_N][8], int e, double O[O_N]
     O[O_DQ][e] = sp, O[O_DV][e] = sq, O[O_M][e] = sy;
 }
 
-/* lane_vectors of the 8 lanes (a loop the compiler runs on wide registers). */
-MBS_WIDE_LOOPS static void lanes_vectors(const double (*restrict G)[8], double (*restrict O)[8])
+/* lane_vectors of the 8 lanes from the rows at L (stride ld; a loop the compiler runs on
+   wide registers). */
+MBS_WIDE_LOOPS static void lanes_vectors(const double *restrict L, size_t ld,
+                                         double (*restrict O)[8])
 {
-    for (int e = 0; e < 8; ++e) lane_vectors(G, e, O);
+    for (int e = 0; e < 8; ++e) lane_vectors(L, ld, e, O);
 }
 
-/* See derivs.h. */
+/* See derivs.h: the inputs from w->lane (mbs_derivs_lane_inputs), the vectors into kvec's
+   rows (eight contiguous dofs: a vector per row). */
 void mbs_derivs_one_dof(const mbs_data *d, double *dq, double *dv, int ld, double *M, int ldm)
 {
-    const mbs_derivs *w = d->derivs;
-    double G[G_N][8], O[O_N][8];
+    mbs_derivs *w = d->derivs;
+    const size_t ldk = (size_t)w->ldkv;
+    double O[O_N][8];
     for (int g = 0; g < w->none; g += 8) {
         const int n = w->none - g < 8 ? w->none - g : 8, *at = w->one + g;
-        gather_dofs(d, at, n, G);
-        lanes_vectors((const double(*)[8])G, O);
+        lanes_vectors(w->lane + g, (size_t)w->lds, O);
+        if (n == 8 && at[7] - at[0] == 7) {
+            for (int c = 0; c < MBS_KVEC; ++c) {
+                mbs_d8 v;
+                D8_LOAD(v, O[c]);
+                D8_STORE(w->kvec + ldk * (size_t)c + (size_t)at[0], v);
+            }
+        } else {
+            for (int e = 0; e < n; ++e)
+                for (int c = 0; c < MBS_KVEC; ++c) w->kvec[ldk * (size_t)c + (size_t)at[e]] = O[c][e];
+        }
         for (int e = 0; e < n; ++e) {
             const size_t i = (size_t)at[e];
-            double *kv = w->kvec + MBS_KVEC * i;
-            for (int c = 0; c < MBS_KVEC; ++c) kv[c] = O[c][e];
             dq[i * (size_t)ld + i] += O[O_DQ][e];
             dv[i * (size_t)ld + i] += O[O_DV][e];
             if (M) M[i * (size_t)ldm + i] = O[O_M][e];

@@ -105,7 +105,8 @@ static inline void write_entries(const pair_out *o, size_t k, const int *pidx, i
 MBS_ALWAYS_INLINE void pairs_of(const mbs_derivs *w, int k, int depth, const pair_out *o,
                                 int with_m)
 {
-    const double *kv = w->kvec + MBS_KVEC * k;
+    double kv[MBS_KVEC];
+    for (int c = 0; c < MBS_KVEC; ++c) kv[c] = w->kvec[(size_t)w->ldkv * (size_t)c + (size_t)k];
     int p = 0;
     for (; p + 8 <= depth; p += 8) {
         pair_lanes v;
