@@ -134,6 +134,8 @@ typedef struct mbs_derivs {
     /* what the backward passes may skip (branch-induced sparsity; the layout is depth-first,
        so the subtree of a joint into body b holds the dofs [vadr, sub_end[b])) */
     int *sub_end;         /* [nbody] one past the last dof of the body's joint's subtree */
+    int *body_vadr;       /* [nbody] first dof of the joint into each body */
+    int *dof_body;        /* [nv] the body each dof moves (its joint's child) */
     int tau_sparse;       /* 1 when dtau/dq, dtau/dv have M's sparsity (no force element
                              but joint-local ones) */
     int *tau_at;          /* [nstep + 1] start of step s's intervals in tau_ivl */

@@ -225,12 +225,20 @@ static int column_plan(const mbs_model *m, mbs_derivs *w)
     int *ti = alloc0(2 * nt, sizeof(int)), *bi = alloc0(2 * nb, sizeof(int));
     unsigned char *used = alloc0(nb, 1);
     w->sub_end = alloc0(nb, sizeof(int));
+    w->body_vadr = alloc0(nb, sizeof(int));
+    w->dof_body = alloc0((size_t)m->nv, sizeof(int));
     const int ok = w->pslot && w->fslot && w->step_at && w->step_tree && w->step_dof &&
-                   w->bstep && w->fassign && w->sub_end && ti && bi && used;
+                   w->bstep && w->fassign && w->sub_end && w->body_vadr && w->dof_body && ti &&
+                   bi && used;
     if (ok) {
         column_steps(m, w, ti, ti + nt, bi, bi + nb);
         column_slots(m, w, bi, used);
         subtree_ends(m, w);
+        for (int t = 0; t < m->ntree; ++t) {
+            const mbs_joint_model *jm = tree_joint(m, t);
+            w->body_vadr[jm->child] = jm->vadr;
+            for (int k = 0; k < jm->nv; ++k) w->dof_body[jm->vadr + k] = jm->child;
+        }
         w->tau_sparse = tau_keeps_tree_sparsity(m);
     }
     free(ti), free(bi), free(used);
@@ -330,7 +338,8 @@ void mbs_derivs_destroy(mbs_data *d)
                  w->eig_work, w->qs, w->vs, w->qacc_s, w->lam_s, w->up, w->um, w->dqt,
                  w->T, w->taus, w->offp, w->offm, w->uxs, w->Ic, w->list, w->ident, w->mark,
                  w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
-                 w->step_at, w->step_tree, w->step_dof, w->bstep, w->sub_end, w->tau_at,
+                 w->step_at, w->step_tree, w->step_dof, w->bstep, w->sub_end, w->body_vadr,
+                 w->dof_body, w->tau_at,
                  w->tau_ivl, w->dfs, w->path, w->pidx, w->kvec, w->lane, w->dslot, w->one,
                  w->bodies,
                  w->cb, w->kq, w->IAw, w->sd, w->wtree}; /* world_aba_create's */

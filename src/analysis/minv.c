@@ -128,10 +128,15 @@ static size_t first_column(int i, int upper, size_t j0)
     return upper ? (size_t)i & ~(size_t)7 : j0;
 }
 
-/* The joint of tree index t. */
-static const mbs_joint_model *tree_joint(const mbs_model *m, int t)
+/* Tree joint t's record in the compact table w->wtree (the model's joint records are
+   large: loading them stalled the passes). */
+typedef struct tree_rec {
+    int child, parent, nv, vadr;
+} tree_rec;
+static inline tree_rec tree_at(const mbs_derivs *w, int t)
 {
-    return &m->joints[m->tree[t]];
+    const int *e = w->wtree + 4 * t;
+    return (tree_rec){e[0], e[1], e[2], e[3]};
 }
 
 /* Column groups of 8 a run (below) carries at once: independent chains of operations for
@@ -201,21 +206,20 @@ static int step_joints(const mbs_derivs *w, int s, const int **tree, const int *
 
 /* Forward pass over the columns [j0, j1) (upper: from each joint's first_column), a run at
    its top joint's place. */
-static void forward_pass(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx,
-                         int upper, size_t j0, size_t j1)
+static void forward_pass(mbs_derivs *w, double *X, size_t ldx, int upper, size_t j0,
+                         size_t j1)
 {
-    const mbs_model *m = d->model;
     for (int s = 0; s < w->nstep; ++s) {
         const int *tree, *dof;
         const int n = step_joints(w, s, &tree, &dof);
-        const mbs_joint_model *top = tree_joint(m, tree[0]);
-        const double *Pp = top->parent > 0 ? slot_columns(w, w->pslot[top->parent]) : NULL;
-        double *Pb = slot_columns(w, w->pslot[tree_joint(m, tree[n - 1])->child]);
+        const tree_rec top = tree_at(w, tree[0]);
+        const double *Pp = top.parent > 0 ? slot_columns(w, w->pslot[top.parent]) : NULL;
+        double *Pb = slot_columns(w, w->pslot[tree_at(w, tree[n - 1]).child]);
         if (n > 1)
             forward_run(w, dof, n, X, ldx, Pp, Pb, upper, j0, j1);
         else if (Pp || Pb)
-            forward_joint(w, top->vadr, top->nv, X, ldx, Pp, Pb,
-                          first_column(top->vadr, upper, j0), j1);
+            forward_joint(w, top.vadr, top.nv, X, ldx, Pp, Pb,
+                          first_column(top.vadr, upper, j0), j1);
     }
 }
 
@@ -354,11 +358,11 @@ static void step_columns(const mbs_data *d, const mbs_derivs *w, int s, double *
 {
     const int *tree, *dof;
     const int n = step_joints(w, s, &tree, &dof), assign = w->fassign[s];
-    const mbs_joint_model *top = tree_joint(d->model, tree[0]);
+    const tree_rec top = tree_at(w, tree[0]);
     if (n > 1)
         backward_run(d, w, dof, n, X, ldx, Fb, Fp, assign, upper, j0, j1);
-    else if (top->nv > 0)
-        backward_joint(w, top->vadr, top->nv, d->Dinv + 6 * top->vadr, X, ldx, Fb, Fp, assign,
+    else if (top.nv > 0)
+        backward_joint(w, top.vadr, top.nv, d->Dinv + 6 * top.vadr, X, ldx, Fb, Fp, assign,
                        j0, j1);
     else if (Fp)
         pass_forces(Fb, Fp, assign, j0, j1);
@@ -379,17 +383,16 @@ static size_t subtree_column_end(const mbs_derivs *w, int b, size_t j1)
 static void backward_step(const mbs_data *d, const mbs_derivs *w, int s, double *X,
                           size_t ldx, int upper, size_t j0, size_t j1)
 {
-    const mbs_model *m = d->model;
     const int *tree, *dof;
     const int n = step_joints(w, s, &tree, &dof);
-    const mbs_joint_model *top = tree_joint(m, tree[0]);
-    const int p = top->parent, zero = p > 0 && w->fassign[s];
-    const double *Fb = slot_columns(w, w->fslot[tree_joint(m, tree[n - 1])->child]);
+    const tree_rec top = tree_at(w, tree[0]);
+    const int p = top.parent, zero = p > 0 && w->fassign[s];
+    const double *Fb = slot_columns(w, w->fslot[tree_at(w, tree[n - 1]).child]);
     double *Fp = p > 0 ? slot_columns(w, w->fslot[p]) : NULL;
     if (upper) { /* the top's subtree, from the group of its first dof */
-        const size_t s0 = first_column(top->vadr, 1, j0), e = subtree_column_end(w, top->child, j1);
+        const size_t s0 = first_column(top.vadr, 1, j0), e = subtree_column_end(w, top.child, j1);
         if (zero) {
-            zero_forces(Fp, first_column(m->joints[m->bodies[p].joint].vadr, 1, j0), s0);
+            zero_forces(Fp, first_column(w->body_vadr[p], 1, j0), s0);
             zero_forces(Fp, e, subtree_column_end(w, p, j1));
         }
         if (s0 < e) step_columns(d, w, s, X, ldx, Fb, Fp, 1, s0, e);
@@ -413,7 +416,7 @@ static void solve(const mbs_data *d, mbs_derivs *w, double *X, size_t ldx, int u
                   size_t j0, size_t j1)
 {
     for (int k = 0; k < w->nstep; ++k) backward_step(d, w, w->bstep[k], X, ldx, upper, j0, j1);
-    forward_pass(d, w, X, ldx, upper, j0, j1);
+    forward_pass(w, X, ldx, upper, j0, j1);
 }
 
 /* See derivs.h. */
@@ -432,7 +435,7 @@ void mbs_derivs_minv(mbs_data *d)
     const int nv = m->nv;
     const size_t ldp = (size_t)w->ldp;
     for (int i = 0; i < nv; ++i) {
-        const size_t g = first_column(m->joints[m->dof_joint[i]].vadr, 1, 0);
+        const size_t g = first_column(w->body_vadr[w->dof_body[i]], 1, 0);
         for (size_t j = g; j < ldp; j += 8) D8_STORE(w->Minv + ldp * (size_t)i + j, D8_ZERO);
         w->Minv[ldp * (size_t)i + (size_t)i] = 1.0;
     }
