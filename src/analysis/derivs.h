@@ -154,6 +154,9 @@ typedef struct mbs_derivs {
     double *lane;         /* [MBS_LANE_N lds] the inputs of the one-dof joints' terms
                              (rnea_lanes.c), in rows by their place in `one` */
     int lds;              /* none rounded up to 8 */
+    double *brow;         /* [37 ldb] the inputs of each body's terms (rnea_lanes.c), in rows
+                             by tree position */
+    int ldb;              /* ntree rounded up to 8 */
     int *dslot;           /* [nv] place of each dof in `one`, -1 for other joints' */
     int *one, none;       /* [nv] the dofs of one-dof joints, their count */
     int *bodies;          /* [nbody] the bodies in tree order (rnea_lanes.c) */
@@ -224,10 +227,13 @@ void mbs_derivs_rnea(mbs_data *d, const double *qacc, double *dq, double *dv, in
    kept their vectors, no forces fixed in the world) into dq, dv (row stride ld) and M
    (nullable, ldm): dq, dv added to, M assigned. */
 void mbs_derivs_pairs(const mbs_data *d, double *dq, double *dv, int ld, double *M, int ldm);
+/* During a forward pass, at tree joint t into body b once its origin and velocity (with_acc:
+   and acceleration) are known: its inputs into w->brow, for mbs_derivs_bodies. */
+void mbs_derivs_body_inputs(const mbs_data *d, mbs_derivs *w, int t, int b, int with_acc);
 /* Each body's Ic (world axes, subtree root origin), F, P and B11, eight at a time, after a
-   forward pass that left its velocity and acceleration (with_acc = 0: before it is known,
+   forward pass that left their inputs (mbs_derivs_body_inputs; without the acceleration,
    F = v x* Ic v) and skipped them (no forces fixed in the world). */
-void mbs_derivs_bodies(const mbs_data *d, int with_acc);
+void mbs_derivs_bodies(const mbs_data *d);
 /* During the backward pass, at a one-dof joint (dof i into body b) whose composites are
    complete: its inputs into w->lane, for mbs_derivs_one_dof. */
 void mbs_derivs_lane_inputs(mbs_derivs *w, int i, int b);

@@ -314,11 +314,13 @@ int mbs_derivs_create(mbs_data *d)
     w->kvec = alloc0(MBS_KVEC * (size_t)w->ldkv, sizeof(double));
     w->lds = (m->nv + 7) / 8 * 8;
     w->lane = alloc0(MBS_LANE_N * (size_t)w->lds, sizeof(double));
+    w->ldb = (m->ntree + 7) / 8 * 8;
+    w->brow = alloc0(37 * (size_t)w->ldb + 1, sizeof(double));
     w->dslot = alloc0(nv, sizeof(int));
     w->one = alloc0(nv, sizeof(int));
     w->bodies = alloc0(nb, sizeof(int));
     if (!w->dfs || !w->path || !w->pidx || !w->kvec || !w->lane || !w->dslot || !w->one ||
-        !w->bodies)
+        !w->bodies || !w->brow)
         return MBS_ERR_NOMEM;
     for (int t = 0; t < m->ntree; ++t) w->bodies[t] = m->joints[m->tree[t]].child;
     for (int i = 0; i < m->nv; ++i) {
@@ -340,7 +342,7 @@ void mbs_derivs_destroy(mbs_data *d)
                  w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
                  w->step_at, w->step_tree, w->step_dof, w->bstep, w->sub_end, w->body_vadr,
                  w->dof_body, w->tau_at,
-                 w->tau_ivl, w->dfs, w->path, w->pidx, w->kvec, w->lane, w->dslot, w->one,
+                 w->tau_ivl, w->dfs, w->path, w->pidx, w->kvec, w->lane, w->dslot, w->brow, w->one,
                  w->bodies,
                  w->cb, w->kq, w->IAw, w->sd, w->wtree}; /* world_aba_create's */
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);

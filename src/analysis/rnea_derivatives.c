@@ -262,6 +262,7 @@ static void derivs_forward(const mbs_data *d, mbs_derivs *w, const double *qacc)
             mbs_derivs_origin(d, w, b, p);
             one_dof_forward(d, w, j[3], b, p > 0 ? w->vel + 6 * p : zero,
                             p > 0 ? w->acc + 6 * p : a0, qacc[j[3]]);
+            mbs_derivs_body_inputs(d, w, t, b, 1);
             continue;
         }
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
@@ -273,8 +274,9 @@ static void derivs_forward(const mbs_data *d, mbs_derivs *w, const double *qacc)
         mbs_derivs_joint_velocity(d, w, jm, &X, u);
         mbs_derivs_joint_acceleration(d, w, jm, qacc, 1, al);
         if (w->has_K) body_forward(d, w, b, &X);
+        else mbs_derivs_body_inputs(d, w, t, b, 1);
     }
-    if (!w->has_K) mbs_derivs_bodies(d, 1); /* eight at a time (rnea_lanes.c) */
+    if (!w->has_K) mbs_derivs_bodies(d); /* eight at a time (rnea_lanes.c) */
 }
 
 /* ------------------------------------------------------------------ backward pass */

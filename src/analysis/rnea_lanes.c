@@ -17,30 +17,32 @@ enum { B_R = 0, B_O = 9, B_M = 12, B_H = 13, B_J = 16, B_V = 25, B_A = 31, B_N =
 /* Its outputs: Ic in world axes (m, h, J: mbs_rbi's layout), F, P, B11. */
 enum { C_M = 0, C_H = 1, C_J = 4, C_F = 13, C_P = 19, C_B = 22, C_N = 31 };
 
-/* Bodies at[0 .. n) (the last repeated to 8) gathered into G (with_acc = 0: a = 0). */
-static void gather_bodies(const mbs_data *d, const int *at, int n, int with_acc,
-                          double G[B_N][8])
+/* See derivs.h: column t of w->brow (stored long before the lanes read the rows). */
+void mbs_derivs_body_inputs(const mbs_data *d, mbs_derivs *w, int t, int b, int with_acc)
 {
-    const mbs_derivs *w = d->derivs;
-    for (int e = 0; e < 8; ++e) {
-        const int b = at[e < n ? e : n - 1];
-        const mbs_rbi *I = &d->model->bodies[b].rbi;
-        for (int c = 0; c < 9; ++c) G[B_R + c][e] = d->x_world[b].R[c], G[B_J + c][e] = I->I[c];
-        for (int c = 0; c < 3; ++c) G[B_O + c][e] = w->o[3 * b + c], G[B_H + c][e] = I->h[c];
-        G[B_M][e] = I->m;
-        for (int c = 0; c < 6; ++c)
-            G[B_V + c][e] = w->vel[6 * b + c], G[B_A + c][e] = with_acc ? w->acc[6 * b + c] : 0.0;
-    }
+    const mbs_rbi *I = &d->model->bodies[b].rbi;
+    const double *R = d->x_world[b].R;
+    const size_t ld = (size_t)w->ldb;
+    double *G = w->brow + t;
+#define ROW(r) G[ld * (size_t)(r)]
+    for (int c = 0; c < 9; ++c) ROW(B_R + c) = R[c], ROW(B_J + c) = I->I[c];
+    for (int c = 0; c < 3; ++c) ROW(B_O + c) = w->o[3 * b + c], ROW(B_H + c) = I->h[c];
+    ROW(B_M) = I->m;
+    for (int c = 0; c < 6; ++c)
+        ROW(B_V + c) = w->vel[6 * b + c], ROW(B_A + c) = with_acc ? w->acc[6 * b + c] : 0.0;
+#undef ROW
 }
 
 /* The world inertia of lane e, rbi_transform_rp's (RBDA eq. 2.66): y = R h and the upper
    triangle of R J R^T here, the shift to the subtree origin by rbi_shifted. */
-MBS_ALWAYS_INLINE void lane_world_inertia(const double (*restrict G)[8], int e, mbs_rbi *I)
+MBS_ALWAYS_INLINE void lane_world_inertia(const double *restrict L, size_t ld, int e,
+                                          mbs_rbi *I)
 {
+#define G(row) L[ld * (size_t)(row) + (size_t)e]
     double R[9], J[9], T[9], y[3], p[3], Ir[6], I6[6];
     static const int row[6] = {0, 0, 0, 1, 1, 2}, col[6] = {0, 1, 2, 1, 2, 2};
-    for (int c = 0; c < 9; ++c) R[c] = G[B_R + c][e], J[c] = G[B_J + c][e];
-    for (int c = 0; c < 3; ++c) p[c] = G[B_O + c][e], I->h[c] = G[B_H + c][e];
+    for (int c = 0; c < 9; ++c) R[c] = G(B_R + c), J[c] = G(B_J + c);
+    for (int c = 0; c < 3; ++c) p[c] = G(B_O + c), I->h[c] = G(B_H + c);
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) /* T = J R^T */
             T[3 * i + j] = J[3 * i] * R[3 * j] + J[3 * i + 1] * R[3 * j + 1] + J[3 * i + 2] * R[3 * j + 2];
@@ -49,19 +51,22 @@ MBS_ALWAYS_INLINE void lane_world_inertia(const double (*restrict G)[8], int e, 
         const int i = row[k], j = col[k];
         Ir[k] = R[3 * i] * T[j] + R[3 * i + 1] * T[3 + j] + R[3 * i + 2] * T[6 + j];
     }
-    I->m = G[B_M][e];
+    I->m = G(B_M);
+#undef G
     rbi_shifted(I6, I->h, I->m, y, Ir, p);
     for (int k = 0; k < 6; ++k) I->I[3 * row[k] + col[k]] = I->I[3 * col[k] + row[k]] = I6[k];
 }
 
 /* The world inertia of lane e and, from it, F = I a + v x* I v, P and B11 (as
    rnea_derivatives.c's body_forward) into O. */
-MBS_ALWAYS_INLINE void lane_body(const double (*restrict G)[8], int e, double (*restrict O)[8])
+MBS_ALWAYS_INLINE void lane_body(const double *restrict L, size_t ld, int e,
+                                 double (*restrict O)[8])
 {
     mbs_rbi I;
     double v[6], a[6], hv[6], ia[6], vxh[6], B[9];
-    lane_world_inertia(G, e, &I);
-    for (int c = 0; c < 6; ++c) v[c] = G[B_V + c][e], a[c] = G[B_A + c][e];
+    lane_world_inertia(L, ld, e, &I);
+    for (int c = 0; c < 6; ++c)
+        v[c] = L[ld * (size_t)(B_V + c) + (size_t)e], a[c] = L[ld * (size_t)(B_A + c) + (size_t)e];
     rbi_mulv(hv, &I, v);
     rbi_mulv(ia, &I, a);
     mv_cross_f(vxh, v, hv);
@@ -72,22 +77,22 @@ MBS_ALWAYS_INLINE void lane_body(const double (*restrict G)[8], int e, double (*
     for (int c = 0; c < 6; ++c) O[C_F + c][e] = ia[c] + vxh[c];
 }
 
-/* The body terms of the 8 lanes. */
-MBS_WIDE_LOOPS static void lanes_bodies(const double (*restrict G)[8], double (*restrict O)[8])
+/* The body terms of the 8 lanes from the rows at L (stride ld). */
+MBS_WIDE_LOOPS static void lanes_bodies(const double *restrict L, size_t ld,
+                                        double (*restrict O)[8])
 {
-    for (int e = 0; e < 8; ++e) lane_body(G, e, O);
+    for (int e = 0; e < 8; ++e) lane_body(L, ld, e, O);
 }
 
 /* See derivs.h. */
-void mbs_derivs_bodies(const mbs_data *d, int with_acc)
+void mbs_derivs_bodies(const mbs_data *d)
 {
     mbs_derivs *w = d->derivs;
     const int nb = d->model->nbody - 1, *at = w->bodies;
-    double G[B_N][8], O[C_N][8];
+    double O[C_N][8];
     for (int g = 0; g < nb; g += 8) {
         const int n = nb - g < 8 ? nb - g : 8;
-        gather_bodies(d, at + g, n, with_acc, G);
-        lanes_bodies((const double(*)[8])G, O);
+        lanes_bodies(w->brow + g, (size_t)w->ldb, O);
         for (int e = 0; e < n; ++e) {
             const int b = at[g + e];
             mbs_rbi *I = &w->Ic[b];

@@ -88,6 +88,7 @@ MBS_WIDE_LOOPS static void pass_velocities(const mbs_data *d, mbs_derivs *w)
         } else {
             joint_velocity(d, w, &m->joints[m->tree[t]], b, p);
         }
+        mbs_derivs_body_inputs(d, w, t, b, 0);
     }
 }
 
@@ -357,7 +358,7 @@ int mbs_derivs_world_aba(mbs_data *d)
     mbs_derivs *w = d->derivs;
     w->has_K = 0;
     pass_velocities(d, w);
-    mbs_derivs_bodies(d, 0); /* I, P, B11, F = v x* I v, eight at a time (rnea_lanes.c) */
+    mbs_derivs_bodies(d); /* I, P, B11, F = v x* I v, eight at a time (rnea_lanes.c) */
     articulated_init(d, w);
     double a0[6];
     mbs_derivs_world_acceleration(d->model, a0);
