@@ -127,17 +127,95 @@ MBS_WIDE_LOOPS static void dof_pairs(const mbs_derivs *w, int k, int depth, cons
     else pairs_of(w, k, depth, o, 0);
 }
 
-/* See derivs.h. */
+/* Row k's entries with a root dof l into lanes: the same sums as pair_entries, with k's
+   vectors from the rows of kvec (eight dofs from k) and l's components scalars. */
+typedef struct root_lanes {
+    mbs_d8 dq_kl, dv_kl, dq_lk, dv_lk, m;
+} root_lanes;
+
+MBS_ALWAYS_INLINE void root_entries(const mbs_derivs *w, const double *L, int k, int with_m,
+                                    root_lanes *o)
+{
+    const size_t ld = (size_t)w->ldkv;
+    const double *kv = w->kvec + k, *S = L, *dV = L + MBS_DV_DV, *dA = L + MBS_DV_DA;
+    const double *E = L + MBS_DV_E;
+    mbs_d8 a = D8_ZERO, b = D8_ZERO, c = D8_ZERO, e = D8_ZERO, m = D8_ZERO, y, x;
+    for (int r = 0; r < 6; ++r) {
+        D8_LOAD(y, kv + ld * (size_t)r); /* Y */
+        D8_AXPY(a, dA[r], y);
+        D8_AXPY(c, E[r], y);
+        if (with_m) D8_AXPY(m, S[r], y);
+        D8_LOAD(x, kv + ld * (size_t)(9 + r)); /* P + SF */
+        D8_AXPY(b, S[r], x);
+        D8_LOAD(x, kv + ld * (size_t)(15 + r)); /* Q */
+        D8_AXPY(e, S[r], x);
+    }
+    for (int r = 0; r < 3; ++r) {
+        D8_LOAD(x, kv + ld * (size_t)(6 + r)); /* Z */
+        D8_AXPY(a, dV[r], x);
+        D8_AXPY(c, S[r], x);
+    }
+    o->dq_kl = a, o->dv_kl = c, o->dq_lk = b, o->dv_lk = e, o->m = m;
+}
+
+/* The pairs of a multi-dof root joint's dofs l (n from i0) with every dof k of its subtree
+   [k0, k1), eight k at a time: the root's dofs would fill most lanes of every descendant's
+   first block of ancestors; here row l's entries are rows of 8 (k's rows one lane each). */
+MBS_ALWAYS_INLINE void root_pairs_m(const mbs_derivs *w, int i0, int n, int k0, int k1,
+                                    const pair_out *o, int with_m)
+{
+    for (int l = i0; l < i0 + n; ++l) {
+        const double *L = w->dof + MBS_DV_STRIDE * l;
+        double *rq = o->dq + (size_t)l * o->ld, *rv = o->dv + (size_t)l * o->ld;
+        double *rm = with_m ? o->M + (size_t)l * o->ldm : NULL;
+        for (int k = k0; k < k1; k += 8) {
+            root_lanes v;
+            root_entries(w, L, k, with_m, &v);
+            const int nk = k1 - k < 8 ? k1 - k : 8;
+            if (nk == 8) {
+                row_add(rq + k, &v.dq_lk), row_add(rv + k, &v.dv_lk);
+                if (with_m) D8_STORE(rm + k, v.m);
+            }
+            for (int e = 0; e < nk; ++e) {
+                const size_t at = (size_t)(k + e) * o->ld + (size_t)l;
+                o->dq[at] += D8_LANE(v.dq_kl, e), o->dv[at] += D8_LANE(v.dv_kl, e);
+                if (nk < 8) rq[k + e] += D8_LANE(v.dq_lk, e), rv[k + e] += D8_LANE(v.dv_lk, e);
+                if (with_m) {
+                    o->M[(size_t)(k + e) * o->ldm + (size_t)l] = D8_LANE(v.m, e);
+                    if (nk < 8) rm[k + e] = D8_LANE(v.m, e);
+                }
+            }
+        }
+    }
+}
+
+/* root_pairs_m with M's entries or without. */
+MBS_WIDE_LOOPS static void root_pairs(const mbs_derivs *w, int i0, int n, int k0, int k1,
+                                      const pair_out *o)
+{
+    if (o->M) root_pairs_m(w, i0, n, k0, k1, o, 1);
+    else root_pairs_m(w, i0, n, k0, k1, o, 0);
+}
+
+/* See derivs.h: a root joint of more than one dof (a floating base) by root_pairs, and off
+   the path of its subtree (its dofs precede every dof there, the depth-first layout). */
 void mbs_derivs_pairs(const mbs_data *d, double *dq, double *dv, int ld, double *M, int ldm)
 {
     const mbs_model *m = d->model;
     mbs_derivs *w = d->derivs;
     const pair_out o = {dq, dv, M, (size_t)ld, (size_t)ldm};
+    int skip = 0; /* dofs of the current root left off the path */
     for (int s = 0; s < m->ntree; ++s) {
-        const mbs_joint_model *jm = &m->joints[m->tree[w->dfs[s]]];
-        if (jm->nv == 0) continue;
-        const int depth = d->dof_depth[jm->vadr];
-        for (int k = 0; k < jm->nv; ++k) dof_pairs(w, jm->vadr + k, depth, &o);
-        for (int k = 0; k < jm->nv; ++k) path_push(w, depth + k, jm->vadr + k);
+        const int *e = w->wtree + 4 * w->dfs[s]; /* child, parent, nv, vadr */
+        if (e[1] == 0) skip = 0;
+        if (e[2] == 0) continue;
+        if (e[1] == 0 && e[2] > 1) {
+            root_pairs(w, e[3], e[2], e[3] + e[2], w->sub_end[e[0]], &o);
+            skip = e[2];
+            continue;
+        }
+        const int depth = d->dof_depth[e[3]] - skip;
+        for (int k = 0; k < e[2]; ++k) dof_pairs(w, e[3] + k, depth, &o);
+        for (int k = 0; k < e[2]; ++k) path_push(w, depth + k, e[3] + k);
     }
 }
