@@ -1,7 +1,8 @@
 /* M^-1 and M^-1 B of a tree by the articulated-body recursion (Carpentier 2018, "Analytical
  * Inverse of the Joint Space Inertia Matrix", Alg. 1, and ABA itself on many right-hand
- * sides) on the U = IA S and D^-1 of the forward dynamics that just ran (mbs_aba), in the
- * world axes about each subtree's root origin of the derivative passes (derivs.h). Column j
+ * sides) on the U = IA S and D^-1 of the forward dynamics that just ran (the world-frame
+ * pass of world_aba.c, or mbs_aba with its U moved to world axes), in the world axes about
+ * each subtree's root origin of the derivative passes (derivs.h). Column j
  * of M^-1 B is the qacc of tau = B[:, j] at rest without gravity; in world axes a force or
  * an acceleration passes between bodies unchanged, so with W_k = sum_l Dinv[k][l] U_l:
  *   backward (children first), for the joint's dofs i:
@@ -12,7 +13,7 @@
  * and at the leaves), in slots that live as long as a body's children need them (a chain
  * works in one slot, in place). Eight contiguous columns at a time.
  * The passes go by steps (derivs_data.c): a joint alone, or a run of one-dof joints each the
- * only child joint of the previous one's child body, three groups of 8 at a time in
+ * only child joint of the previous one's child body, RUN_GROUPS groups of 8 at a time in
  * registers. A run's backward step comes at its deepest joint's place (its descendants all
  * lie after it in tree order, so they are done), its forward step at its top joint's place;
  * which step assigns a parent's forces (the first in backward order) and the slots follow
