@@ -30,8 +30,11 @@
 /* Loops over contiguous columns (M^-1 and its products, minv.c, aba_derivatives.c): on
    x86-64 with GCC they are also compiled for AVX2 and AVX-512 and the widest the processor
    runs is picked at load time (each element gets the same multiplies and adds in the same
-   order, without contraction under -std=c11, so every variant gives the same bits). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+   order, without contraction under -std=c11, so every variant gives the same bits). Not
+   under ThreadSanitizer: it instruments the variants' resolvers, which the dynamic loader
+   runs before the sanitizer's runtime is up (a crash at start). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(__SANITIZE_THREAD__)
 #define MBS_WIDE_LOOPS __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define MBS_WIDE_LOOPS
