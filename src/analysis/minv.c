@@ -106,7 +106,8 @@ MBS_ALWAYS_INLINE void forward_kernel(const mbs_derivs *w, int i0, int n, double
         if (!Pb) continue;
         for (int k = 0; k < n; ++k) {
             const double *S = w->dof + MBS_DV_STRIDE * (i0 + k);
-            for (int c = 0; c < 6; ++c) D8_AXPY(a[c], S[c], r[k]);
+            for (int c = 0; c < 6; ++c) /* a free root's S is half zeros in world axes */
+                if (n == 1 || S[c] != 0.0) D8_AXPY(a[c], S[c], r[k]);
         }
         for (int c = 0; c < 6; ++c) D8_STORE(Pb + 6 * j + 8 * (size_t)c, a[c]);
     }
@@ -245,7 +246,8 @@ MBS_ALWAYS_INLINE void backward_kernel(const mbs_derivs *w, int i0, int n, const
             mbs_d8 t = D8_ZERO;
             D8_LOAD(r[k], X + ldx * (size_t)(i0 + k) + j);
             if (Fb) {
-                for (int c = 0; c < 6; ++c) D8_AXPY(t, S[c], f[c]);
+                for (int c = 0; c < 6; ++c)
+                    if (n == 1 || S[c] != 0.0) D8_AXPY(t, S[c], f[c]);
                 D8_SUB(r[k], t);
             }
         }
