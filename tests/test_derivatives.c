@@ -310,10 +310,18 @@ static mbs_model *four_limbs(void)
     return m;
 }
 
-/* Derivatives and M^-1 of the four limbs at a moving state. */
+/* Derivatives and M^-1 of the four limbs at a moving state. The limbs were added one after
+   the other, so the depth-first layout (docs/api.md, mbs_compile) gives the joints their
+   coordinates in id order, each limb's together (breadth-first would interleave them); the
+   passes' walks rely on it. */
 static void test_four_limbs(void **state)
 {
     (void)state;
+    mbs_model *m = four_limbs();
+    for (int j = 1; j < mbs_model_njoint(m); ++j)
+        assert_int_equal(mbs_model_joint_vadr(m, j),
+                         mbs_model_joint_vadr(m, j - 1) + mbs_model_joint_nv(m, j - 1));
+    mbs_model_destroy(m);
     check_model_moving(four_limbs(), 28, 91, 2100);
 }
 

@@ -146,7 +146,6 @@ typedef struct mbs_derivs {
                              where a step's rows can be nonzero: its top joint's ancestors
                              and subtree (every group when tau_sparse is 0) */
     /* ancestor pairs eight at a time (rnea_pairs.c) */
-    int *dfs;             /* [ntree] tree indices in depth-first order (parents first) */
     int cap;              /* ldp: row length of the path */
     double *path;         /* [21 cap] the ancestors of the joint visited, blocks of 8
                              positions by 21 component rows (rnea_pairs.c) */
@@ -157,12 +156,11 @@ typedef struct mbs_derivs {
     double *lane;         /* [MBS_LANE_N lds] the inputs of the one-dof joints' terms
                              (rnea_lanes.c), in rows by their place in `one` */
     int lds;              /* none rounded up to 8 */
-    double *brow;         /* [37 ldb] the inputs of each body's terms (rnea_lanes.c), in rows
+    double *brow;         /* [MBS_BODY_N ldb] the inputs of each body's terms (rnea_lanes.c), in rows
                              by tree position */
     int ldb;              /* ntree rounded up to 8 */
     int *dslot;           /* [nv] place of each dof in `one`, -1 for other joints' */
     int *one, none;       /* [nv] the dofs of one-dof joints, their count */
-    int *bodies;          /* [nbody] the bodies in tree order (rnea_lanes.c) */
     /* world-frame articulated-body pass (world_aba.c) */
     double *cb;           /* [6 nbody] the joint's velocity-product acceleration of each body
                              (world axes, subtree root origin) */
@@ -175,8 +173,9 @@ typedef struct mbs_derivs {
 
 /* Per dof, the vectors its pairs with ancestors read: Y, Z, P + SF, Q (rnea_pairs.c). */
 #define MBS_KVEC 21
-/* Per one-dof joint, the inputs of its terms (rnea_lanes.c). */
+/* Per one-dof joint and per body, the inputs of their terms (rnea_lanes.c). */
 #define MBS_LANE_N 52
+#define MBS_BODY_N 37
 
 /* B11 = [w]x J - J [w]x - (h u^T + u h^T) + 2 (u . h) I - [n]x of an inertia (J about the
    origin, first moment h) moving with v = [w; u], momentum [n; P]. */

@@ -99,32 +99,6 @@ static void column_slots(const mbs_model *m, mbs_derivs *w, int *last, unsigned 
     }
 }
 
-/* The tree indices in depth-first order, parents first, children in tree order (the walk
-   of rnea_pairs.c keeps the ancestors of the joint it visits in a path): each body's child
-   joints listed last first, pushed on a stack in that order. 0 or MBS_ERR_NOMEM. */
-static int depth_first(const mbs_model *m, int *dfs)
-{
-    const size_t nt = (size_t)m->ntree;
-    int *head = alloc0((size_t)m->nbody, sizeof(int)), *next = alloc0(nt, sizeof(int));
-    int *stack = alloc0(nt, sizeof(int)), n = 0, top = 0;
-    if (head && next && stack) {
-        for (int b = 0; b < m->nbody; ++b) head[b] = -1;
-        for (int t = 0; t < m->ntree; ++t) {
-            const int p = m->joints[m->tree[t]].parent;
-            next[t] = head[p], head[p] = t;
-        }
-        for (int t = head[0]; t >= 0; t = next[t]) stack[top++] = t;
-        while (top > 0) {
-            const int t = stack[--top];
-            dfs[n++] = t;
-            for (int c = head[m->joints[m->tree[t]].child]; c >= 0; c = next[c]) stack[top++] = c;
-        }
-    }
-    const int st = head && next && stack ? MBS_OK : MBS_ERR_NOMEM;
-    free(head), free(next), free(stack);
-    return st;
-}
-
 /* sub_end of every body: one past the last dof of its joint's subtree (its joint's vadr when
    that holds none), children first. */
 static void subtree_ends(const mbs_model *m, mbs_derivs *w)
@@ -307,7 +281,6 @@ int mbs_derivs_create(mbs_data *d)
     if (!w->Minv || !w->X || !w->Uw || !w->Ww || !w->Pm || world_aba_create(m, w) != MBS_OK)
         return MBS_ERR_NOMEM;
     w->cap = w->ldp;
-    w->dfs = alloc0((size_t)m->ntree, sizeof(int));
     w->path = alloc0(21 * ldp, sizeof(double));
     w->pidx = alloc0(ldp, sizeof(int));
     w->ldkv = m->nv + 8;
@@ -315,19 +288,16 @@ int mbs_derivs_create(mbs_data *d)
     w->lds = (m->nv + 7) / 8 * 8;
     w->lane = alloc0(MBS_LANE_N * (size_t)w->lds, sizeof(double));
     w->ldb = (m->ntree + 7) / 8 * 8;
-    w->brow = alloc0(37 * (size_t)w->ldb + 1, sizeof(double));
+    w->brow = alloc0(MBS_BODY_N * (size_t)w->ldb + 1, sizeof(double));
     w->dslot = alloc0(nv, sizeof(int));
     w->one = alloc0(nv, sizeof(int));
-    w->bodies = alloc0(nb, sizeof(int));
-    if (!w->dfs || !w->path || !w->pidx || !w->kvec || !w->lane || !w->dslot || !w->one ||
-        !w->bodies || !w->brow)
+    if (!w->path || !w->pidx || !w->kvec || !w->lane || !w->dslot || !w->one || !w->brow)
         return MBS_ERR_NOMEM;
-    for (int t = 0; t < m->ntree; ++t) w->bodies[t] = m->joints[m->tree[t]].child;
     for (int i = 0; i < m->nv; ++i) {
         w->dslot[i] = m->joints[m->dof_joint[i]].nv == 1 ? w->none : -1;
         if (w->dslot[i] >= 0) w->one[w->none++] = i;
     }
-    return depth_first(m, w->dfs);
+    return MBS_OK;
 }
 
 /* See derivs.h (NULL allowed). */
@@ -342,8 +312,7 @@ void mbs_derivs_destroy(mbs_data *d)
                  w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
                  w->step_at, w->step_tree, w->step_dof, w->bstep, w->sub_end, w->body_vadr,
                  w->dof_body, w->tau_at,
-                 w->tau_ivl, w->dfs, w->path, w->pidx, w->kvec, w->lane, w->dslot, w->brow, w->one,
-                 w->bodies,
+                 w->tau_ivl, w->path, w->pidx, w->kvec, w->lane, w->dslot, w->brow, w->one,
                  w->cb, w->kq, w->IAw, w->sd, w->wtree}; /* world_aba_create's */
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(w);

@@ -1,7 +1,8 @@
 /* The per-body and per-dof terms of the inverse-dynamics derivatives (rnea_derivatives.c,
- * whose top comment gives the equations), eight bodies or dofs at a time: gathered into rows
- * of 8 lanes, computed by loops over the lanes that the compiler runs on wide registers, and
- * scattered back. The recursions (velocities, accelerations, composites) stay sequential in
+ * whose top comment gives the equations), eight bodies or dofs at a time: their inputs
+ * stored in rows by the passes that compute them (w->brow, w->lane), computed by loops over
+ * the lanes that the compiler runs on wide registers, the results stored back per body or
+ * in kvec's rows. The recursions (velocities, accelerations, composites) stay sequential in
  * rnea_derivatives.c; what each body or dof computes from their results is independent.
  * Forces fixed in the world (host wrenches, point gravity) take the body-by-body code. */
 #include "analysis/derivs.h"
@@ -14,6 +15,7 @@
 /* The inputs of a body: its world rotation R, origin o (subtree root), inertia in body
    coordinates (m, h, J), velocity and acceleration (world). */
 enum { B_R = 0, B_O = 9, B_M = 12, B_H = 13, B_J = 16, B_V = 25, B_A = 31, B_N = 37 };
+_Static_assert(B_N == MBS_BODY_N, "w->brow holds B_N rows");
 /* Its outputs: Ic in world axes (m, h, J: mbs_rbi's layout), F, P, B11. */
 enum { C_M = 0, C_H = 1, C_J = 4, C_F = 13, C_P = 19, C_B = 22, C_N = 31 };
 
@@ -88,13 +90,13 @@ MBS_WIDE_LOOPS static void lanes_bodies(const double *restrict L, size_t ld,
 void mbs_derivs_bodies(const mbs_data *d)
 {
     mbs_derivs *w = d->derivs;
-    const int nb = d->model->nbody - 1, *at = w->bodies;
+    const int nb = d->model->ntree;
     double O[C_N][8];
     for (int g = 0; g < nb; g += 8) {
         const int n = nb - g < 8 ? nb - g : 8;
         lanes_bodies(w->brow + g, (size_t)w->ldb, O);
         for (int e = 0; e < n; ++e) {
-            const int b = at[g + e];
+            const int b = w->wtree[4 * (g + e)]; /* the child of tree joint g + e */
             mbs_rbi *I = &w->Ic[b];
             I->m = O[C_M][e];
             for (int c = 0; c < 3; ++c) I->h[c] = O[C_H + c][e], w->P[3 * b + c] = O[C_P + c][e];
@@ -110,6 +112,7 @@ void mbs_derivs_bodies(const mbs_data *d)
    (Ic: m, h, J; B11; P; F) and its S, the angular part of dV, dA, E. */
 enum { G_M = 0, G_H = 1, G_J = 4, G_B = 13, G_P = 22, G_F = 25, G_S = 31, G_DV = 37,
        G_DA = 40, G_E = 46, G_N = 52 };
+_Static_assert(G_N == MBS_LANE_N, "w->lane holds G_N rows");
 /* Its outputs: the vectors kept for the pairs (Y, Z, PF, Q: kvec's layout), then the
    diagonal entries S.P, S.Q, S.Y. */
 enum { O_Y = 0, O_Z = 6, O_PF = 9, O_Q = 15, O_DQ = 21, O_DV = 22, O_M = 23, O_N = 24 };

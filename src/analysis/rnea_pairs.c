@@ -5,11 +5,12 @@
  *     dtau_k/dq_l = dA_l . Y + dV_l . Z,   dtau_l/dq_k = S_l . PF,
  *     dtau_k/dv_l = S_l . Z + E_l . Y,     dtau_l/dv_k = S_l . Q,     M_kl = M_lk = S_l . Y
  * (Carpentier and Mansard 2018, "Analytical Derivatives of Rigid Body Dynamics Algorithms",
- * §III; derivs.h for the dot products with 3-vectors: their angular parts). A depth-first
- * walk keeps the ancestors of the joint it visits in a path, component by component, so
- * eight ancestors' entries are eight lanes of the same multiplies and adds whatever the
- * tree's dof order. Forces fixed in the world (host wrenches, point gravity) add a term and
- * take the pair-by-pair loop of rnea_derivatives.c. */
+ * §III; derivs.h for the dot products with 3-vectors: their angular parts). A walk in tree
+ * order, which mbs_compile makes depth-first, keeps the ancestors of the joint it visits in
+ * a path, component by component (a joint's ancestors take the first depth positions), so
+ * eight ancestors' entries are eight lanes of the same multiplies and adds. Forces fixed in
+ * the world (host wrenches, point gravity) add a term and take the pair-by-pair loop of
+ * rnea_derivatives.c. */
 #include "analysis/derivs.h"
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
@@ -206,7 +207,7 @@ void mbs_derivs_pairs(const mbs_data *d, double *dq, double *dv, int ld, double 
     const pair_out o = {dq, dv, M, (size_t)ld, (size_t)ldm};
     int skip = 0; /* dofs of the current root left off the path */
     for (int s = 0; s < m->ntree; ++s) {
-        const int *e = w->wtree + 4 * w->dfs[s]; /* child, parent, nv, vadr */
+        const int *e = w->wtree + 4 * s; /* child, parent, nv, vadr */
         if (e[1] == 0) skip = 0;
         if (e[2] == 0) continue;
         if (e[1] == 0 && e[2] > 1) {
