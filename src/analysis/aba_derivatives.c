@@ -9,20 +9,40 @@
 #pragma GCC optimize("O3")
 #endif
 
-/* out (n doubles) = sign x (n doubles), eight at a time, adding 0 out to *z (0 x is 0 for a
+/* out[j .. j + 7] = sign x[j .. j + 7], adding 0 out to the witness z (0 x is 0 for a
    finite x and NaN otherwise). */
-MBS_ALWAYS_INLINE void row_out(double *restrict out, const double *restrict x, int n,
-                               double sign, mbs_d8 *z)
+MBS_ALWAYS_INLINE void group_out(double *restrict out, const double *restrict x, int j,
+                                 double sign, mbs_d8 *z)
 {
     mbs_d8 v;
-    int j = 0;
-    for (; j + 8 <= n; j += 8) {
-        D8_LOAD(v, x + j);
-        D8_SCALE(v, sign, v);
-        D8_STORE(out + j, v);
-        D8_AXPY(*z, 0.0, v);
+    D8_LOAD(v, x + j);
+    D8_SCALE(v, sign, v);
+    D8_STORE(out + j, v);
+    D8_AXPY(*z, 0.0, v);
+}
+
+/* out (n doubles) = sign x (n doubles) with the witnesses z[0 .. 3] (eight at a time, a
+   row's groups spread over the four so that no chain of additions waits on the one before;
+   a last partial group overlaps the one before it and stores its values again) or, for a row
+   shorter than 8, the scalar witness *zs. */
+MBS_ALWAYS_INLINE void row_out(double *restrict out, const double *restrict x, int n,
+                               double sign, mbs_d8 z[4], double *zs)
+{
+    if (n < 8) {
+        for (int j = 0; j < n; ++j) out[j] = sign * x[j], *zs += 0.0 * out[j];
+        return;
     }
-    for (; j < n; ++j) out[j] = sign * x[j], D8_LANE(*z, 0) += 0.0 * out[j];
+    int j = 0;
+    for (; j + 32 <= n; j += 32) {
+        group_out(out, x, j, sign, &z[0]);
+        group_out(out, x, j + 8, sign, &z[1]);
+        group_out(out, x, j + 16, sign, &z[2]);
+        group_out(out, x, j + 24, sign, &z[3]);
+    }
+    if (j + 8 <= n) group_out(out, x, j, sign, &z[0]), j += 8;
+    if (j + 8 <= n) group_out(out, x, j, sign, &z[1]), j += 8;
+    if (j + 8 <= n) group_out(out, x, j, sign, &z[2]), j += 8;
+    if (j < n) group_out(out, x, n - 8, sign, &z[3]);
 }
 
 /* out (n x n, stride ld) = -X over the n columns of X (stride ldx), or (sym) M^-1 from the
@@ -32,14 +52,15 @@ MBS_ALWAYS_INLINE void row_out(double *restrict out, const double *restrict x, i
 MBS_WIDE_LOOPS static int copy_out(double *restrict out, int ld, const double *restrict X,
                                    size_t ldx, int n, int sym)
 {
-    mbs_d8 z = D8_ZERO;
+    mbs_d8 z[4] = {D8_ZERO, D8_ZERO, D8_ZERO, D8_ZERO};
+    double t = 0.0;
     for (int i = 0; i < n; ++i) {
         const size_t o = (size_t)ld * (size_t)i, j = sym ? (size_t)i : 0;
-        row_out(out + o + j, X + ldx * (size_t)i + j, n - (int)j, sym ? 1.0 : -1.0, &z);
+        row_out(out + o + j, X + ldx * (size_t)i + j, n - (int)j, sym ? 1.0 : -1.0, z, &t);
         for (size_t k = 0; k < j; ++k) out[o + k] = X[ldx * k + (size_t)i];
     }
-    double t = 0.0;
-    for (int e = 0; e < 8; ++e) t += D8_LANE(z, e);
+    for (int g = 0; g < 4; ++g)
+        for (int e = 0; e < 8; ++e) t += D8_LANE(z[g], e);
     if (t == 0.0) return -1;
     for (int i = 0; i < n; ++i)
         if (!mbs_all_finite(out + (size_t)ld * (size_t)i, n)) return i;
