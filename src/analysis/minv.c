@@ -79,6 +79,19 @@ static double *slot_columns(const mbs_derivs *w, int s)
 
 /* ------------------------------------------------------------------ shared forward step */
 
+/* x . v over the 6 components, summed pairwise (three levels of adds, not six: the runs'
+   chains wait on it). */
+MBS_ALWAYS_INLINE void dot6_d8(mbs_d8 *o, const double *x, const mbs_d8 v[6])
+{
+    mbs_d8 a, b, c;
+    D8_SCALE(a, x[0], v[0]), D8_AXPY(a, x[1], v[1]);
+    D8_SCALE(b, x[2], v[2]), D8_AXPY(b, x[3], v[3]);
+    D8_SCALE(c, x[4], v[4]), D8_AXPY(c, x[5], v[5]);
+    D8_AXPY(a, 1.0, b);
+    D8_AXPY(a, 1.0, c);
+    *o = a;
+}
+
 /* Forward step of a joint (n dofs from i0) over the columns [j0, j1) of the rows X (stride
    ldx): X[i] -= W^T P_p, P_b = P_p + S X[i], the accelerations Pp (NULL at the world) and
    Pb (NULL when no child reads them). In place when Pb == Pp. */
@@ -97,9 +110,8 @@ MBS_ALWAYS_INLINE void forward_kernel(const mbs_derivs *w, int i0, int n, double
             double *row = X + ldx * (size_t)(i0 + k) + j;
             D8_LOAD(r[k], row);
             if (!Pp) continue;
-            const double *Wk = w->Ww + 6 * (i0 + k);
-            mbs_d8 t = D8_ZERO;
-            for (int c = 0; c < 6; ++c) D8_AXPY(t, Wk[c], a[c]);
+            mbs_d8 t;
+            dot6_d8(&t, w->Ww + 6 * (i0 + k), a);
             D8_SUB(r[k], t);
             D8_STORE(row, r[k]);
         }
@@ -184,7 +196,9 @@ MBS_WIDE_LOOPS static void forward_run(const mbs_derivs *w, const int *dof, int 
                 double *row = X + ldx * (size_t)i + j + 8 * (size_t)g;
                 D8_LOAD(r, row);
                 if (Pp || k > 0) {
-                    for (int c = 0; c < 6; ++c) D8_AXMY(r, W[c], a[g][c]);
+                    mbs_d8 t;
+                    dot6_d8(&t, W, a[g]);
+                    D8_SUB(r, t);
                     D8_STORE(row, r);
                 }
                 if (k == n - 1 && !Pb) continue;
@@ -245,9 +259,12 @@ MBS_ALWAYS_INLINE void backward_kernel(const mbs_derivs *w, int i0, int n, const
             const double *S = w->dof + MBS_DV_STRIDE * (i0 + k);
             mbs_d8 t = D8_ZERO;
             D8_LOAD(r[k], X + ldx * (size_t)(i0 + k) + j);
-            if (Fb) {
+            if (Fb && n == 1) {
+                dot6_d8(&t, S, f);
+                D8_SUB(r[k], t);
+            } else if (Fb) { /* a free root's S is half zeros in world axes */
                 for (int c = 0; c < 6; ++c)
-                    if (n == 1 || S[c] != 0.0) D8_AXPY(t, S[c], f[c]);
+                    if (S[c] != 0.0) D8_AXPY(t, S[c], f[c]);
                 D8_SUB(r[k], t);
             }
         }
@@ -332,8 +349,11 @@ MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, 
                 if (g >= ng || jg < s) continue;
                 double *row = X + ldx * (size_t)i + jg;
                 D8_LOAD(r, row);
-                if (k < n - 1 || Fb)
-                    for (int c = 0; c < 6; ++c) D8_AXMY(r, S[c], f[g][c]);
+                if (k < n - 1 || Fb) {
+                    mbs_d8 t;
+                    dot6_d8(&t, S, f[g]);
+                    D8_SUB(r, t);
+                }
                 D8_SCALE(x, dinv, r);
                 D8_STORE(row, x);
                 if (k == 0 && !Fp) continue;
