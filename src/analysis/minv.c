@@ -163,11 +163,13 @@ static inline tree_rec tree_at(const mbs_derivs *w, int t)
 #define MBS_UNROLL_GROUPS
 #endif
 
-/* The groups of 8 columns from j (before j1) a run carries at once. */
+/* The groups of 8 columns from j (before j1) a run carries at once: the fewest passes of
+   at most RUN_GROUPS, as even as they go (nine groups as 3 + 3 + 3, not 4 + 4 + 1: a pass
+   of one group waits on its chains). */
 static int run_groups(size_t j, size_t j1)
 {
-    const size_t n = (j1 - j) / 8;
-    return n < RUN_GROUPS ? (int)n : RUN_GROUPS;
+    const size_t n = (j1 - j) / 8, passes = (n + RUN_GROUPS - 1) / RUN_GROUPS;
+    return passes ? (int)((n + passes - 1) / passes) : 0;
 }
 
 /* forward_kernel over a run of n one-dof joints (their dofs dof[0 .. n - 1], parent to
@@ -178,8 +180,9 @@ MBS_WIDE_LOOPS static void forward_run(const mbs_derivs *w, const int *dof, int 
                                        size_t ldx, const double *Pp, double *Pb, int upper,
                                        size_t j0, size_t j1)
 {
-    for (size_t j = first_column(dof[0], upper, j0); j < j1; j += 8 * RUN_GROUPS) {
-        const int ng = run_groups(j, j1);
+    int ng = 0;
+    for (size_t j = first_column(dof[0], upper, j0); j < j1; j += 8 * (size_t)ng) {
+        ng = run_groups(j, j1);
         mbs_d8 a[RUN_GROUPS][6], r;
         for (int g = 0; g < ng; ++g)
             for (int c = 0; c < 6; ++c) {
@@ -328,8 +331,9 @@ MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, 
                                         double *Fp, int assign, int upper, size_t j0,
                                         size_t j1)
 {
-    for (size_t j = first_column(dof[0], upper, j0); j < j1; j += 8 * RUN_GROUPS) {
-        const int ng = run_groups(j, j1);
+    int ng = 0;
+    for (size_t j = first_column(dof[0], upper, j0); j < j1; j += 8 * (size_t)ng) {
+        ng = run_groups(j, j1);
         const size_t s1 = first_column(dof[n - 1], upper, j0);
         mbs_d8 f[RUN_GROUPS][6], r, x;
         MBS_UNROLL_GROUPS
