@@ -267,7 +267,12 @@ static void test_forked_chains(void **state)
    parts of two limbs. The depth-first layout keeps each limb's dofs together, so the
    backward column passes skip the limbs a column cannot reach (a fixed joint and a
    multi-dof one among the runs, forces reaching the base from four sides). */
-static mbs_model *four_limbs(void)
+static mbs_model *four_limbs_with(mbs_rotation rot, int elements);
+static mbs_model *four_limbs(void) { return four_limbs_with(MBS_ROT_QUATERNION, 0); }
+
+/* four_limbs with the base's rotation option rot; elements 1: joint springs on the first
+   and second limbs' first joints, 2: those and a line spring from the world to the base. */
+static mbs_model *four_limbs_with(mbs_rotation rot, int elements)
 {
     static const int len[4] = {8, 5, 5, 3};
     static const mbs_joint_type kind[4][8] = {
@@ -290,7 +295,7 @@ static mbs_model *four_limbs(void)
         assert_int_equal(mbs_add_body(b, &bd), ++nbody);
     }
     mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_FREE);
-    jd.parent = MBS_WORLD, jd.child = 1;
+    jd.parent = MBS_WORLD, jd.child = 1, jd.rotation = rot;
     assert_true(mbs_add_joint(b, &jd) >= 0);
     int child = 1;
     for (int l = 0; l < 4; ++l)
@@ -304,6 +309,16 @@ static mbs_model *four_limbs(void)
             assert_true(mbs_add_joint(b, &jd) >= 0);
         }
     assert_int_equal(child, 22);
+    if (elements > 0) {
+        assert_true(mbs_add_joint_spring_damper(b, 1, 0, 3.0, 0.4, 0.1) >= 0);
+        assert_true(mbs_add_joint_spring_damper(b, 9, 0, 2.0, 0.3, -0.2) >= 0);
+    }
+    if (elements == 2) {
+        mbs_spring_damper_def sd = mbs_default_spring_damper_def();
+        sd.body_a = MBS_WORLD, sd.body_b = 1, sd.point_a[2] = 1.0, sd.point_b[0] = 0.1;
+        sd.stiffness = 40.0, sd.damping = 1.0, sd.rest_length = 0.5;
+        assert_true(mbs_add_spring_damper(b, &sd) >= 0);
+    }
     mbs_model *m = NULL;
     assert_int_equal(mbs_compile(b, &m), MBS_OK);
     mbs_builder_destroy(b);
@@ -323,6 +338,44 @@ static void test_four_limbs(void **state)
                          mbs_model_joint_vadr(m, j - 1) + mbs_model_joint_nv(m, j - 1));
     mbs_model_destroy(m);
     check_model_moving(four_limbs(), 28, 91, 2100);
+}
+
+/* The largest |entry| of columns [0, 3) of the nv x nv matrix A. */
+static double first_columns_max(const double *A, int nv)
+{
+    double x = 0.0;
+    for (int i = 0; i < nv; ++i)
+        for (int j = 0; j < 3; ++j) x = fmax(x, fabs(A[nv * i + j]));
+    return x;
+}
+
+/* A floating base's translations (Galilean invariance, derivs.h lin_root): with uniform
+   gravity and joint springs on other dofs, dqacc/dq and dqacc/dv have zero columns for
+   them, which the call leaves out of its passes; the finite differences agree, and so do
+   the other columns. A line spring to the world makes those columns nonzero, and the call
+   then computes them (the differences say so too). */
+static void test_floating_translations(void **state)
+{
+    (void)state;
+    for (int rot = 0; rot < 2; ++rot)
+        for (int elements = 1; elements <= 2; ++elements) {
+            const int seed = 2200 + 10 * rot + elements;
+            mbs_model *m = four_limbs_with(rot ? MBS_ROT_CARDAN : MBS_ROT_QUATERNION, elements);
+            const int nv = mbs_model_nv(m);
+            mbs_data *d = mbs_data_create(m);
+            test_rng r;
+            test_rng_seed(&r, (uint64_t)seed);
+            test_random_state(&r, d, 1.0, 1.5, 1.0);
+            check_forward(d, seed); /* leaves dqacc/dq in A1, dqacc/dv in A2 */
+            if (elements == 1) {
+                assert_true(first_columns_max(A1, nv) == 0.0);
+                assert_true(first_columns_max(A2, nv) == 0.0);
+            } else {
+                assert_true(first_columns_max(A1, nv) > 1e-3);
+            }
+            mbs_data_destroy(d);
+            mbs_model_destroy(m);
+        }
 }
 
 /* A Cardan root that has been re-based (its reference frame Fix turned away from the
@@ -563,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_floating_roots),
         cmocka_unit_test(test_forked_chains),
         cmocka_unit_test(test_four_limbs),
+        cmocka_unit_test(test_floating_translations),
         cmocka_unit_test(test_rebased_cardan_root),
         cmocka_unit_test(test_wrenches_and_callbacks),
         cmocka_unit_test(test_bad_input),

@@ -45,18 +45,20 @@ MBS_ALWAYS_INLINE void row_out(double *restrict out, const double *restrict x, i
     if (j < n) group_out(out, x, n - 8, sign, &z[3]);
 }
 
-/* out (n x n, stride ld) = -X over the n columns of X (stride ldx), or (sym) M^-1 from the
-   upper triangle at X (the rows from the diagonal, the rest from the rows above); returns
-   the first row that is not finite, or -1. One check of the whole matrix: the search for
-   the row only when it fails. */
+/* out (n x n, stride ld) = -X with X (stride ldx) the n - lead columns right of lead zero
+   ones, or (sym) M^-1 from the upper triangle at X (the rows from the diagonal, the rest
+   from the rows above); returns the first row that is not finite, or -1. One check of the
+   whole matrix: the search for the row only when it fails. */
 MBS_WIDE_LOOPS static int copy_out(double *restrict out, int ld, const double *restrict X,
-                                   size_t ldx, int n, int sym)
+                                   size_t ldx, int n, int lead, int sym)
 {
     mbs_d8 z[4] = {D8_ZERO, D8_ZERO, D8_ZERO, D8_ZERO};
     double t = 0.0;
     for (int i = 0; i < n; ++i) {
         const size_t o = (size_t)ld * (size_t)i, j = sym ? (size_t)i : 0;
-        row_out(out + o + j, X + ldx * (size_t)i + j, n - (int)j, sym ? 1.0 : -1.0, z, &t);
+        for (int k = 0; k < lead; ++k) out[o + (size_t)k] = 0.0;
+        row_out(out + o + j + (size_t)lead, X + ldx * (size_t)i + j, n - lead - (int)j,
+                sym ? 1.0 : -1.0, z, &t);
         for (size_t k = 0; k < j; ++k) out[o + k] = X[ldx * k + (size_t)i];
     }
     for (int g = 0; g < 4; ++g)
@@ -69,10 +71,10 @@ MBS_WIDE_LOOPS static int copy_out(double *restrict out, int ld, const double *r
 
 /* copy_out, MBS_ERR_NONFINITE naming call and what when some row is not finite (the upper
    triangle of a symmetric result holds every entry). */
-static int copy_checked(mbs_data *d, double *out, int ld, const double *X, size_t ldx, int sym,
-                        const char *call, const char *what)
+static int copy_checked(mbs_data *d, double *out, int ld, const double *X, size_t ldx,
+                        int lead, int sym, const char *call, const char *what)
 {
-    const int row = copy_out(out, ld, X, ldx, d->model->nv, sym);
+    const int row = copy_out(out, ld, X, ldx, d->model->nv, lead, sym);
     if (row < 0) return MBS_OK;
     return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: %s is not finite (row %d)", call, what, row);
 }
@@ -87,28 +89,46 @@ static int forward_qacc(mbs_data *d, int world, const char *call)
     return st;
 }
 
-/* The derivatives after forward_qacc: the passes at d->qacc into dtau/dq | dtau/dv side by
-   side in w->X (columns [0, nv) and [nv, 2 nv), rows 2 nv rounded up to 8 long: no group of
-   8 between the two is padding), M^-1 of them and M^-1 itself by the articulated-body
-   recursion on the ABA that gave qacc (minv.c), copied out. world: that ABA ran in world
-   axes (mbs_derivs_world_aba) and left the forward quantities, U and D^-1 U. */
+/* The passes at d->qacc into dtau/dq | dtau/dv side by side in w->X, without the first nd
+   columns of each half (column j of a half at j - nd, rows 2 (nv - nd) rounded up to 8
+   long: no group of 8 between the halves is padding), then M^-1 of them by the
+   articulated-body recursion on the ABA that gave qacc (minv.c); *ldx the row length. */
+static int solved_columns(mbs_data *d, int world, int nd, int with_q, int with_v, int *ldx)
+{
+    mbs_derivs *w = d->derivs;
+    const int nv = d->model->nv, nl = nv - nd;
+    *ldx = (2 * nl + 7) / 8 * 8;
+    double *Xq = with_q ? w->X - nd : NULL, *Xv = with_v ? w->X + nl - nd : NULL;
+    memset(w->X, 0, sizeof(double) * (size_t)nv * (size_t)*ldx); /* the padding too */
+    w->ndead = nd;
+    mbs_derivs_rnea(d, world ? NULL : d->qacc, Xq, Xv, *ldx, NULL, nv);
+    const int st = mbs_derivs_elements(d, Xq, Xv, *ldx);
+    if (st == MBS_OK && !world) mbs_derivs_aba_world(d);
+    if (st == MBS_OK) /* the groups of 8 holding the wanted columns */
+        mbs_derivs_solve(d, w->X, *ldx, with_q ? 0 : nl / 8 * 8, with_v ? *ldx : w->ldp);
+    w->ndead = 0;
+    return st;
+}
+
+/* The derivatives after forward_qacc (solved_columns), copied out, and M^-1 itself. world:
+   that ABA ran in world axes (mbs_derivs_world_aba) and left the forward quantities, U and
+   D^-1 U; then a floating base's translation columns are zero (derivs.h lin_root) and left
+   out when both dq and dv are wanted. */
 static int derivs_at_qacc(mbs_data *d, int world, double *dq, double *dv, int ld,
                           double *Minv, int ldm, const char *call)
 {
     mbs_derivs *w = d->derivs;
-    const int nv = d->model->nv, ldp = w->ldp, ldx = (2 * nv + 7) / 8 * 8;
-    double *Xq = w->X, *Xv = w->X + nv;
-    int st = mbs_derivs_eval(d, world ? NULL : d->qacc, dq ? Xq : NULL, dv ? Xv : NULL, ldx,
-                             NULL, nv, call);
-    if (st != MBS_OK) return st;
-    if (!world) mbs_derivs_aba_world(d);
-    if (dq || dv) /* the groups of 8 holding the wanted columns */
-        mbs_derivs_solve(d, w->X, ldx, dq ? 0 : nv / 8 * 8, dv ? ldx : ldp);
-    if (dq) st = copy_checked(d, dq, ld, Xq, (size_t)ldx, 0, call, "dqacc/dq");
-    if (dv && st == MBS_OK) st = copy_checked(d, dv, ld, Xv, (size_t)ldx, 0, call, "dqacc/dv");
+    const int nv = d->model->nv, nd = world && dq && dv ? w->lin_root : 0;
+    int ldx = 0, st = MBS_OK;
+    if (dq || dv) st = solved_columns(d, world, nd, dq != NULL, dv != NULL, &ldx);
+    const double *Xq = w->X, *Xv = w->X + (nv - nd);
+    if (dq && st == MBS_OK)
+        st = copy_checked(d, dq, ld, Xq, (size_t)ldx, nd, 0, call, "dqacc/dq");
+    if (dv && st == MBS_OK)
+        st = copy_checked(d, dv, ld, Xv, (size_t)ldx, nd, 0, call, "dqacc/dv");
     if (Minv && st == MBS_OK) {
         mbs_derivs_minv(d);
-        st = copy_checked(d, Minv, ldm, w->Minv, (size_t)ldp, 1, call, "dqacc/dtau");
+        st = copy_checked(d, Minv, ldm, w->Minv, (size_t)w->ldp, 0, 1, call, "dqacc/dtau");
     }
     return st;
 }

@@ -117,7 +117,10 @@ typedef struct mbs_derivs {
     int ldp;              /* nv rounded up to a multiple of 8: row stride of Minv */
     double *Minv;         /* [nv ldp] */
     double *X;            /* [nv 2 ldp] dtau/dq | dtau/dv side by side (row stride 2 nv
-                             rounded up to 8), then M^-1 of them */
+                             rounded up to 8, or 2 (nv - ndead): aba_derivatives.c), then
+                             M^-1 of them */
+    double *Xmem;         /* X's allocation: 8 doubles before it, so that the pointer of a
+                             half whose first ndead columns are left out stays inside */
     double *Uw, *Ww;      /* [6 nv] U = IA S of each dof, world axes (subtree root origin),
                              and W_k = sum_l Dinv[k][l] U_l over its joint */
     double *Pm;           /* [nslot 12 ldp] force / acceleration columns, one slot per live
@@ -141,10 +144,23 @@ typedef struct mbs_derivs {
     int *dof_body;        /* [nv] the body each dof moves (its joint's child) */
     int tau_sparse;       /* 1 when dtau/dq, dtau/dv have M's sparsity (no force element
                              but joint-local ones) */
-    int *tau_at;          /* [nstep + 1] start of step s's intervals in tau_ivl */
-    int *tau_ivl;         /* intervals [g0, g1) of column groups of X (dtau/dq | dtau/dv)
+    int *tau_at[2];       /* [nstep + 1] start of step s's intervals in tau_ivl, per layout
+                             of X: [0] every column, [1] without the first lin_root columns
+                             of each half (NULL when lin_root is 0) */
+    int *tau_ivl[2];      /* intervals [g0, g1) of column groups of X (dtau/dq | dtau/dv)
                              where a step's rows can be nonzero: its top joint's ancestors
                              and subtree (every group when tau_sparse is 0) */
+    /* A floating base's translations (Galilean invariance): when the first tree joint is a
+       free joint on the world (dofs 0..2 its translations, linear velocity in world axes)
+       and nothing in the model depends on where the system is or how fast it translates
+       (tau_sparse, no force element on those dofs; the world-frame pass then also means
+       uniform gravity and no forces fixed in the world), dtau/dq and dtau/dv have zero
+       columns 0..2, and so have dqacc/dq and dqacc/dv. */
+    int lin_root;         /* 3 then, else 0 */
+    int ndead;            /* columns left out of X in the current call (0, or lin_root in
+                             the world-frame path with both dq and dv, so the lanes' walks):
+                             the passes write no entry of them (rnea_pairs.c root_pairs,
+                             rnea_derivatives.c same_joint_entries) */
     /* ancestor pairs eight at a time (rnea_pairs.c) */
     int cap;              /* ldp: row length of the path */
     double *path;         /* [21 cap] the ancestors of the joint visited, blocks of 8

@@ -135,54 +135,76 @@ static int add_groups(int *o, int n, int g0, int g1)
     return n + 1;
 }
 
-/* The column groups of X (dtau/dq | dtau/dv side by side) where the rows of step s can be
-   nonzero, as sorted intervals into o (NULL: count only): the dofs of the top joint's
-   ancestors and of its subtree, in both halves; every group unless the sparsity holds.
-   dofs: 2 ntree + 2 ints of scratch. Returns the count. */
-static int step_groups(const mbs_model *m, const mbs_derivs *w, int s, int *dofs, int *o)
+/* Append the groups of the dofs [a, b) of one half of X (its column of dof j at off + j -
+   nd, the first nd dofs left out) to o (n of them; NULL: count only); returns the count. */
+static int add_dofs(int *o, int n, int off, int nd, int a, int b)
 {
-    const int nv = m->nv, ngx = (2 * nv + 7) / 8;
-    int scratch[2];
-    int *out = o ? o : scratch, n = 0, nd = 0;
+    a = a > nd ? a : nd;
+    if (b <= a) return n;
+    return o ? add_groups(o, n, (off + a - nd) / 8, (off + b - nd + 7) / 8) : n + 1;
+}
+
+/* The column groups of X (dtau/dq | dtau/dv side by side, each half without its first nd
+   columns) where the rows of step s can be nonzero, as sorted intervals into o (NULL: count
+   only): the dofs of the top joint's ancestors and of its subtree, in both halves; every
+   group unless the sparsity holds. dofs: 2 ntree + 2 ints of scratch. Returns the count. */
+static int step_groups(const mbs_model *m, const mbs_derivs *w, int s, int nd, int *dofs,
+                       int *o)
+{
+    const int nl = m->nv - nd, ngx = (2 * nl + 7) / 8;
+    int n = 0, na = 0;
     if (!w->tau_sparse) return o ? add_groups(o, 0, 0, ngx) : 1;
     const mbs_joint_model *top = tree_joint(m, w->step_tree[w->step_at[s]]);
     for (int b = top->parent; b > 0; b = m->bodies[b].parent) { /* ancestors, deepest first */
         const mbs_joint_model *jm = &m->joints[m->bodies[b].joint];
-        if (jm->nv > 0) dofs[2 * nd] = jm->vadr, dofs[2 * nd + 1] = jm->vadr + jm->nv, ++nd;
+        if (jm->nv > 0) dofs[2 * na] = jm->vadr, dofs[2 * na + 1] = jm->vadr + jm->nv, ++na;
     }
-    const int a0 = top->vadr, a1 = w->sub_end[top->child];
     for (int half = 0; half < 2; ++half) {
-        const int off = half * nv;
-        for (int k = nd - 1; k >= 0; --k) { /* root first: increasing dofs */
-            const int g0 = (off + dofs[2 * k]) / 8, g1 = (off + dofs[2 * k + 1] + 7) / 8;
-            n = o ? add_groups(out, n, g0, g1) : n + 1;
-        }
-        if (a1 > a0) n = o ? add_groups(out, n, (off + a0) / 8, (off + a1 + 7) / 8) : n + 1;
+        const int off = half * nl;
+        for (int k = na - 1; k >= 0; --k) /* root first: increasing dofs */
+            n = add_dofs(o, n, off, nd, dofs[2 * k], dofs[2 * k + 1]);
+        n = add_dofs(o, n, off, nd, top->vadr, w->sub_end[top->child]);
     }
     return n;
 }
 
-/* The column-group intervals of every step (derivs.h; MBS_OK or MBS_ERR_NOMEM). */
-static int column_groups(const mbs_model *m, mbs_derivs *w)
+/* The column-group intervals of every step for X without the first nd columns of each half,
+   into tau_at[layout], tau_ivl[layout] (derivs.h; MBS_OK or MBS_ERR_NOMEM). */
+static int column_groups(const mbs_model *m, mbs_derivs *w, int layout, int nd)
 {
     int *dofs = alloc0(2 * (size_t)m->ntree + 2, sizeof(int)), total = 0;
-    w->tau_at = alloc0((size_t)w->nstep + 1, sizeof(int));
-    if (!dofs || !w->tau_at) {
+    int *at = w->tau_at[layout] = alloc0((size_t)w->nstep + 1, sizeof(int));
+    if (!dofs || !at) {
         free(dofs);
         return MBS_ERR_NOMEM;
     }
-    for (int s = 0; s < w->nstep; ++s) total += step_groups(m, w, s, dofs, NULL);
-    w->tau_ivl = alloc0(2 * (size_t)total, sizeof(int));
-    if (w->tau_ivl) {
+    for (int s = 0; s < w->nstep; ++s) total += step_groups(m, w, s, nd, dofs, NULL);
+    int *ivl = w->tau_ivl[layout] = alloc0(2 * (size_t)total, sizeof(int));
+    if (ivl) {
         int k = 0;
         for (int s = 0; s < w->nstep; ++s) {
-            w->tau_at[s] = k;
-            k += step_groups(m, w, s, dofs, w->tau_ivl + 2 * k);
+            at[s] = k;
+            k += step_groups(m, w, s, nd, dofs, ivl + 2 * k);
         }
-        w->tau_at[w->nstep] = k;
+        at[w->nstep] = k;
     }
     free(dofs);
-    return w->tau_ivl ? MBS_OK : MBS_ERR_NOMEM;
+    return ivl ? MBS_OK : MBS_ERR_NOMEM;
+}
+
+/* derivs.h's lin_root: 3 when the first tree joint is a free joint on the world (its
+   translations dofs 0..2, their velocity in world axes: free.c), tau keeps the tree's
+   sparsity (force elements on single joints only) and no element acts on those dofs. */
+static int floating_translations(const mbs_model *m, const mbs_derivs *w)
+{
+    if (m->ntree == 0 || !w->tau_sparse) return 0;
+    const mbs_joint_model *jm = tree_joint(m, 0);
+    if (jm->parent != 0 || jm->vadr != 0 ||
+        (jm->ops != &mbs_joint_free_quat_ops && jm->ops != &mbs_joint_free_cardan_ops))
+        return 0;
+    for (int e = 0; e < m->nforce; ++e) /* each on one joint's dof (tau_sparse) */
+        if (m->forces[e].vindex >= 0 && m->forces[e].vindex < 3) return 0;
+    return 3;
 }
 
 /* The steps and slots of the column passes (MBS_OK or MBS_ERR_NOMEM). */
@@ -214,9 +236,11 @@ static int column_plan(const mbs_model *m, mbs_derivs *w)
             for (int k = 0; k < jm->nv; ++k) w->dof_body[jm->vadr + k] = jm->child;
         }
         w->tau_sparse = tau_keeps_tree_sparsity(m);
+        w->lin_root = floating_translations(m, w);
     }
     free(ti), free(bi), free(used);
-    return ok ? column_groups(m, w) : MBS_ERR_NOMEM;
+    if (!ok || column_groups(m, w, 0, 0) != MBS_OK) return MBS_ERR_NOMEM;
+    return w->lin_root ? column_groups(m, w, 1, w->lin_root) : MBS_OK;
 }
 
 /* The world-frame articulated-body pass's arrays (world_aba.c): its per-body and per-dof
@@ -274,7 +298,8 @@ int mbs_derivs_create(mbs_data *d)
     w->ldp = (m->nv + 7) / 8 * 8;
     const size_t ldp = (size_t)w->ldp;
     w->Minv = alloc0(nv * ldp, sizeof(double));
-    w->X = alloc0(2 * nv * ldp, sizeof(double));
+    w->Xmem = alloc0(2 * nv * ldp + 8, sizeof(double));
+    w->X = w->Xmem ? w->Xmem + 8 : NULL;
     w->Uw = alloc0(6 * nv, sizeof(double));
     w->Ww = alloc0(6 * nv, sizeof(double));
     w->Pm = alloc0((size_t)w->nslot * 12 * ldp, sizeof(double));
@@ -309,10 +334,10 @@ void mbs_derivs_destroy(mbs_data *d)
                  w->rr, w->cc, w->q0, w->v0, w->tp, w->tm, w->fb, w->A, w->wr, w->wi,
                  w->eig_work, w->qs, w->vs, w->qacc_s, w->lam_s, w->up, w->um, w->dqt,
                  w->T, w->taus, w->offp, w->offm, w->uxs, w->Ic, w->list, w->ident, w->mark,
-                 w->Minv, w->X, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
+                 w->Minv, w->Xmem, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
                  w->step_at, w->step_tree, w->step_dof, w->bstep, w->sub_end, w->body_vadr,
-                 w->dof_body, w->tau_at,
-                 w->tau_ivl, w->path, w->pidx, w->kvec, w->lane, w->dslot, w->brow, w->one,
+                 w->dof_body, w->tau_at[0], w->tau_at[1], w->tau_ivl[0], w->tau_ivl[1],
+                 w->path, w->pidx, w->kvec, w->lane, w->dslot, w->brow, w->one,
                  w->cb, w->kq, w->IAw, w->sd, w->wtree}; /* world_aba_create's */
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(w);

@@ -426,8 +426,9 @@ static void backward_step(const mbs_data *d, const mbs_derivs *w, int s, double 
         return;
     }
     size_t done = j0;
-    for (int k = w->tau_at[s]; k < w->tau_at[s + 1]; ++k) {
-        const size_t c0 = 8 * (size_t)w->tau_ivl[2 * k], c1 = 8 * (size_t)w->tau_ivl[2 * k + 1];
+    const int layout = w->ndead > 0, *at = w->tau_at[layout], *ivl = w->tau_ivl[layout];
+    for (int k = at[s]; k < at[s + 1]; ++k) {
+        const size_t c0 = 8 * (size_t)ivl[2 * k], c1 = 8 * (size_t)ivl[2 * k + 1];
         const size_t a = c0 > j0 ? c0 : j0, b = c1 < j1 ? c1 : j1;
         if (a >= b) continue;
         if (zero) zero_forces(Fp, done, a);

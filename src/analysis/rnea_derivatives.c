@@ -340,10 +340,12 @@ static void same_joint_entries(const mbs_derivs *w, const mbs_joint_model *jm,
         const double *Sk = w->dof + MBS_DV_STRIDE * ik;
         for (int l = 0; l < jm->nv; ++l) {
             const size_t at = (size_t)ik * (size_t)o->ld + (size_t)(jm->vadr + l);
+            if (o->M)
+                o->M[(size_t)ik * (size_t)o->ldm + (size_t)(jm->vadr + l)] = s6_dot(Sk, vec[l].Y);
+            if (jm->vadr + l < w->ndead) continue; /* a column left out (derivs.h) */
             if (o->dq)
                 o->dq[at] += s6_dot(Sk, vec[l].P) + (level[l] > level[k] ? s6_dot(Sk, vec[l].SF) : 0.0);
             if (o->dv) o->dv[at] += s6_dot(Sk, vec[l].Q);
-            if (o->M) o->M[(size_t)ik * (size_t)o->ldm + (size_t)(jm->vadr + l)] = s6_dot(Sk, vec[l].Y);
         }
     }
 }
@@ -501,12 +503,8 @@ int mbs_derivs_eval(mbs_data *d, const double *qacc, double *dq, double *dv, int
                     int ldm, const char *call)
 {
     const int nv = d->model->nv;
-    if (dq && dq == d->derivs->X && dv == dq + nv) { /* the workspace's rows, padding too */
-        zero_block(dq, nv, ld, ld);
-    } else {
-        zero_block(dq, nv, nv, ld);
-        zero_block(dv, nv, nv, ld);
-    }
+    zero_block(dq, nv, nv, ld);
+    zero_block(dv, nv, nv, ld);
     zero_block(M, nv, nv, ldm);
     mbs_derivs_rnea(d, qacc, dq, dv, ld, M, ldm);
     return mbs_derivs_elements(d, dq, dv, ld);

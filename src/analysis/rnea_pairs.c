@@ -67,10 +67,12 @@ MBS_ALWAYS_INLINE void pair_entries(const double *path, const double *kv, int p,
     o->dq_kl = a, o->dq_lk = b, o->dv_kl = c, o->dv_lk = e, o->m = m;
 }
 
-/* Output pointers with their row stride (M nullable). */
+/* Output pointers with their row stride (M nullable) and the first column of dq and dv
+   they hold (derivs.h ndead: the columns before are left out). */
 typedef struct pair_out {
     double *dq, *dv, *M;
     size_t ld, ldm;
+    int c0;
 } pair_out;
 
 /* v added to the 8 doubles at row (contiguous ancestors: one vector add). */
@@ -179,7 +181,8 @@ MBS_ALWAYS_INLINE void root_pairs_m(const mbs_derivs *w, int i0, int n, int k0, 
             }
             for (int e = 0; e < nk; ++e) {
                 const size_t at = (size_t)(k + e) * o->ld + (size_t)l;
-                o->dq[at] += D8_LANE(v.dq_kl, e), o->dv[at] += D8_LANE(v.dv_kl, e);
+                if (l >= o->c0) /* column l kept */
+                    o->dq[at] += D8_LANE(v.dq_kl, e), o->dv[at] += D8_LANE(v.dv_kl, e);
                 if (nk < 8) rq[k + e] += D8_LANE(v.dq_lk, e), rv[k + e] += D8_LANE(v.dv_lk, e);
                 if (with_m) {
                     o->M[(size_t)(k + e) * o->ldm + (size_t)l] = D8_LANE(v.m, e);
@@ -204,7 +207,7 @@ void mbs_derivs_pairs(const mbs_data *d, double *dq, double *dv, int ld, double 
 {
     const mbs_model *m = d->model;
     mbs_derivs *w = d->derivs;
-    const pair_out o = {dq, dv, M, (size_t)ld, (size_t)ldm};
+    const pair_out o = {dq, dv, M, (size_t)ld, (size_t)ldm, w->ndead};
     int skip = 0; /* dofs of the current root left off the path */
     for (int s = 0; s < m->ntree; ++s) {
         const int *e = w->wtree + 4 * s; /* child, parent, nv, vadr */
