@@ -38,32 +38,42 @@ typedef struct pair_lanes {
     mbs_d8 dq_kl, dq_lk, dv_kl, dv_lk, m;
 } pair_lanes;
 
-/* The entries of dof k (its vectors at kv) with eight path positions from p; M's when
-   with_m (a constant where inlined). */
-MBS_ALWAYS_INLINE void pair_entries(const double *path, const double *kv, int p,
+/* The entries of dof k (component c of its vectors at kv[ldk c], kvec's column: read in
+   place, each a broadcast operand) with eight path positions from p; M's when with_m (a
+   constant where inlined). */
+MBS_ALWAYS_INLINE void pair_entries(const double *path, const double *kv, size_t ldk, int p,
                                     int with_m, pair_lanes *o)
 {
-    const double *Y = kv, *Z = kv + 6, *PF = kv + 9, *Q = kv + 15;
+#define KV(c) kv[ldk * (size_t)(c)]
+#define Y(r) KV(r)
+#define Z(r) KV(6 + (r))
+#define PF(r) KV(9 + (r))
+#define Q(r) KV(15 + (r))
     mbs_d8 a = D8_ZERO, b = D8_ZERO, c = D8_ZERO, e = D8_ZERO, m = D8_ZERO, x;
     const double *block = path + (size_t)PATH_N * (size_t)p; /* p a multiple of 8 */
 #define PATH_AT(comp) block + 8 * (comp)
     for (int r = 0; r < 6; ++r) {
         D8_LOAD(x, PATH_AT(PATH_DA + r));
-        D8_AXPY(a, Y[r], x);
+        D8_AXPY(a, Y(r), x);
         D8_LOAD(x, PATH_AT(PATH_E + r));
-        D8_AXPY(c, Y[r], x);
+        D8_AXPY(c, Y(r), x);
         D8_LOAD(x, PATH_AT(PATH_S + r));
-        D8_AXPY(b, PF[r], x);
-        D8_AXPY(e, Q[r], x);
-        if (with_m) D8_AXPY(m, Y[r], x);
+        D8_AXPY(b, PF(r), x);
+        D8_AXPY(e, Q(r), x);
+        if (with_m) D8_AXPY(m, Y(r), x);
     }
     for (int r = 0; r < 3; ++r) {
         D8_LOAD(x, PATH_AT(PATH_DV + r));
-        D8_AXPY(a, Z[r], x);
+        D8_AXPY(a, Z(r), x);
         D8_LOAD(x, PATH_AT(PATH_S + r));
-        D8_AXPY(c, Z[r], x);
+        D8_AXPY(c, Z(r), x);
     }
 #undef PATH_AT
+#undef KV
+#undef Y
+#undef Z
+#undef PF
+#undef Q
     o->dq_kl = a, o->dq_lk = b, o->dv_kl = c, o->dv_lk = e, o->m = m;
 }
 
@@ -108,17 +118,17 @@ static inline void write_entries(const pair_out *o, size_t k, const int *pidx, i
 MBS_ALWAYS_INLINE void pairs_of(const mbs_derivs *w, int k, int depth, const pair_out *o,
                                 int with_m)
 {
-    double kv[MBS_KVEC];
-    for (int c = 0; c < MBS_KVEC; ++c) kv[c] = w->kvec[(size_t)w->ldkv * (size_t)c + (size_t)k];
+    const double *kv = w->kvec + k;
+    const size_t ldk = (size_t)w->ldkv;
     int p = 0;
     for (; p + 8 <= depth; p += 8) {
         pair_lanes v;
-        pair_entries(w->path, kv, p, with_m, &v);
+        pair_entries(w->path, kv, ldk, p, with_m, &v);
         write_entries(o, (size_t)k, w->pidx + p, 8, &v);
     }
     if (p < depth) {
         pair_lanes v;
-        pair_entries(w->path, kv, p, with_m, &v);
+        pair_entries(w->path, kv, ldk, p, with_m, &v);
         write_entries(o, (size_t)k, w->pidx + p, depth - p, &v);
     }
 }
