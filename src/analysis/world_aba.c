@@ -11,9 +11,12 @@
  *       IA_p += IA - U D^-1 U^T, pA_p += pA + (IA - U D^-1 U^T) c + U D^-1 u;
  *   pass C (parents first): a' = a_p + c, qdd = D^-1 (u - U^T a'), a = a' + S qdd, and
  *       dA = a_p x S + v_p x dV, F += I a.
- * Gravity stays in f_ext as in mbs_aba (a_0 = 0 for qdd), while the derivative passes take
- * it as the world's acceleration a0 = -g: pass C keeps a_d = a + a0 (a0 is the same spatial
- * vector at every body in a fixed frame) and forms U^T a' as U^T (a'_d - a0). */
+ * The derivative passes take gravity as the world's acceleration a0 = -g and pass C keeps
+ * a_d = a + a0 (a0 is the same spatial vector at every body in a fixed frame). When f_ext
+ * holds uniform gravity alone (force elements only on joints' dofs: they add to gen_force),
+ * the ABA takes it so too (Featherstone 2008, §5.3: the base accelerating at -g) and reads
+ * no f_ext; otherwise gravity stays in f_ext as in mbs_aba (a_0 = 0 for qdd) and U^T a' is
+ * formed as U^T (a'_d - a0). */
 #include "analysis/derivs.h"
 #include "core/kernels.h"
 #if defined(__GNUC__) && !defined(__clang__)
@@ -108,14 +111,19 @@ MBS_ALWAYS_INLINE void rbi_to_ia(double *restrict M, const mbs_rbi *restrict I)
 
 /* IA_b = I_b (all 36 entries in rows of 8, the last two zero; kept symmetric bit for bit)
    and pA_b = v x* I v - f_ext, f_ext moved to world axes about the subtree origin
-   ([R n + o x R f; R f]), after the bodies' lanes left F = v x* I v. */
-MBS_WIDE_LOOPS static void articulated_init(mbs_data *d, const mbs_derivs *w)
+   ([R n + o x R f; R f]), after the bodies' lanes left F = v x* I v; pA_b = F when gravity
+   is the base's acceleration (g_base: f_ext is gravity alone). */
+MBS_WIDE_LOOPS static void articulated_init(mbs_data *d, const mbs_derivs *w, int g_base)
 {
     for (int b = 1; b < d->model->nbody; ++b) {
         const double *R = d->x_world[b].R, *o = w->o + 3 * b, *fe = d->f_ext + 6 * b;
         const double *F = w->F + 6 * b;
         double n[3], f[3], t[3], *pA = d->f + 6 * b;
         rbi_to_ia(w->IAw + IA_SIZE * b, &w->Ic[b]);
+        if (g_base) {
+            for (int e = 0; e < 6; ++e) pA[e] = F[e];
+            continue;
+        }
         m3_mulv(n, R, fe);
         m3_mulv(f, R, fe + 3);
         v3_cross(t, o, f);
@@ -191,10 +199,10 @@ MBS_ALWAYS_INLINE void sym6_downdate_add(double *restrict Mp, const double *rest
 }
 
 /* A one-dof joint (dof i, child b, parent p or the world): U, D, u; Uw = U, W = U / D and
-   k = (u - U^T (c - a0)) / D (pass C: qdd = k - W^T a_p); into the parent IA - U U^T / D
-   and pA + IA c + U (u - U^T c) / D. */
+   k = (u - U^T (c - a0)) / D (pass C: qdd = k - W^T a_p; a0 NULL when gravity is the base's
+   acceleration, in a_p); into the parent IA - U U^T / D and pA + IA c + U (u - U^T c) / D. */
 MBS_ALWAYS_INLINE int one_dof_articulated(mbs_data *d, mbs_derivs *w, int i, int b, int p,
-                               const double a0[6])
+                               const double *a0)
 {
     const double *IA = w->IAw + IA_SIZE * b;
     double U[IA_LD], Ic[IA_LD], *W = w->Ww + 6 * i;
@@ -207,7 +215,7 @@ MBS_ALWAYS_INLINE int one_dof_articulated(mbs_data *d, mbs_derivs *w, int i, int
     d->Dinv[6 * i] = dinv;
     d->u[i] = u;
     const double g = dinv * (u - dot6(U, c));
-    w->kq[i] = g + dot6(W, a0);
+    w->kq[i] = a0 ? g + dot6(W, a0) : g;
     if (p == 0) return MBS_OK;
     double *restrict IAp = w->IAw + IA_SIZE * p, *restrict pAp = d->f + 6 * p;
     sym6_downdate_add(IAp, IA, U, dinv);
@@ -277,8 +285,9 @@ static int joint_articulated(mbs_data *d, mbs_derivs *w, const mbs_joint_model *
     return n == 6 ? joint_articulated_n(d, w, jm, 6, p) : joint_articulated_n(d, w, jm, n, p);
 }
 
-/* Pass B over the tree, children first (its 6-vector loops also compiled wide, derivs.h). */
-MBS_WIDE_LOOPS static int pass_articulated(mbs_data *d, mbs_derivs *w, const double a0[6])
+/* Pass B over the tree, children first (its 6-vector loops also compiled wide, derivs.h);
+   a0 as one_dof_articulated's. */
+MBS_WIDE_LOOPS static int pass_articulated(mbs_data *d, mbs_derivs *w, const double *a0)
 {
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
@@ -317,18 +326,20 @@ MBS_ALWAYS_INLINE void one_dof_acceleration(mbs_data *d, mbs_derivs *w, int i, i
     d->qacc[i] = qdd;
 }
 
-/* A joint of any dofs: qdd = Dinv (u - U^T (a_p + c - a0)), then the acceleration half of
-   the level machinery at that qdd from the parent's acceleration (dA and a; S, dV, E and
-   Sdot are pass A's). */
+/* A joint of any dofs: qdd = Dinv (u - U^T (a_p + c - a0)) (a0 NULL: gravity in a_p, the
+   base's acceleration), then the acceleration half of the level machinery at that qdd from
+   the parent's acceleration (dA and a; S, dV, E and Sdot are pass A's). */
 static void joint_acceleration(mbs_data *d, mbs_derivs *w, const mbs_joint_model *jm,
-                               const double *ap, const double a0[6])
+                               const double *ap, const double *a0)
 {
     const int n = jm->nv < 6 ? jm->nv : 6, i0 = jm->vadr, b = jm->child;
     const double *U = w->Uw + 6 * i0, *c = w->cb + 6 * b, *Dinv = d->Dinv + 6 * i0;
     double t[6], r[6], *a = w->acc + 6 * b;
     for (int e = 0; e < 6; ++e) t[e] = ap[e] + c[e];
-    for (int k = 0; k < n; ++k)
-        r[k] = (d->u[i0 + k] + s6_dot(U + 6 * k, a0)) - s6_dot(U + 6 * k, t);
+    for (int k = 0; k < n; ++k) {
+        const double u = a0 ? d->u[i0 + k] + s6_dot(U + 6 * k, a0) : d->u[i0 + k];
+        r[k] = u - s6_dot(U + 6 * k, t);
+    }
     for (int k = 0; k < n; ++k) {
         double x = 0.0;
         for (int l = 0; l < n; ++l) x += Dinv[n * k + l] * r[l];
@@ -338,8 +349,10 @@ static void joint_acceleration(mbs_data *d, mbs_derivs *w, const mbs_joint_model
     mbs_derivs_joint_acceleration(d, w, jm, d->qacc, 1, a); /* S, dV, E from pass A */
 }
 
-/* Pass C over the tree, parents first. */
-MBS_WIDE_LOOPS static void pass_accelerations(mbs_data *d, mbs_derivs *w, const double a0[6])
+/* Pass C over the tree, parents first, from the world's acceleration a0 (aba_a0 as
+   joint_acceleration's a0). */
+MBS_WIDE_LOOPS static void pass_accelerations(mbs_data *d, mbs_derivs *w, const double a0[6],
+                                              const double *aba_a0)
 {
     const mbs_model *m = d->model;
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
@@ -347,7 +360,7 @@ MBS_WIDE_LOOPS static void pass_accelerations(mbs_data *d, mbs_derivs *w, const 
         const int *e = w->wtree + 4 * t, b = e[0], p = e[1];
         const double *vp = p > 0 ? w->vel + 6 * p : zero, *ap = p > 0 ? w->acc + 6 * p : a0;
         if (e[2] == 1) one_dof_acceleration(d, w, e[3], b, vp, ap);
-        else joint_acceleration(d, w, &m->joints[m->tree[t]], ap, a0);
+        else joint_acceleration(d, w, &m->joints[m->tree[t]], ap, aba_a0);
         body_force(w, b);
     }
 }
@@ -359,11 +372,12 @@ int mbs_derivs_world_aba(mbs_data *d)
     w->has_K = 0;
     pass_velocities(d, w);
     mbs_derivs_bodies(d); /* I, P, B11, F = v x* I v, eight at a time (rnea_lanes.c) */
-    articulated_init(d, w);
+    const int g_base = w->tau_sparse; /* f_ext holds gravity alone (see the top) */
+    articulated_init(d, w, g_base);
     double a0[6];
     mbs_derivs_world_acceleration(d->model, a0);
-    const int st = pass_articulated(d, w, a0);
+    const int st = pass_articulated(d, w, g_base ? NULL : a0);
     if (st != MBS_OK) return st;
-    pass_accelerations(d, w, a0);
+    pass_accelerations(d, w, a0, g_base ? NULL : a0);
     return MBS_OK;
 }
