@@ -143,9 +143,12 @@ int mbs_derivs_forward(mbs_data *d, double *dq, double *dv, int ld, double *Minv
     if (st != MBS_OK) return st;
     double *saved = d->derivs->up;
     for (int i = 0; i < nv; ++i) saved[i] = d->qacc[i];
-    mbs_kinematics(d);
-    st = mbs_forces_accumulate(d);
     const int world = mbs_derivs_world_aba_applies(d);
+    if (world && d->derivs->tau_sparse) /* nothing reads the body-frame velocities: the */
+        mbs_kinematics_subspace(d);     /* elements act on joints' q and v alone */
+    else
+        mbs_kinematics(d);
+    st = mbs_forces_accumulate(d);
     if (st == MBS_OK) st = forward_qacc(d, world, call);
     if (st == MBS_OK) st = derivs_at_qacc(d, world, dq, dv, ld, Minv, ldm, call);
     if (st != MBS_OK)
