@@ -1,7 +1,8 @@
 /* The world-frame articulated-body pass of the forward-dynamics derivatives
  * (src/analysis/world_aba.c): its qacc against mbs_forward_dynamics (the body-frame ABA,
  * 1e-12 relative) on random trees of every joint type with no, uniform gravity, damped
- * joint and line springs (f_ext and gen_force nonzero) and on floating chains (free root,
+ * joint and line springs (f_ext and gen_force nonzero), without force elements (gravity as
+ * the base's acceleration) and on floating chains (free root,
  * spherical, universal, revolute); the path it takes (applies) and the fallback with a
  * host wrench (the derivatives against central differences there); a model with a native
  * rotor is not served; a massless end body gives MBS_ERR_SINGULAR with qacc untouched; a
@@ -71,6 +72,30 @@ static void test_random_trees(void **state)
         mbs_model_destroy(m);
     }
     print_message("world-frame ABA: largest qacc difference %.3g (relative)\n", worst_rel);
+}
+
+/* Random trees without force elements under uniform gravity: f_ext holds gravity alone, so
+   the pass takes it as the base's acceleration (world_aba.c) and reads no f_ext. */
+static void test_gravity_as_base_acceleration(void **state)
+{
+    (void)state;
+    for (int seed = 1; seed <= 40; ++seed) {
+        test_tree_opts o = test_default_tree_opts(2 + seed % 12);
+        o.gravity = 1;
+        o.springs = 0;
+        o.fixed_joints = seed % 3 == 0;
+        o.quaternions_only = seed % 4 == 0;
+        mbs_model *m = test_random_tree((uint64_t)seed + 700, &o);
+        mbs_data *d = mbs_data_create(m);
+        assert_non_null(d);
+        assert_int_equal(mbs_model_nforce(m), 0);
+        test_rng r;
+        test_rng_seed(&r, (uint64_t)seed * 17 + 9);
+        test_random_state(&r, d, 1.0, 1.5, 2.0);
+        check_qacc(d, 1, 200 + seed);
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
 }
 
 /* Floating chains (multi-dof joints: free, spherical, universal) of both rotation kinds, at
@@ -231,6 +256,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_trees),
+        cmocka_unit_test(test_gravity_as_base_acceleration),
         cmocka_unit_test(test_floating_chains),
         cmocka_unit_test(test_fallback_host_wrench),
         cmocka_unit_test(test_rotor_model),
