@@ -51,25 +51,43 @@ static void check_qacc(mbs_data *d, int world, int seed)
     assert_true(rel <= 1e-12);
 }
 
+/* The options of random tree seed: sizes 2..13, fixed joints every third, quaternions only
+   every fourth. */
+static test_tree_opts tree_opts(int seed)
+{
+    test_tree_opts o = test_default_tree_opts(2 + seed % 12);
+    o.fixed_joints = seed % 3 == 0;
+    o.quaternions_only = seed % 4 == 0;
+    return o;
+}
+
+/* check_qacc on the random tree of model_seed and options o at a random state from
+   state_seed (label names the case); gravity_base: the pass must take gravity as the base's
+   acceleration (uniform gravity, force elements on joints' coordinates alone). */
+static void check_random_tree(const test_tree_opts *o, uint64_t model_seed,
+                              uint64_t state_seed, int gravity_base, int label)
+{
+    mbs_model *m = test_random_tree(model_seed, o);
+    mbs_data *d = mbs_data_create(m);
+    assert_non_null(d);
+    if (gravity_base) assert_int_equal(d->derivs->joint_elements, 1);
+    test_rng r;
+    test_rng_seed(&r, state_seed);
+    test_random_state(&r, d, 1.0, 1.5, 2.0);
+    check_qacc(d, 1, label);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 /* Random trees of every joint type: no gravity and uniform, damped springs. */
 static void test_random_trees(void **state)
 {
     (void)state;
     for (int seed = 1; seed <= 60; ++seed) {
-        test_tree_opts o = test_default_tree_opts(2 + seed % 12);
+        test_tree_opts o = tree_opts(seed);
         o.gravity = seed % 2;
         o.springs = 2;
-        o.fixed_joints = seed % 3 == 0;
-        o.quaternions_only = seed % 4 == 0;
-        mbs_model *m = test_random_tree((uint64_t)seed + 500, &o);
-        mbs_data *d = mbs_data_create(m);
-        assert_non_null(d);
-        test_rng r;
-        test_rng_seed(&r, (uint64_t)seed * 13 + 3);
-        test_random_state(&r, d, 1.0, 1.5, 2.0);
-        check_qacc(d, 1, seed);
-        mbs_data_destroy(d);
-        mbs_model_destroy(m);
+        check_random_tree(&o, (uint64_t)seed + 500, (uint64_t)seed * 13 + 3, 0, seed);
     }
     print_message("world-frame ABA: largest qacc difference %.3g (relative)\n", worst_rel);
 }
@@ -80,21 +98,10 @@ static void test_gravity_as_base_acceleration(void **state)
 {
     (void)state;
     for (int seed = 1; seed <= 40; ++seed) {
-        test_tree_opts o = test_default_tree_opts(2 + seed % 12);
+        test_tree_opts o = tree_opts(seed);
         o.gravity = 1;
-        o.springs = 0;
-        o.fixed_joints = seed % 3 == 0;
-        o.quaternions_only = seed % 4 == 0;
-        mbs_model *m = test_random_tree((uint64_t)seed + 700, &o);
-        mbs_data *d = mbs_data_create(m);
-        assert_non_null(d);
-        assert_int_equal(mbs_model_nforce(m), 0);
-        test_rng r;
-        test_rng_seed(&r, (uint64_t)seed * 17 + 9);
-        test_random_state(&r, d, 1.0, 1.5, 2.0);
-        check_qacc(d, 1, 200 + seed);
-        mbs_data_destroy(d);
-        mbs_model_destroy(m);
+        o.springs = 0; /* no force element at all */
+        check_random_tree(&o, (uint64_t)seed + 700, (uint64_t)seed * 17 + 9, 1, 200 + seed);
     }
 }
 

@@ -144,8 +144,8 @@ int mbs_derivs_forward(mbs_data *d, double *dq, double *dv, int ld, double *Minv
     double *saved = d->derivs->up;
     for (int i = 0; i < nv; ++i) saved[i] = d->qacc[i];
     const int world = mbs_derivs_world_aba_applies(d);
-    if (world && d->derivs->tau_sparse) /* nothing reads the body-frame velocities: the */
-        mbs_kinematics_subspace(d);     /* elements act on joints' q and v alone */
+    if (world && d->derivs->joint_elements) /* nothing reads the body-frame velocities: */
+        mbs_kinematics_subspace(d);         /* the elements act on joints' q and v alone */
     else
         mbs_kinematics(d);
     st = mbs_forces_accumulate(d);

@@ -142,18 +142,20 @@ typedef struct mbs_derivs {
     int *sub_end;         /* [nbody] one past the last dof of the body's joint's subtree */
     int *body_vadr;       /* [nbody] first dof of the joint into each body */
     int *dof_body;        /* [nv] the body each dof moves (its joint's child) */
-    int tau_sparse;       /* 1 when dtau/dq, dtau/dv have M's sparsity (no force element
-                             but joint-local ones) */
+    int joint_elements;   /* 1 when every force element acts on one joint's coordinates
+                             (joint springs, joint forces): they read q and v alone and add
+                             to gen_force alone (f_ext then holds gravity and host wrenches
+                             only), and dtau/dq, dtau/dv keep M's branch-induced sparsity */
     int *tau_at[2];       /* [nstep + 1] start of step s's intervals in tau_ivl, per layout
                              of X: [0] every column, [1] without the first lin_root columns
                              of each half (NULL when lin_root is 0) */
     int *tau_ivl[2];      /* intervals [g0, g1) of column groups of X (dtau/dq | dtau/dv)
                              where a step's rows can be nonzero: its top joint's ancestors
-                             and subtree (every group when tau_sparse is 0) */
+                             and subtree (every group when joint_elements is 0) */
     /* A floating base's translations (Galilean invariance): when the first tree joint is a
        free joint on the world (dofs 0..2 its translations, linear velocity in world axes)
        and nothing in the model depends on where the system is or how fast it translates
-       (tau_sparse, no force element on those dofs; the world-frame pass then also means
+       (joint_elements, none on those dofs; the world-frame pass then also means
        uniform gravity and no forces fixed in the world), dtau/dq and dtau/dv have zero
        columns 0..2, and so have dqacc/dq and dqacc/dv. */
     int lin_root;         /* 3 then, else 0 */

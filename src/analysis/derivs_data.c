@@ -112,9 +112,9 @@ static void subtree_ends(const mbs_model *m, mbs_derivs *w)
     }
 }
 
-/* 1 when dtau/dq and dtau/dv keep the branch-induced sparsity of M: no force element but
-   those acting on one joint's dofs (the others may couple any two branches). */
-static int tau_keeps_tree_sparsity(const mbs_model *m)
+/* derivs.h's joint_elements: no force element but those acting on one joint's dofs (the
+   others may couple any two branches, read body velocities and write f_ext). */
+static int joint_elements_only(const mbs_model *m)
 {
     for (int e = 0; e < m->nforce; ++e)
         if (m->forces[e].ops != &mbs_force_joint_spring_damper_ops &&
@@ -153,7 +153,7 @@ static int step_groups(const mbs_model *m, const mbs_derivs *w, int s, int nd, i
 {
     const int nl = m->nv - nd, ngx = (2 * nl + 7) / 8;
     int n = 0, na = 0;
-    if (!w->tau_sparse) return o ? add_groups(o, 0, 0, ngx) : 1;
+    if (!w->joint_elements) return o ? add_groups(o, 0, 0, ngx) : 1;
     const mbs_joint_model *top = tree_joint(m, w->step_tree[w->step_at[s]]);
     for (int b = top->parent; b > 0; b = m->bodies[b].parent) { /* ancestors, deepest first */
         const mbs_joint_model *jm = &m->joints[m->bodies[b].joint];
@@ -197,12 +197,12 @@ static int column_groups(const mbs_model *m, mbs_derivs *w, int layout, int nd)
    sparsity (force elements on single joints only) and no element acts on those dofs. */
 static int floating_translations(const mbs_model *m, const mbs_derivs *w)
 {
-    if (m->ntree == 0 || !w->tau_sparse) return 0;
+    if (m->ntree == 0 || !w->joint_elements) return 0;
     const mbs_joint_model *jm = tree_joint(m, 0);
     if (jm->parent != 0 || jm->vadr != 0 ||
         (jm->ops != &mbs_joint_free_quat_ops && jm->ops != &mbs_joint_free_cardan_ops))
         return 0;
-    for (int e = 0; e < m->nforce; ++e) /* each on one joint's dof (tau_sparse) */
+    for (int e = 0; e < m->nforce; ++e) /* each on one joint's dof (joint_elements) */
         if (m->forces[e].vindex >= 0 && m->forces[e].vindex < 3) return 0;
     return 3;
 }
@@ -235,7 +235,7 @@ static int column_plan(const mbs_model *m, mbs_derivs *w)
             w->body_vadr[jm->child] = jm->vadr;
             for (int k = 0; k < jm->nv; ++k) w->dof_body[jm->vadr + k] = jm->child;
         }
-        w->tau_sparse = tau_keeps_tree_sparsity(m);
+        w->joint_elements = joint_elements_only(m);
         w->lin_root = floating_translations(m, w);
     }
     free(ti), free(bi), free(used);

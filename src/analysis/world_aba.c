@@ -372,7 +372,7 @@ int mbs_derivs_world_aba(mbs_data *d)
     w->has_K = 0;
     pass_velocities(d, w);
     mbs_derivs_bodies(d); /* I, P, B11, F = v x* I v, eight at a time (rnea_lanes.c) */
-    const int g_base = w->tau_sparse; /* f_ext holds gravity alone (see the top) */
+    const int g_base = w->joint_elements; /* f_ext holds gravity alone (see the top) */
     articulated_init(d, w, g_base);
     double a0[6];
     mbs_derivs_world_acceleration(d->model, a0);
