@@ -17,7 +17,7 @@
 #include <math.h>
 
 #include "core/linalg.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 
 #define ACT_RCOND 1e-10 /* relative rank tolerance of A' (its rows are orthonormal columns of Q) */
 #define ACT_TOL 1e-9    /* residual relative to max |psi| that counts as unreachable */

@@ -13,12 +13,12 @@
  * themselves, accepted while they still do positive work at its end (downhill). Every iterate keeps the
  * loops closed; q and v are restored on failure. */
 #include "analysis/analysis.h"
-#include "closure/closure.h"
+#include "loops/analytic/closure.h"
 
 #include <math.h>
 
 #include "core/linalg.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 
 #define EQ_MAXIT 50      /* Newton iterations */
 #define EQ_FD_STEP 1e-5  /* central-difference step in tangent coordinates (rad or m) */

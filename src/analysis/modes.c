@@ -1,8 +1,8 @@
 /* Modes: the eigenvalues of mbs_linearize's A by LAPACK dgeev through the linalg seam, with
  * A and the workspace taken at mbs_data_create (derivs.h), sorted for reading. */
-#include "analysis/derivs.h"
+#include "derivatives/derivs.h"
 #include "core/linalg.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 
 /* 1 when eigenvalue a sorts before b: smaller |lambda|, then smaller real part, then
    smaller imaginary part. */

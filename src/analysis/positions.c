@@ -12,13 +12,13 @@
  * naming the worst target or cut joint. Finally the loops are closed by Newton holding the
  * fixed coordinates, and v projected. */
 #include "analysis/analysis.h"
-#include "closure/closure.h"
+#include "loops/analytic/closure.h"
 
 #include <math.h>
 #include <stdio.h>
 
 #include "core/linalg.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 
 #define POS_MAXIT 100     /* iterations */
 #define POS_TOL 1e-12     /* target offsets below POS_TOL (1 + |pos|) m and scaled loop

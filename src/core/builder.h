@@ -23,13 +23,13 @@ struct mbs_builder {
     mbs_planar_mode planar;     /* MBS_PLANAR_AUTO: planar algebra when compile finds it */
     mbs_closure closure;        /* MBS_CLOSURE_ANALYTIC: closed forms where compile finds them */
     int nvisual, visual_cap;
-    mbs_visual_def *visuals;   /* [nvisual], name and mesh owned (src/core/visual.c) */
-    /* start values and held coordinates (src/core/start.c): one entry per call, applied in
+    mbs_visual_def *visuals;   /* [nvisual], name and mesh owned (src/api/visual.c) */
+    /* start values and held coordinates (src/api/start.c): one entry per call, applied in
        order at compile (a later call for the same joint replaces what it gives) */
     int nstart, start_cap;
     struct mbs_start_entry *starts; /* [nstart] */
     int nrotor, rotor_cap;
-    struct mbs_rotor_model *rotors; /* [nrotor], names owned (src/couplings/) */
+    struct mbs_rotor_model *rotors; /* [nrotor], names owned (src/elements/) */
     /* user events and prescribed motions (src/events/event_builder.c) */
     int nevent, event_cap;
     struct mbs_event_model *events;   /* [nevent], names owned */
@@ -58,7 +58,7 @@ mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b);
 /* Remove every element added after the mark (freeing their names) and restore its settings. */
 void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *mark);
 
-/* One mbs_set_joint_start or mbs_set_joint_hold call (src/core/start.c). */
+/* One mbs_set_joint_start or mbs_set_joint_hold call (src/api/start.c). */
 typedef struct mbs_start_entry {
     int joint;
     int has_q, has_v, has_hold;

@@ -5,8 +5,8 @@
 
 #include "mbs/mbs.h"
 #include "core/spatial.h"
-#include "joints/joint.h"
-#include "forces/force.h"
+#include "core/joint.h"
+#include "core/force.h"
 
 #define MBS_ERROR_LEN 256
 
@@ -45,13 +45,13 @@ struct mbs_model {
     double gravity_mu;        /* point */
     int nvisual;              /* visual shapes (drawing only) */
     mbs_visual_def *visuals;  /* [nvisual], name ("" if unnamed) and mesh owned */
-    /* start values (src/core/start.c): where mbs_data_create puts the state */
+    /* start values (src/api/start.c): where mbs_data_create puts the state */
     double *q_start;          /* [nq] neutral where no start value was given */
     double *v_start;          /* [nv] zero where none was given */
     unsigned char *hold;      /* [nv] 1: held at its value by mbs_assemble */
     int nhold;                /* number of held coordinates */
 
-    /* Modelica modelling elements (src/couplings/): inertial-coupling rows of point masses
+    /* Modelica modelling elements (src/elements/): inertial-coupling rows of point masses
        and rotors, rotors, nodes */
     int ncrow;                /* coupling rows (native ones included) */
     int ncrow_solve;          /* rows that are not native (solved after ABA) */
@@ -69,12 +69,12 @@ struct mbs_model {
        when the model has none */
     struct mbs_events_model *ev;
 
-    /* parameters changed after compile (src/core/params.c) */
+    /* parameters changed after compile (src/model/params.c) */
     char error[MBS_ERROR_LEN];  /* message of the last failed parameter call */
     unsigned long param_rev;    /* counts successful parameter changes: a stepper restarts
                                    CVODE when it changed since its last step */
 
-    /* loops closed in closed form (src/closure/): the assemblies compile found for every
+    /* loops closed in closed form (src/loops/analytic/): the assemblies compile found for every
        loop, NULL when the Newton strategy closes them */
     struct mbs_closure_model *closure;
     /* user state equations (src/ustates/): the states of every user-state element, laid
@@ -110,7 +110,7 @@ struct mbs_data {
     double *vel;          /* [6 nbody] spatial velocity of each body in body coordinates */
     double *cvel;         /* [6 nbody] velocity-product acceleration c_i = c_J + v_i x v_J */
 
-    /* forces, filled by mbs_forces_accumulate (src/forces/forces.c) */
+    /* forces, filled by mbs_forces_accumulate (src/elements/forces.c) */
     double *f_ext;        /* [6 nbody] external spatial force on each body, body coordinates */
     double *gen_force;    /* [nv] generalized forces of force elements (tau excluded) */
     mbs_wrench_input *wrench_in; /* [nbody] host input wrenches */
@@ -137,13 +137,13 @@ struct mbs_data {
     int callback_status;  /* return value of the force callback that failed last (> 0
                              recoverable, < 0 fatal); 0 after a callback that succeeded */
 
-    /* closed loops (src/solvers/loops.c): selection, partition and their workspace; NULL
+    /* closed loops (src/loops/loops.c): selection, partition and their workspace; NULL
        when the model has no cut-joint rows */
     struct mbs_loops *loops;
     /* planar path scratch (src/planar/), NULL when the model is not planar */
     struct mbs_planar_data *planar;
 
-    /* Modelica modelling elements (src/couplings/): NULL without rows and nodes */
+    /* Modelica modelling elements (src/elements/): NULL without rows and nodes */
     struct mbs_crow *crow;          /* [ncrow] rows at the last evaluation */
     double *cforce;                 /* [ncrow] row forces of the last forward dynamics */
     struct mbs_coupling_ws *cws;    /* solve, response and node workspace */
@@ -154,15 +154,15 @@ struct mbs_data {
        NULL when the model has none. lambda above then holds ncon + nqrow multipliers: the
        cut-joint rows', then the coordinate rows' (driving, friction and contact forces). */
     struct mbs_events_data *ev;
-    /* host inputs of the two-frame forces (src/forces/frame_force.c) */
+    /* host inputs of the two-frame forces (src/elements/frame_force.c) */
     double *force_in;     /* [6 nforce] force, torque of each element (used by frame forces,
                              initially their constant value) */
     unsigned long input_rev; /* counts mbs_set_frame_force calls: the CVODE kinds restart
                                 when it changed since their last step */
-    /* derivatives of the dynamics, linearisation and modes (src/analysis/derivs.h): their
+    /* derivatives of the dynamics, linearisation and modes (src/derivatives/derivs.h): their
        workspace, sized at creation */
     struct mbs_derivs *derivs;
-    /* analytic loop closure (src/closure/): its state and workspace, NULL when the model
+    /* analytic loop closure (src/loops/analytic/): its state and workspace, NULL when the model
        has none; kin_gen counts the pose computations (kinematics.c), so the closure can tell
        forward dynamics that the poses it left are those of q */
     struct mbs_closure_data *closure;
@@ -177,7 +177,7 @@ struct mbs_data {
     int crba_ngroup;
 };
 
-/* Free the owned strings of n visual definitions and the array (src/core/visual.c). */
+/* Free the owned strings of n visual definitions and the array (src/api/visual.c). */
 void mbs_visuals_free(mbs_visual_def *v, int n);
 /* Deep copy of n visual definitions into *out (NULL when n is 0); MBS_OK or MBS_ERR_NOMEM. */
 int mbs_visuals_copy(const mbs_visual_def *src, int n, mbs_visual_def **out);

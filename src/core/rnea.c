@@ -1,8 +1,8 @@
 /* Recursive Newton-Euler inverse dynamics (RBDA table 5.1) with external forces f_ext and
  * generalized element forces; gravity enters through f_ext (no a0 = -g trick). */
 #include "core/kernels.h"
-#include "couplings/couplings.h"
-#include "couplings/workspace.h"
+#include "elements/couplings.h"
+#include "elements/workspace.h"
 /* -O3 (GCC) vectorizes the 6-vector loops of both passes; measured 92 -> 80 ns per body on
    the 100-link chain. */
 #if defined(__GNUC__) && !defined(__clang__)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "events/events.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 
 /* calloc of n elements (at least one). */
 static void *alloc0(size_t n, size_t sz) { return calloc(n > 0 ? n : 1, sz); }

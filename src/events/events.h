@@ -6,7 +6,7 @@
  *  - Coordinate rows. A prescribed motion, a locked friction (or brake) and a restitution
  *    stop in resting contact each hold one scalar coordinate q_k of a tree joint with a
  *    constraint row h = q_k - target (rheonomic for a motion: target p(t)). The rows are
- *    numbered after the cut-joint rows (row ncon + k); the loop machinery (src/solvers/
+ *    numbered after the cut-joint rows (row ncon + k); the loop machinery (src/loops/
  *    loops.c, constraints.c) selects, closes and solves them like cut-joint rows, and their
  *    multipliers are kept in data->lambda[ncon + k] (the public lambda shows the first
  *    ncon). A row is enabled or disabled by the element's mode; a change renews the

@@ -3,7 +3,7 @@
  *  - quaternion: rotation = unit quaternion, angular part = w in Fc (nq = 7, nv = 6);
  *  - Cardan: rotation = angles a, R = Fix Rx(a1) Ry(a2) Rz(a3) with Fix in aux (9 values),
  *    angular part = angle rates (nq = nv = 6), re-based near the singularity (seed 000 §6.5). */
-#include "joints/joint.h"
+#include "core/joint.h"
 #include "core/rotation.h"
 
 /* Linear columns S_k = [0; R^T e_k] (row k of R) and c_J's linear part

@@ -14,7 +14,7 @@
  * by the child's origin from the parent's, d = R_p p, with no rotation on the passes'
  * recursions (the rotations move to each body's d and h, off those recursions). Force
  * callbacks and joints that leave the plane keep the 3-D path, and so do closed loops unless
- * every one is a planar assembly closed in closed form (src/closure/planar_loops.c runs those
+ * every one is a planar assembly closed in closed form (src/loops/analytic/planar_loops.c runs those
  * on these poses and vectors). */
 #ifndef MBS_PLANAR_PLANAR_H
 #define MBS_PLANAR_PLANAR_H
@@ -151,7 +151,7 @@ int mbs_planar_usable(const mbs_data *d);
    MBS_ERR_SINGULAR naming the body. */
 int mbs_planar_forward(mbs_data *d);
 
-/* Parts of the planar path for the loops closed in closed form (src/closure/planar_loops.c). */
+/* Parts of the planar path for the loops closed in closed form (src/loops/analytic/planar_loops.c). */
 /* Poses, world angles and origins of every body (no velocities). */
 void mbs_planar_poses(mbs_data *d);
 /* The same for the bodies at tree positions t[0..n) (ascending; their parents current). */

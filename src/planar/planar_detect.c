@@ -1,6 +1,6 @@
 /* Finding a planar model at compile and describing it in planar frames (planar.h). */
 #include "planar/planar.h"
-#include "closure/closure.h"
+#include "loops/analytic/closure.h"
 
 #include <math.h>
 #include <stdlib.h>

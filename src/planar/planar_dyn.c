@@ -109,7 +109,7 @@ static void point_state(const mbs_planar_data *w, int b, const double r[2], doub
     v[0] = vb[1] - vb[0] * r[1], v[1] = vb[2] + vb[0] * r[0];
 }
 
-/* The line spring-damper of src/forces/spring_damper.c in the plane; the constant
+/* The line spring-damper of src/elements/spring_damper.c in the plane; the constant
    out-of-plane distance of its points enters its length. */
 static void spring(const mbs_planar *p, mbs_planar_data *w, const mbs_force_model *f, double sign)
 {

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/model.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 #include "fmu_guid.h"
 #include "fmu_instance.h"
 
