@@ -12,6 +12,7 @@
  * unactuated coordinates would need (it is zero on the actuated ones): MBS_ERR_INCONSISTENT
  * naming the coordinate and its loop. On a tree r = 0 and Q = I: tau_a = psi_a, residual psi
  * on the other coordinates (no LAPACK). Allocation-free: workspace of mbs_data_create. */
+#include "ustates/ustates.h"
 #include "analysis/analysis.h"
 
 #include <math.h>

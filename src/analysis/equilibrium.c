@@ -12,6 +12,7 @@
  * where that fails (a singular Jacobian, a local minimum of |R|) a step along the forces
  * themselves, accepted while they still do positive work at its end (downhill). Every iterate keeps the
  * loops closed; q and v are restored on failure. */
+#include "ustates/ustates.h"
 #include "analysis/analysis.h"
 #include "loops/analytic/closure.h"
 

@@ -12,6 +12,7 @@
  * every coordinate independent, and so does a model with user states (mbs.h "user state
  * equations"): x = (du, du', x_user), the user states perturbed like the rates and their
  * derivatives (which the forward dynamics evaluates with the forces) giving the last rows. */
+#include "ustates/ustates.h"
 #include "derivatives/derivs.h"
 #include "loops/analytic/closure.h"
 #include "events/events.h"

@@ -1,5 +1,6 @@
 /* Modes: the eigenvalues of mbs_linearize's A by LAPACK dgeev through the linalg seam, with
  * A and the workspace taken at mbs_data_create (derivs.h), sorted for reading. */
+#include "ustates/ustates.h"
 #include "derivatives/derivs.h"
 #include "core/linalg.h"
 #include "loops/loops.h"

@@ -11,6 +11,7 @@
  * A stationary point with F != 0 (the nearest the targets can get) is MBS_ERR_INCONSISTENT
  * naming the worst target or cut joint. Finally the loops are closed by Newton holding the
  * fixed coordinates, and v projected. */
+#include "ustates/ustates.h"
 #include "analysis/analysis.h"
 #include "loops/analytic/closure.h"
 

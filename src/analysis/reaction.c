@@ -9,6 +9,7 @@
  * reused by the next queries while q, v, qacc, tau, lambda, the time, the host wrenches and
  * the revisions of the model's parameters and the data's inputs (frame forces) are bitwise
  * unchanged, so the reactions of all N joints cost one pass, not N. */
+#include "ustates/ustates.h"
 #include "analysis/analysis.h"
 #include "loops/constraints.h"
 

@@ -62,7 +62,7 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
         !d->crba_group)
         return MBS_ERR_NOMEM;
     if (mbs_planar_data_alloc(m, &d->planar) != MBS_OK) return MBS_ERR_NOMEM;
-    if (mbs_couplings_create(d) != MBS_OK) return MBS_ERR_NOMEM;
+    if (mbs_couplings_create(d, d->model->ncon + mbs_nqrow(d->model)) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_analysis_create(d) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_events_data_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* modes, row targets */
     d->force_in = alloc0(6 * (size_t)m->nforce, sizeof(double));

@@ -9,24 +9,6 @@
 #include "elements/workspace.h"
 #include "ustates/ustates.h"
 
-/* Tree joint that owns q index i (-1 if none). */
-static int q_joint(const mbs_model *m, int i)
-{
-    for (int j = 0; j < m->njoint; ++j) {
-        const mbs_joint_model *jm = &m->joints[j];
-        if (!jm->cut && i >= jm->qadr && i < jm->qadr + jm->nq) return j;
-    }
-    return -1;
-}
-
-/* First non-finite index of x (n), or -1. */
-static int first_nonfinite(const double *x, int n)
-{
-    for (int i = 0; i < n; ++i)
-        if (!isfinite(x[i])) return i;
-    return -1;
-}
-
 /* 1 if the lower triangle (diagonal included) of the n x n row-major A is finite: 0 * x
    is 0 for every finite x and NaN otherwise, summed in four independent lanes. */
 static int lower_all_finite(const double *A, int n)
@@ -70,32 +52,6 @@ static int cut_of_row(const mbs_model *m, int r)
     return -1;
 }
 
-/* Message "<what>[i] (joint J) is not finite" with status MBS_ERR_NONFINITE. */
-static int fail_nonfinite(mbs_data *d, const char *what, int i, int joint)
-{
-    char buf[96];
-    return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s[%d] (joint %s) is not finite", what, i,
-                         mbs_joint_label(d->model, joint, buf, (int)sizeof buf));
-}
-
-/* See internal.h: q always, v and tau on request. */
-int mbs_check_state(mbs_data *d, int check_v, int check_tau)
-{
-    const mbs_model *m = d->model;
-    int i = first_nonfinite(d->q, m->nq);
-    if (i >= 0) return fail_nonfinite(d, "q", i, q_joint(m, i));
-    if (check_v && (i = first_nonfinite(d->v, m->nv)) >= 0)
-        return fail_nonfinite(d, "v", i, m->dof_joint[i]);
-    if (check_tau && (i = first_nonfinite(d->tau, m->nv)) >= 0)
-        return fail_nonfinite(d, "tau", i, m->dof_joint[i]);
-    if (check_v && (i = mbs_ustates_first_nonfinite(d)) >= 0) {
-        char buf[160];
-        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s is not finite",
-                             mbs_ustates_label(m, i, buf, (int)sizeof buf));
-    }
-    return MBS_OK;
-}
-
 /* Kinematics and forces at the current state; the element's status on failure. */
 static int prepare(mbs_data *d)
 {
@@ -113,10 +69,10 @@ static int planar_forward(mbs_data *d)
     double *saved = d->work;
     for (int i = 0; i < nv; ++i) saved[i] = d->qacc[i];
     const int st = d->model->ncon > 0 ? mbs_closure_planar_forward(d) : mbs_planar_forward(d);
-    const int bad = st == MBS_OK ? first_nonfinite(d->qacc, nv) : -1;
+    const int bad = st == MBS_OK ? mbs_first_nonfinite(d->qacc, nv) : -1;
     if (st == MBS_OK && bad < 0) return MBS_OK;
     for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
-    return st != MBS_OK ? st : fail_nonfinite(d, "qacc", bad, d->model->dof_joint[bad]);
+    return st != MBS_OK ? st : mbs_fail_nonfinite(d, "qacc", bad, d->model->dof_joint[bad]);
 }
 
 /* Message for a non-finite multiplier of row r: a cut joint's or a coordinate row's. */
@@ -161,12 +117,12 @@ int mbs_forward_dynamics(mbs_data *d)
         for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
         return st;
     }
-    int bad = first_nonfinite(d->qacc, nv);
-    const int badl = first_nonfinite(d->lambda, nrow);
+    int bad = mbs_first_nonfinite(d->qacc, nv);
+    const int badl = mbs_first_nonfinite(d->lambda, nrow);
     if (bad < 0 && badl < 0) return MBS_OK;
     for (int i = 0; i < nv; ++i) d->qacc[i] = saved[i];
     for (int i = 0; i < nrow; ++i) d->lambda[i] = saved_l[i];
-    if (bad >= 0) return fail_nonfinite(d, "qacc", bad, m->dof_joint[bad]);
+    if (bad >= 0) return mbs_fail_nonfinite(d, "qacc", bad, m->dof_joint[bad]);
     return fail_lambda(d, badl);
 }
 
@@ -181,8 +137,8 @@ int mbs_inverse_dynamics(mbs_data *d, const double *qacc, double *tau_out)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "inverse_dynamics: NULL qacc or tau_out");
     const int nv = d->model->nv;
     int st = mbs_check_state(d, 1, 0);
-    const int bad = first_nonfinite(qacc, nv);
-    if (st == MBS_OK && bad >= 0) st = fail_nonfinite(d, "qacc", bad, d->model->dof_joint[bad]);
+    const int bad = mbs_first_nonfinite(qacc, nv);
+    if (st == MBS_OK && bad >= 0) st = mbs_fail_nonfinite(d, "qacc", bad, d->model->dof_joint[bad]);
     if (st == MBS_OK) st = prepare(d);
     if (st != MBS_OK) return st;
     double *tau = d->work;
@@ -191,8 +147,8 @@ int mbs_inverse_dynamics(mbs_data *d, const double *qacc, double *tau_out)
     else
         mbs_rnea(d, qacc, tau);
     if (st != MBS_OK) return st;
-    const int badt = first_nonfinite(tau, nv);
-    if (badt >= 0) return fail_nonfinite(d, "tau_out", badt, d->model->dof_joint[badt]);
+    const int badt = mbs_first_nonfinite(tau, nv);
+    if (badt >= 0) return mbs_fail_nonfinite(d, "tau_out", badt, d->model->dof_joint[badt]);
     for (int i = 0; i < nv; ++i) tau_out[i] = tau[i];
     return MBS_OK;
 }
@@ -214,7 +170,7 @@ static int mass_lower(mbs_data *d, const char *call, double *A)
     }
     if (finite) return MBS_OK;
     mirror_lower(A, nv);
-    const int bad = first_nonfinite(A, nv * nv);
+    const int bad = mbs_first_nonfinite(A, nv * nv);
     char buf[96];
     return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s: M[%d] (joint %s) is not finite", call, bad,
                          mbs_joint_label(d->model, d->model->dof_joint[bad / nv], buf,
@@ -284,16 +240,16 @@ int mbs_mass_matrix_solve(mbs_data *d, const double *LDL, double *x)
     if (nested != MBS_OK) return nested;
     if (!LDL || !x) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mass_matrix_solve: NULL LDL or x");
     const int nv = d->model->nv;
-    const int bad = first_nonfinite(x, nv);
-    if (bad >= 0) return fail_nonfinite(d, "b", bad, d->model->dof_joint[bad]);
+    const int bad = mbs_first_nonfinite(x, nv);
+    if (bad >= 0) return mbs_fail_nonfinite(d, "b", bad, d->model->dof_joint[bad]);
     for (int i = 0; i < nv; ++i)
         if (!(LDL[(size_t)nv * i + i] > 0.0) || !isfinite(LDL[(size_t)nv * i + i]))
             return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mass_matrix_solve: LDL[%d][%d] = %g is not "
                                  "a factor of mbs_mass_matrix_factor", i, i,
                                  LDL[(size_t)nv * i + i]);
     mbs_mass_solve(d->model, LDL, x);
-    const int badx = first_nonfinite(x, nv);
-    if (badx >= 0) return fail_nonfinite(d, "x", badx, d->model->dof_joint[badx]);
+    const int badx = mbs_first_nonfinite(x, nv);
+    if (badx >= 0) return mbs_fail_nonfinite(d, "x", badx, d->model->dof_joint[badx]);
     return MBS_OK;
 }
 
@@ -310,8 +266,8 @@ int mbs_bias_forces(mbs_data *d, double *c)
     if (st != MBS_OK) return st;
     double *cw = d->work;
     mbs_rnea(d, NULL, cw);
-    const int bad = first_nonfinite(cw, nv);
-    if (bad >= 0) return fail_nonfinite(d, "c", bad, d->model->dof_joint[bad]);
+    const int bad = mbs_first_nonfinite(cw, nv);
+    if (bad >= 0) return mbs_fail_nonfinite(d, "c", bad, d->model->dof_joint[bad]);
     for (int i = 0; i < nv; ++i) c[i] = cw[i];
     return MBS_OK;
 }

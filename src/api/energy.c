@@ -1,4 +1,5 @@
 /* Kinetic and potential energy. */
+#include "ustates/ustates.h"
 #include "core/internal.h"
 #include "elements/couplings.h"
 

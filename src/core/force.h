@@ -55,13 +55,13 @@ struct mbs_force_ops {
     /* Inertial-coupling rows of its point masses (f->ncrow of them, src/elements/) at the
        current kinematics; NULL when the kind has none. Returns MBS_OK or a status. */
     int (*rows)(const mbs_force_model *f, mbs_data *d, int with_vel, struct mbs_crow *rows);
-    /* Add the element's part of dtau/dq (tangent q) and dtau/dv, tau = M qacc + c - J^T f_ext
-       - gen_force, into nv x nv row-major matrices of row stride ld (either NULL), after the
-       forward pass of the derivatives (src/derivatives/derivs.h has the world-frame columns).
-       NULL: the element is differentiated by central differences of its own forces. */
-    void (*derivatives)(const mbs_force_model *f, mbs_data *d, double *dtau_dq,
-                        double *dtau_dv, int ld);
 };
+
+/* Friction modes, decided by the events (src/events/) and read by the friction and brake
+   elements (mbs_data's fric_mode). UNDECIDED: before the first step (the force follows
+   sign(v), 0 at rest); SUSPENDED: a restitution stop on the same dof holds it (no force). */
+enum { MBS_FRIC_UNDECIDED, MBS_FRIC_SLIDE_POS, MBS_FRIC_SLIDE_NEG, MBS_FRIC_LOCKED,
+       MBS_FRIC_SUSPENDED };
 
 /* Zero f_ext and gen_force, then add gravity, host wrenches and every element. Needs
    the kinematics of the current q, v (mbs_kinematics). */

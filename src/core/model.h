@@ -10,6 +10,17 @@
 
 #define MBS_ERROR_LEN 256
 
+/* The inertial couplings' part of the tree passes (src/elements/couplings.h), installed by
+   compile when the model has coupling rows: ABA and RNEA reach it through this table, so the
+   core passes do not depend on the elements above them. */
+typedef struct mbs_coupling_hooks {
+    /* After ABA: solve the non-native rows' forces, correct qacc and acc. */
+    int (*aba_after)(mbs_data *d);
+    /* Between RNEA's passes: subtract the rows' forces from d->f; returns their dof parts
+       (nv, owned by the data), which the caller adds to tau. */
+    const double *(*rnea_between)(mbs_data *d, const double *qacc);
+} mbs_coupling_hooks;
+
 typedef enum mbs_gravity_kind { MBS_GRAVITY_NONE, MBS_GRAVITY_UNIFORM, MBS_GRAVITY_POINT } mbs_gravity_kind;
 
 /* One body of a compiled model. Body 0 is the world (mass 0, no joint). */
@@ -55,6 +66,7 @@ struct mbs_model {
        and rotors, rotors, nodes */
     int ncrow;                /* coupling rows (native ones included) */
     int ncrow_solve;          /* rows that are not native (solved after ABA) */
+    const mbs_coupling_hooks *coupling_hooks; /* NULL when ncrow is 0 */
     int *crow_owner;          /* [ncrow] force element id, or -(rotor id + 1) */
     unsigned char *crow_native; /* [ncrow] 1: the row is taken inside ABA */
     int nrotor;
@@ -114,6 +126,8 @@ struct mbs_data {
     double *f_ext;        /* [6 nbody] external spatial force on each body, body coordinates */
     double *gen_force;    /* [nv] generalized forces of force elements (tau excluded) */
     mbs_wrench_input *wrench_in; /* [nbody] host input wrenches */
+    int wrenched;         /* 1 once a host wrench was set on this data (the planar path
+                             scans them only then) */
     int in_callback;      /* while a force callback runs: its element index + 1 (apply_*
                              allowed, nested evaluation refused); 0 otherwise */
 
@@ -140,6 +154,10 @@ struct mbs_data {
     /* closed loops (src/loops/loops.c): selection, partition and their workspace; NULL
        when the model has no cut-joint rows */
     struct mbs_loops *loops;
+    /* the loop solver's notice that a coordinate row changed (installed with d->loops, so
+       that the events need not call up into it): selection 1 when a row was enabled or
+       disabled (a new selection), 0 when only its target moved (close again); NULL: none */
+    void (*rows_changed)(mbs_data *d, int selection);
     /* planar path scratch (src/planar/), NULL when the model is not planar */
     struct mbs_planar_data *planar;
 
@@ -154,6 +172,11 @@ struct mbs_data {
        NULL when the model has none. lambda above then holds ncon + nqrow multipliers: the
        cut-joint rows', then the coordinate rows' (driving, friction and contact forces). */
     struct mbs_events_data *ev;
+    /* the friction and brake elements' inputs and output by slot: the events' arrays, which
+       decide the modes (src/events/); NULL without friction */
+    const int *fric_mode;      /* [nfric] MBS_FRIC_* (force.h) */
+    const double *fric_limit;  /* [nfric] brake: the host's sliding limit */
+    double *fric_force;        /* [nfric] sliding force at the last force accumulation */
     /* host inputs of the two-frame forces (src/elements/frame_force.c) */
     double *force_in;     /* [6 nforce] force, torque of each element (used by frame forces,
                              initially their constant value) */

@@ -41,6 +41,22 @@ int mbs_errorf(char *buf, int status, const char *fmt, ...)
 }
 
 /* 1 if all n values are finite (and x is non-NULL or n <= 0). */
+int mbs_first_nonfinite(const double *x, int n)
+{
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(x[i])) return i;
+    return -1;
+}
+
+/* See internal.h. */
+int mbs_fail_nonfinite(mbs_data *d, const char *what, int i, int joint)
+{
+    char buf[96];
+    return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s[%d] (joint %s) is not finite", what, i,
+                         mbs_joint_label(d->model, joint, buf, (int)sizeof buf));
+}
+
+/* See internal.h. */
 int mbs_all_finite(const double *x, int n)
 {
     if (n <= 0) return 1;

@@ -4,6 +4,7 @@
  * with dtau/dq, dtau/dv from the recursive passes of rnea_derivatives.c at that qacc and
  * M^-1 applied to them, and M^-1 itself, by the articulated-body recursion on the same ABA
  * (minv.c): O(nv) per column, a solve (no explicit inverse in the products). */
+#include "ustates/ustates.h"
 #include "derivatives/derivs.h"
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")

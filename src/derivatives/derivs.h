@@ -260,10 +260,16 @@ void mbs_derivs_lane_inputs(mbs_derivs *w, int i, int b);
 /* The vectors (kvec) and the diagonal entries of dq, dv, M (as mbs_derivs_pairs) of the
    dofs of one-dof joints, eight at a time, after the backward pass that skipped them. */
 void mbs_derivs_one_dof(const mbs_data *d, double *dq, double *dv, int ld, double *M, int ldm);
-/* Add the force elements' parts (after mbs_derivs_rnea): analytic ones through their ops,
-   the others (force callbacks) by central differences of their forces alone; q and v are
+/* Add the force elements' parts (after mbs_derivs_rnea): analytic ones through
+   mbs_derivs_element_fn, the others (force callbacks) by central differences of their forces alone; q and v are
    restored bitwise. MBS_OK or the status of a failing element. */
 int mbs_derivs_elements(mbs_data *d, double *dq, double *dv, int ld);
+/* An element's analytic part of dtau/dq (tangent q) and dtau/dv added into nv x nv row-major
+   matrices of row stride ld (either NULL), after the forward pass of the derivatives. */
+typedef void (*mbs_force_derivative_fn)(const mbs_force_model *f, mbs_data *d, double *dtau_dq,
+                                        double *dtau_dv, int ld);
+/* The analytic derivative of f's kind (element_derivatives.c), NULL: central differences. */
+mbs_force_derivative_fn mbs_derivs_element_fn(const mbs_force_model *f);
 
 /* Add the dofs on the path of body to the world to d->derivs->list (after the n already
    there, each once), setting bit in their mark; returns the new count. */

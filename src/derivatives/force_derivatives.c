@@ -1,5 +1,5 @@
 /* The force elements' part of dtau/dq and dtau/dv (tau = M qacc + c - J^T f_ext - gen_force):
- * an element with a derivative op adds its analytic part (spring-dampers); the others (force
+ * an element with an analytic derivative adds it (element_derivatives.c); the others (force
  * callbacks, whose law mbs cannot see) are differentiated by central differences of their
  * own generalized force alone — kinematics at q (+) h e_l and v + h e_l, the elements' apply,
  * one backward pass — with q and v restored bitwise afterwards. */
@@ -44,7 +44,7 @@ static int fd_tau(mbs_data *d, double *tau)
     for (int i = 0; i < m->nv; ++i) d->gen_force[i] = 0.0;
     for (int e = 0; e < m->nforce; ++e) {
         const mbs_force_model *f = &m->forces[e];
-        if (f->ops->derivatives) continue;
+        if (mbs_derivs_element_fn(f)) continue;
         const int st = f->ops->apply(f, d);
         if (st != MBS_OK) return st;
     }
@@ -124,7 +124,8 @@ int mbs_derivs_elements(mbs_data *d, double *dq, double *dv, int ld)
     int nfd = 0;
     for (int e = 0; e < m->nforce; ++e) {
         const mbs_force_model *f = &m->forces[e];
-        if (f->ops->derivatives) f->ops->derivatives(f, d, dq, dv, ld);
+        const mbs_force_derivative_fn fn = mbs_derivs_element_fn(f);
+        if (fn) fn(f, d, dq, dv, ld);
         else nfd++;
     }
     return nfd > 0 ? fd_elements(d, dq, dv, ld) : MBS_OK;

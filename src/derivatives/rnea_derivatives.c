@@ -22,6 +22,7 @@
  * body-by-body terms of models with forces fixed in the world; without them the bodies' and
  * one-dof joints' terms go eight at a time (rnea_lanes.c) and the pairs with ancestors eight
  * ancestors at a time (rnea_pairs.c). */
+#include "ustates/ustates.h"
 #include "derivatives/derivs.h"
 #include "events/events.h"
 /* -O3 (GCC) vectorizes the 6-vector loops of both passes. */

@@ -185,6 +185,7 @@ static int layout_rows(mbs_model *m)
         m->crow_owner[n + r] = -(r + 1);
         m->crow_native[n + r] = (unsigned char)m->rotors[r].native;
     }
+    m->coupling_hooks = m->ncrow > 0 ? &mbs_couplings_hooks : NULL;
     m->ncrow_solve = 0;
     for (int k = 0; k < m->ncrow; ++k) m->ncrow_solve += !m->crow_native[k];
     return MBS_OK;

@@ -2,7 +2,6 @@
  * mass matrix, of RNEA and of the kinetic energy (see couplings.h for the mechanism). */
 #include "elements/couplings.h"
 #include "elements/workspace.h"
-#include "events/events.h"
 
 #include <stdlib.h>
 
@@ -17,7 +16,7 @@ static double *dalloc(size_t n, int *ok)
 }
 
 /* See couplings.h. */
-int mbs_couplings_create(mbs_data *d)
+int mbs_couplings_create(mbs_data *d, int nloop_rows)
 {
     const mbs_model *m = d->model;
     if (m->ncrow == 0 && m->nnode == 0) return MBS_OK;
@@ -38,7 +37,7 @@ int mbs_couplings_create(mbs_data *d)
     w->rf = dalloc(6 * nb, &ok), w->racc = dalloc(6 * nb, &ok);
     w->rgen = dalloc(nv, &ok), w->rqdd = dalloc(nv, &ok), w->g = dalloc(nv, &ok);
     w->Y = dalloc(nv * ns, &ok), w->G = dalloc(ns * nv, &ok);
-    const size_t nrow = (size_t)m->ncon + (size_t)mbs_nqrow(m); /* cut and coordinate rows */
+    const size_t nrow = (size_t)nloop_rows;
     w->Kcm = dalloc(nrow * ns, &ok), w->W = dalloc(ns * ns, &ok);
     w->nx = dalloc(n3, &ok), w->nJ = dalloc(n3 * n3, &ok), w->nR = dalloc(n3, &ok);
     w->ndx = dalloc(n3, &ok), w->nx0 = dalloc(n3, &ok);
@@ -246,6 +245,15 @@ void mbs_couplings_rnea(mbs_data *d, const double *qacc, double *tau_dof)
         row_apply(r, -F, d->f, tau_dof);
     }
 }
+
+/* The RNEA hook: the rows' forces with their dof parts in the workspace's rgen. */
+static const double *rnea_between(mbs_data *d, const double *qacc)
+{
+    mbs_couplings_rnea(d, qacc, d->cws->rgen);
+    return d->cws->rgen;
+}
+
+const mbs_coupling_hooks mbs_couplings_hooks = {mbs_couplings_forward, rnea_between};
 
 /* See couplings.h. */
 double mbs_couplings_kinetic(const mbs_data *d)

@@ -65,6 +65,8 @@ void mbs_couplings_mass(mbs_data *d, double *M, int native_only);
 /* Inside RNEA between its passes: subtract the rows' forces from d->f and return their dof
    parts in tau_dof (nv, added to tau by the caller); qacc NULL = zero. */
 void mbs_couplings_rnea(mbs_data *d, const double *qacc, double *tau_dof);
+/* The tree passes' hooks (core/model.h), installed by compile when the model has rows. */
+extern const mbs_coupling_hooks mbs_couplings_hooks;
 /* Kinetic energy of the rows, 1/2 sum m r^2 (d->crow evaluated with velocities). */
 double mbs_couplings_kinetic(const mbs_data *d);
 /* Gyroscopic torques of the rotors on their housings into f_ext (forces pass). */
@@ -102,8 +104,9 @@ int mbs_couplings_schur_prepare(mbs_data *d, const double *LDL);
 void mbs_couplings_schur_K(mbs_data *d, int r, const double *J, double *K);
 void mbs_couplings_schur_correct(mbs_data *d, double *y);
 
-/* Allocate / free the coupling workspace of d (sizes from the model). */
-int mbs_couplings_create(mbs_data *d);
+/* Allocate / free the coupling workspace of d (sizes from the model; nloop_rows: the rows of
+   the loop system, cut-joint and coordinate rows, for the Schur complement's K). */
+int mbs_couplings_create(mbs_data *d, int nloop_rows);
 void mbs_couplings_destroy(mbs_data *d);
 
 /* Nodes (nodes.c): solve the balance of every node at the current poses (x_world of the

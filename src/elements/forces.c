@@ -2,7 +2,6 @@
  * data->f_ext (body coordinates, about the body origin) and data->gen_force. */
 #include "core/internal.h"
 #include "elements/gravity.h"
-#include "planar/planar.h"
 #include "elements/couplings.h"
 
 /* f_ext_b += world force/torque at a body point (body coordinates); NULL = zero / origin.
@@ -89,6 +88,6 @@ int mbs_set_body_wrench(mbs_data *d, int body, const double force[3], const doub
     }
     w->set = 0;
     for (int i = 0; i < 3; ++i) w->set |= (w->force[i] != 0.0) || (w->torque[i] != 0.0);
-    if (w->set) mbs_planar_note_wrench(d);
+    if (w->set) d->wrenched = 1;
     return MBS_OK;
 }

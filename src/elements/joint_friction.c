@@ -7,22 +7,33 @@
  * held by a stop: no force here. A brake is the same with coulomb = its host limit and no
  * viscous part. */
 #include "core/internal.h"
-#include "events/events.h"
 
-/* Add the sliding force to the dof and remember it for mbs_data_friction_force. */
-static int joint_friction_apply(const mbs_force_model *f, mbs_data *d)
+/* Add the sliding force of limit coulomb to the dof and remember it for
+   mbs_data_friction_force. */
+static void sliding_force(const mbs_force_model *f, mbs_data *d, double coulomb)
 {
-    const int k = f->slot, mode = d->ev->st.fmode[k];
+    const int k = f->slot, mode = d->fric_mode[k];
     const double v = d->v[f->vindex];
     double s = 0.0;
     if (mode == MBS_FRIC_SLIDE_POS) s = 1.0;
     else if (mode == MBS_FRIC_SLIDE_NEG) s = -1.0;
     else if (mode == MBS_FRIC_UNDECIDED) s = v > 0.0 ? 1.0 : v < 0.0 ? -1.0 : 0.0;
     double Q = 0.0;
-    if (mode != MBS_FRIC_LOCKED && mode != MBS_FRIC_SUSPENDED)
-        Q = -(mbs_fric_coulomb(d, k) * s + f->viscous * v);
+    if (mode != MBS_FRIC_LOCKED && mode != MBS_FRIC_SUSPENDED) Q = -(coulomb * s + f->viscous * v);
     d->gen_force[f->vindex] += Q;
-    d->ev->fforce[k] = Q;
+    d->fric_force[k] = Q;
+}
+
+static int joint_friction_apply(const mbs_force_model *f, mbs_data *d)
+{
+    sliding_force(f, d, f->coulomb);
+    return MBS_OK;
+}
+
+/* A brake slides at the limit the host set (mbs_set_brake). */
+static int joint_brake_apply(const mbs_force_model *f, mbs_data *d)
+{
+    sliding_force(f, d, d->fric_limit[f->slot]);
     return MBS_OK;
 }
 
@@ -34,6 +45,6 @@ const mbs_force_ops mbs_force_joint_friction_ops = {
 
 const mbs_force_ops mbs_force_joint_brake_ops = {
     .name = "joint brake",
-    .apply = joint_friction_apply,
+    .apply = joint_brake_apply,
     .potential = NULL,
 };

@@ -20,20 +20,8 @@ static double joint_spring_damper_potential(const mbs_force_model *f, const mbs_
     return 0.5 * f->stiffness * stretch * stretch;
 }
 
-/* tau gets +k (q - rest) + d v at the dof: dtau/dq += k, dtau/dv += d on the diagonal (q
-   and v of the dof have one meaning, so the tangent coordinate is q itself). */
-static void joint_spring_damper_derivatives(const mbs_force_model *f, mbs_data *d,
-                                            double *dtau_dq, double *dtau_dv, int ld)
-{
-    (void)d;
-    const size_t at = (size_t)f->vindex * (size_t)ld + (size_t)f->vindex;
-    if (dtau_dq) dtau_dq[at] += f->stiffness;
-    if (dtau_dv) dtau_dv[at] += f->damping;
-}
-
 const mbs_force_ops mbs_force_joint_spring_damper_ops = {
     .name = "joint spring-damper",
     .apply = joint_spring_damper_apply,
     .potential = joint_spring_damper_potential,
-    .derivatives = joint_spring_damper_derivatives,
 };

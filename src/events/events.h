@@ -82,10 +82,6 @@ void mbs_events_model_free(mbs_events_model *ev);
 
 /* ---------------------------------------------------------------- data */
 
-/* Friction modes. UNDECIDED: before the first step (the force follows sign(v), 0 at rest);
-   SUSPENDED: a restitution stop on the same dof holds it (no force, no row). */
-enum { MBS_FRIC_UNDECIDED, MBS_FRIC_SLIDE_POS, MBS_FRIC_SLIDE_NEG, MBS_FRIC_LOCKED,
-       MBS_FRIC_SUSPENDED };
 /* Restitution stop modes. */
 enum { MBS_STOP_FREE, MBS_STOP_AT_LOWER, MBS_STOP_AT_UPPER };
 

@@ -108,10 +108,6 @@ int mbs_loops_info(mbs_data *d, int *rank, unsigned char *active);
    cut-joint rows the closure is direct (q_k, v_k = their targets; no QR, no Newton). */
 /* 1 when there is something to close: cut-joint rows or an enabled coordinate row. */
 int mbs_loops_active(const mbs_data *d);
-/* A coordinate row was enabled or disabled: the next use makes a new selection. */
-void mbs_loops_rows_changed(mbs_data *d);
-/* A row's target moved: the next use closes again. */
-void mbs_loops_targets_changed(mbs_data *d);
 /* Impulse: v += M^-1 J_a^T x so that the active rows hold J_a v = their velocity targets
    (an M-weighted projection: a restitution stop's rebound respecting the other rows). */
 int mbs_loops_impulse(mbs_data *d);

@@ -578,6 +578,10 @@ static int detect_paths(const mbs_builder *b, mbs_model *m, char *err)
          mbs_closure_detect(m, &m->closure) != MBS_OK) ||
         (b->planar == MBS_PLANAR_AUTO && plain && mbs_planar_detect(m, &m->planar) != MBS_OK))
         return mbs_errorf(err, MBS_ERR_NOMEM, "compile: out of memory");
+    if (m->planar && m->ncon > 0 && !mbs_closure_planar_ok(m, m->planar->n)) {
+        mbs_planar_free(m->planar); /* loops the planar path cannot close in closed form */
+        m->planar = NULL;
+    }
     mbs_closure_planar_links(m);
     return MBS_OK;
 }

@@ -75,7 +75,6 @@ struct mbs_planar_data {
     double *acc;      /* [3 nbody] (forward dynamics: minus uniform gravity, the base's -g) */
     double *S;        /* [3 nv] motion subspace */
     unsigned long gen; /* counts the pose computations (pose, th, P, dp, hw written) */
-    int wrenched;     /* a host wrench has been set on this data (the forces scan them) */
 };
 
 /* Kernels of one tree joint for the planar passes, picked at compile by its kind and
@@ -131,8 +130,6 @@ const mbs_planar_kernels *mbs_planar_kernels_generic(const mbs_planar_joint *pj)
 void mbs_planar_runs(mbs_planar *p, int ntree);
 /* Report a singular articulated inertia at body b (MBS_ERR_SINGULAR). */
 int mbs_planar_singular(mbs_data *d, int b);
-/* Note on d that a host wrench was set (the planar path projects host wrenches from then). */
-void mbs_planar_note_wrench(mbs_data *d);
 
 /* At compile: *out = the planar description of m, or NULL when it is not planar (the 3-D
    path serves); MBS_OK or MBS_ERR_NOMEM. */

@@ -171,14 +171,6 @@ void mbs_stepper_destroy(mbs_stepper *s)
     free(s);
 }
 
-/* Index of the first non-finite entry of x, or -1 when all are finite. */
-static int first_nonfinite(const double *x, int n)
-{
-    for (int i = 0; i < n; ++i)
-        if (!isfinite(x[i])) return i;
-    return -1;
-}
-
 /* The state and inputs a step starts from must be finite. */
 static int check_start(mbs_data *d)
 {
@@ -186,13 +178,13 @@ static int check_start(mbs_data *d)
     int i;
     if (!isfinite(d->time))
         return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "mbs_stepper_step: time is not finite");
-    if ((i = first_nonfinite(d->q, m->nq)) >= 0)
+    if ((i = mbs_first_nonfinite(d->q, m->nq)) >= 0)
         return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "mbs_stepper_step: q[%d] = %g is not finite",
                              i, d->q[i]);
-    if ((i = first_nonfinite(d->v, m->nv)) >= 0)
+    if ((i = mbs_first_nonfinite(d->v, m->nv)) >= 0)
         return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "mbs_stepper_step: v[%d] = %g is not finite",
                              i, d->v[i]);
-    if ((i = first_nonfinite(d->tau, m->nv)) >= 0)
+    if ((i = mbs_first_nonfinite(d->tau, m->nv)) >= 0)
         return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE,
                              "mbs_stepper_step: tau[%d] = %g is not finite", i, d->tau[i]);
     if ((i = mbs_ustates_first_nonfinite(d)) >= 0) {
@@ -288,7 +280,7 @@ static int finish_step(mbs_stepper *s, int *event)
     const mbs_model *m = d->model;
     int i;
     *event = 0;
-    if ((i = first_nonfinite(d->q, m->nq)) >= 0 || (i = first_nonfinite(d->v, m->nv)) >= 0)
+    if ((i = mbs_first_nonfinite(d->q, m->nq)) >= 0 || (i = mbs_first_nonfinite(d->v, m->nv)) >= 0)
         return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE,
                              "%s step from t = %.17g: the state became non-finite (index %d)",
                              s->kind->name, s->t0, i);
@@ -304,7 +296,7 @@ static int finish_step(mbs_stepper *s, int *event)
     int st = close_loops(s, "end of the");
     if (st != MBS_OK) return st;
     *event = rebase_cardan(s);
-    if ((i = first_nonfinite(d->q, m->nq)) >= 0 || (i = first_nonfinite(d->v, m->nv)) >= 0)
+    if ((i = mbs_first_nonfinite(d->q, m->nq)) >= 0 || (i = mbs_first_nonfinite(d->v, m->nv)) >= 0)
         return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s step from t = %.17g: the state became "
                              "non-finite closing the loops or re-basing (index %d)",
                              s->kind->name, s->t0, i);
@@ -417,7 +409,7 @@ int mbs_stepper_eval(mbs_stepper *s, const char *where, int *recoverable)
         closure = st != MBS_OK;
     }
     if (st == MBS_OK) st = mbs_forward_dynamics(d);
-    if (st == MBS_OK && (i = first_nonfinite(d->qacc, s->nv)) < 0) return MBS_OK;
+    if (st == MBS_OK && (i = mbs_first_nonfinite(d->qacc, s->nv)) < 0) return MBS_OK;
     if (st == MBS_OK) {
         st = MBS_ERR_NONFINITE;
         snprintf(inner, sizeof inner, "qacc[%d] = %g is not finite", i, d->qacc[i]);
@@ -434,7 +426,7 @@ int mbs_stepper_eval(mbs_stepper *s, const char *where, int *recoverable)
 int mbs_stepper_integrate(mbs_stepper *s, const double *q, const double *v, double h,
                           double *q_out)
 {
-    int i = first_nonfinite(v, s->nv);
+    int i = mbs_first_nonfinite(v, s->nv);
     if (i >= 0)
         return MBS_DATA_FAIL(s->d, MBS_ERR_NONFINITE, "%s step from t = %.17g: stage velocity "
                              "v[%d] is not finite", s->kind->name, s->t0, i);

@@ -25,4 +25,9 @@ int mbs_ustates_first_nonfinite(const mbs_data *d);
 /* "x[i] of user states \"name\"" (or #id when unnamed) for user-state index i, into buf. */
 const char *mbs_ustates_label(const mbs_model *m, int i, char *buf, int len);
 
+/* MBS_OK, or MBS_ERR_NONFINITE naming the index and joint of the first non-finite value of
+   q (always), v and the user states (check_v) and tau (check_tau) (state_check.c: here, as
+   the highest part of the state it checks). */
+int mbs_check_state(mbs_data *d, int check_v, int check_tau);
+
 #endif

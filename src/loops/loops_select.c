@@ -45,6 +45,14 @@ static int ws_alloc(mbs_loops *L, const mbs_model *m)
     return L->Z ? MBS_OK : MBS_ERR_NOMEM;
 }
 
+/* d->rows_changed: a coordinate row enabled or disabled needs a new selection; a moved
+   target, closing again. */
+static void rows_changed(mbs_data *d, int selection)
+{
+    if (selection) d->loops->selected = 0;
+    d->loops->closed_valid = 0;
+}
+
 /* See loops.h. */
 int mbs_loops_create(mbs_data *d)
 {
@@ -54,6 +62,7 @@ int mbs_loops_create(mbs_data *d)
     mbs_loops *L = calloc(1, sizeof *L);
     if (!L) return MBS_ERR_NOMEM;
     d->loops = L;
+    d->rows_changed = rows_changed;
     L->m = m->ncon + mbs_nqrow(m);
     L->mcut = m->ncon;
     L->timed = m->ev && m->ev->nmotion > 0;
@@ -275,19 +284,6 @@ int mbs_loops_active(const mbs_data *d)
     return d->loops && (d->loops->mcut > 0 || mbs_events_rows_on(d));
 }
 
-/* See loops.h: a new selection (and closure) at the next use. */
-void mbs_loops_rows_changed(mbs_data *d)
-{
-    if (!d->loops) return;
-    d->loops->selected = 0;
-    d->loops->closed_valid = 0;
-}
-
-/* See loops.h. */
-void mbs_loops_targets_changed(mbs_data *d)
-{
-    if (d->loops) d->loops->closed_valid = 0;
-}
 
 /* See loops.h. */
 long mbs_loops_events(const mbs_data *d) { return d->loops ? d->loops->nevents : 0; }
