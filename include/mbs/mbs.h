@@ -885,7 +885,7 @@ int mbs_linearize_coordinates(mbs_data *d, unsigned char *independent, int *n);
 int mbs_modes(mbs_data *d, double *eig_re, double *eig_im, int *n);
 /* ---------------------------------------------------------------- loops closed in closed form */
 /* Compile recognises loops with the structure of the assemblies of the Modelica MultiBody
-   library (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library", §7.2-7.3;
+   library (Otter, Elmqvist, Mattsson 2003, §7.2-7.3;
    MSL Joints.Assemblies) and closes them in closed form instead of by Newton's method:
      JointSSR, JointSSP   a distance joint (rod with ball ends) and a revolute or prismatic
                           joint of its loop;

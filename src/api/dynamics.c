@@ -89,7 +89,7 @@ static int fail_lambda(mbs_data *d, int r)
 }
 
 /* qacc = ABA(q, v, tau + forces), with cut joints or enabled coordinate rows (motions,
-   locks, contacts) the multipliers too (loops.c); qacc and lambda are kept as they were on
+   locks, contacts) the multipliers too (loops_select.c); qacc and lambda are kept as they were on
    any failure. */
 int mbs_forward_dynamics(mbs_data *d)
 {

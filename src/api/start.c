@@ -1,7 +1,7 @@
 /* Start values of tree joints and the coordinates held at assembly (MSL's start values with
- * fixed = true; Otter, Elmqvist, Mattsson 2003 §2, seed 000). The builder keeps one entry per
+ * fixed = true; Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library", §2). The builder keeps one entry per
  * call; compile lays them out over q and v (neutral and zero elsewhere) so that
- * mbs_data_create starts there, and mbs_assemble (src/loops/loops.c) keeps the held ones. */
+ * mbs_data_create starts there, and mbs_assemble (src/loops/loops_select.c) keeps the held ones. */
 #include "core/builder.h"
 #include "core/internal.h"
 

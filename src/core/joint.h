@@ -9,7 +9,7 @@
 typedef struct mbs_joint_ops mbs_joint_ops;
 typedef struct mbs_joint_kernels mbs_joint_kernels;
 
-/* ---- cut joints (loop closure, DESIGN.md §5): every cut-joint type is a short list of
+/* ---- cut joints (loop closure): every cut-joint type is a short list of
  * scalar constraint rows built from three geometric primitives. With x_p, x_c the origins
  * of Fp (on the parent) and Fc (on the child) and d = x_c - x_p (world):
  *   POINT     h = e . d                         e fixed in Fp (unit)

@@ -151,7 +151,7 @@ struct mbs_data {
     int callback_status;  /* return value of the force callback that failed last (> 0
                              recoverable, < 0 fatal); 0 after a callback that succeeded */
 
-    /* closed loops (src/loops/loops.c): selection, partition and their workspace; NULL
+    /* closed loops (src/loops/loops_select.c): selection, partition and their workspace; NULL
        when the model has no cut-joint rows */
     struct mbs_loops *loops;
     /* the loop solver's notice that a coordinate row changed (installed with d->loops, so

@@ -1,6 +1,6 @@
 /* Inertial couplings: inertia that moves with a linear function of the tree's velocities
  * without being a body of the tree -- point masses on line force elements (Otter, Elmqvist,
- * Mattsson 2003, seed 000 §8.1) and rotors driven by a joint coordinate (seed 000 §10; MSL
+ * Mattsson 2003, "The New Modelica MultiBody Library", §8.1) and rotors driven by a joint coordinate (Otter, Elmqvist, Mattsson 2003 §10; MSL
  * Rotor1D + Mounting1D + IdealGear with exact = true).
  *
  * Why one mechanism, and this one. Every such inertia is a set of scalar "rows": a row's rate
@@ -17,7 +17,7 @@
  * the structure of the loop solver's K = J M^-1 J^T with a compliance 1/m on the diagonal.
  * M^-1 G^T is applied through the tree by ABA's own factors (one O(N) response pass per row,
  * response.c), so forward dynamics stays O(N) per row; in loops the couplings are eliminated
- * from the loop system by their Schur complement on the tree-sparse factor of M (loops.c).
+ * from the loop system by their Schur complement on the tree-sparse factor of M (loops_select.c).
  * The alternatives were worse: lumping the mass onto the end bodies is not exact, and an
  * extra body with constraints (prismatic-spherical chain) adds coordinates and stiff loops.
  *

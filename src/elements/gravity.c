@@ -1,4 +1,4 @@
-/* Uniform and point gravity (DESIGN.md §7): force m g(c) at each body's centre of mass. */
+/* Uniform and point gravity: force m g(c) at each body's centre of mass. */
 #include "elements/gravity.h"
 
 /* Centre of mass of body b in world coordinates. */

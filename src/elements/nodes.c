@@ -1,4 +1,4 @@
-/* Nodes: force elements in series (seed 000 §8.2; MSL ThreeSprings). A node is a massless
+/* Nodes: force elements in series (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library" §8.2; MSL ThreeSprings). A node is a massless
  * body without joints that only line force elements touch; it has no coordinates, and since
  * it has no inertia the forces on it balance at every instant:
  *     R(x) = sum over its elements of T_e e_e = 0,   T_e = k (L - L0),

@@ -1,4 +1,4 @@
-/* Rotors on joints (seed 000 §10; MSL Rotor1D + Mounting1D + IdealGear, exact = true): a
+/* Rotors on joints (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library" §10; MSL Rotor1D + Mounting1D + IdealGear, exact = true): a
  * 1-D inertia J about the unit axis n fixed in the housing H that turns, relative to H, with
  * ratio x the rate of one joint coordinate. Its absolute rate about n is
  *     w = n . omega_H + ratio qdot_j,          kinetic energy 1/2 J w^2,

@@ -1,4 +1,4 @@
-/* Inertial couplings inside closed loops: the loop solver (src/loops/loops.c) factors the
+/* Inertial couplings inside closed loops: the loop solver (src/loops/loops_select.c) factors the
  * tree's M (with the native rotor rows, as ABA has them) tree-sparsely; the other rows make
  * M' = M + G^T diag(m) G, whose inverse it gets by Woodbury's identity
  *     M'^-1 = M^-1 - Y W^-1 Y^T,   Y = M^-1 G^T,   W = diag(1/m) + G Y,

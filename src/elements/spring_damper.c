@@ -19,7 +19,7 @@ static int spring_damper_apply(const mbs_force_model *f, mbs_data *d)
     return MBS_OK;
 }
 
-/* ---- point masses on the line (seed 000 §8.1): each sits at p_m = p_a + s (p_b - p_a) (a
+/* ---- point masses on the line (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library" §8.1): each sits at p_m = p_a + s (p_b - p_a) (a
    fraction s = h) or p_m = p_a + dist e (a distance, e = (p_b - p_a) / L). Its velocity is
    v_m = G_a v_a + G_b v_b: G_a = (1 - h) I, G_b = h I for a fraction; G_b = (dist / L) P,
    G_a = I - G_b with P = I - e e^T for a distance. Its acceleration adds to G_a a_a + G_b a_b

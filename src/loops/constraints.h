@@ -1,4 +1,4 @@
-/* Cut-joint constraint rows (DESIGN.md §5; seed 001 §2.2.1 eqs. 7-9): position residuals
+/* Cut-joint constraint rows (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models" §2.2.1 eqs. 7-9): position residuals
  * h(q), Jacobian rows J = dh/dq (per velocity coordinate) and the quadratic term J̇q̇, for
  * the POINT, ANGLE and DISTANCE rows of joint.h.
  *

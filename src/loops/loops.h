@@ -1,23 +1,23 @@
-/* Closed kinematic loops (DESIGN.md §5; seed 001 §2.2.1; seed 004 §6): redundancy selection,
+/* Closed kinematic loops (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models" §2.2.1; Elmqvist, Mattsson, Chapuis 2009, "Redundancies in Multibody Systems and Automatic Coupling of CATIA and Modelica" §6): redundancy selection,
  * coordinate partitioning, Newton-Raphson closure, velocity projection and the dynamics with
  * multipliers. The workspace and the current selection live in the data (d->loops), sized
  * at mbs_data_create; nothing here allocates after that.
  *
- * Selection (seed 004 §6): a QR with column pivoting (dgeqp3) of the scaled J^T picks the
+ * Selection (Elmqvist, Mattsson, Chapuis 2009 §6): a QR with column pivoting (dgeqp3) of the scaled J^T picks the
  *   independent rows; rank = number of |R_kk| > MBS_LOOP_RANK_TOL max(|R_11|, 1e-3). The
  *   other rows are dropped: multiplier 0, reported by mbs_constraint_info. A dropped row whose
  *   residual exceeds MBS_LOOP_INCONSISTENT_TOL once the kept rows hold makes the constraints
  *   inconsistent (MBS_ERR_INCONSISTENT naming the cut joint).
- * Partition (seed 001 eq. 10): a second pivoted QR of the kept rows J_a picks rank dependent
+ * Partition (Docquier, Poncelet, Fisette 2013 eq. 10): a second pivoted QR of the kept rows J_a picks rank dependent
  *   coordinates v with a well-conditioned J_v; the columns of joints with state_priority p > 0
  *   are weighted by 0.25^min(p, 4) so they are taken as dependent only when the other
  *   columns would leave J_v worse conditioned by about that factor (p < 0: 4^min(-p, 4),
  *   preferred as dependent). When the condition
  *   estimate of J_v grows MBS_LOOP_REPARTITION_RATIO times beyond its value at the partition
  *   (a coordinate approaching a limit position), the partition is made again (an event).
- * Closure (seed 001 eqs. 13-14): Newton-Raphson v <- v - J_v^-1 h_a with u fixed (with step
+ * Closure (Docquier, Poncelet, Fisette 2013 eqs. 13-14): Newton-Raphson v <- v - J_v^-1 h_a with u fixed (with step
  *   halving when the residual grows), then v_v = -J_v^-1 J_u v_u.
- * Dynamics (seed 001 eq. 6): qacc0 by ABA, Y = M^-1 J_a^T by the tree-sparse L^T D L of M,
+ * Dynamics (Docquier, Poncelet, Fisette 2013 eq. 6): qacc0 by ABA, Y = M^-1 J_a^T by the tree-sparse L^T D L of M,
  *   K = J_a Y (Cholesky), lambda = -K^-1 (J_a qacc0 + J̇q̇_a), qacc = qacc0 + Y lambda.
  * Near-singular states (a bifurcation such as the flat N-four-bar of IFToMM A02, where the
  *   rank of J drops): the multipliers grow like 1 / distance and the computed accelerations
@@ -127,7 +127,7 @@ int mbs_loops_independent(mbs_data *d, const int **ind);
    pivoted QR (an event). MBS_ERR_SINGULAR naming the cut joint when the other columns cannot
    make J_v regular (the held coordinates leave that loop no freedom to close). */
 int mbs_loops_partition_holding(mbs_data *d, const unsigned char *hold);
-/* r (nv) = B^T g, B = dq/du of the current partition (seed 001 eq. 12: r_u = g_u + B_vu^T g_v),
+/* r (nv) = B^T g, B = dq/du of the current partition (Docquier, Poncelet, Fisette 2013 eq. 12: r_u = g_u + B_vu^T g_v),
    on the independent dofs; 0 on the dependent ones. Kinematics at the data's q. */
 int mbs_loops_reduce(mbs_data *d, const double *g, double *r);
 /* All ncon rows at the data's q (kinematics done): scaled residuals h (ncon) and Jacobian

@@ -101,7 +101,7 @@ static int newton_done(mbs_data *d, mbs_loops *L)
     return L->lu_here ? MBS_OK : loops_jac_factor(d, L);
 }
 
-/* Newton-Raphson on the dependent coordinates with u fixed (seed 001 eq. 13). Below
+/* Newton-Raphson on the dependent coordinates with u fixed (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models" eq. 13). Below
    CHORD_RES, while it contracts 4x per step and J_v is well conditioned (CHORD_COND), the LU
    of J_v of an earlier iterate is reused (chord steps); a chord step that makes the residual
    grow is redone as a full step, a full step that does is halved. Convergence is confirmed
@@ -226,7 +226,7 @@ static int project_near_singular(mbs_data *d, mbs_loops *L, double vmax)
     return MBS_OK;
 }
 
-/* Velocity projection v_v = -J_v^-1 J_u v_u (seed 001 eq. 14) with J_a at q: corrections
+/* Velocity projection v_v = -J_v^-1 J_u v_u (Docquier, Poncelet, Fisette 2013 eq. 14) with J_a at q: corrections
    v_v -= J_v^-1 (J_a v) until J_a v is at roundoff (one with the LU of q, which newton and
    try_repartition leave; an LU of another state is remade when it contracts less than 10x,
    or at once when J_v is ill-conditioned). Near a singular configuration (J_v condition

@@ -112,7 +112,7 @@ static int gram_factor(mbs_data *d, mbs_loops *L, const double *B, int r)
 
 /* z += M^-1 J_a^T x with K x = c - J_a z, K = J_a M^-1 J_a^T from the tree-sparse factor of
    M: the M-weighted correction after which J_a z = c. For accelerations (z = qacc0,
-   c = -gam_a) it is seed 001 eq. 6 and x the multipliers; for velocities (c = the velocity
+   c = -gam_a) it is Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models" eq. 6 and x the multipliers; for velocities (c = the velocity
    targets) an impulse. L->x holds c on entry and x on return; needs L->J of the active rows
    at the current kinematics. */
 static int weighted_correction(mbs_data *d, mbs_loops *L, double *z)
@@ -136,7 +136,7 @@ static int weighted_correction(mbs_data *d, mbs_loops *L, double *z)
     return MBS_OK;
 }
 
-/* qacc = qacc0 + M^-1 J_a^T lambda with lambda = -K^-1 (J_a qacc0 + gam_a) (seed 001
+/* qacc = qacc0 + M^-1 J_a^T lambda with lambda = -K^-1 (J_a qacc0 + gam_a) (Docquier, Poncelet, Fisette 2013
    eq. 6); physical multipliers into d->lambda (cut-joint rows, then coordinate rows), 0 for
    dropped and disabled rows. */
 static int constrained_accel(mbs_data *d, mbs_loops *L)

@@ -1,4 +1,4 @@
-/* What the parts of the loop solver share (loops.c: workspace, selection, partition, queries;
+/* What the parts of the loop solver share (loops_select.c: workspace, selection, partition, queries;
  * loops_closure.c: Newton closure, projection, assembly; loops_dynamics.c: dynamics with
  * multipliers; loops_snap.c: what a failed step puts back). Not installed. */
 #ifndef MBS_LOOPS_INTERNAL_H
@@ -97,7 +97,7 @@ void loops_eval_jacobian(mbs_data *d, mbs_loops *L, const int *rows, int n);
    rows, ascending. */
 void loops_candidates(const mbs_data *d, mbs_loops *L);
 /* Pivoted QR of the weighted active rows J_a (rank x nv): the first rank pivots are the
-   dependent coordinates (seed 001 eq. 10); during assembly held coordinates are taken only
+   dependent coordinates (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models" eq. 10); during assembly held coordinates are taken only
    when the others do not suffice (take_held). Needs L->J of the active rows. */
 int loops_partition(mbs_data *d, mbs_loops *L);
 /* A fresh selection at the data's q: kinematics, all rows, RRQR, loops_partition (an event). */

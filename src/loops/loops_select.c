@@ -141,7 +141,7 @@ void loops_candidates(const mbs_data *d, mbs_loops *L)
 }
 
 /* Rank-revealing QR of the scaled J^T (nv x ncand, dgeqp3): rank and active/dropped rows
-   among the loops_candidates (seed 004 §6); without cut-joint rows every candidate is kept.
+   among the loops_candidates (Elmqvist, Mattsson, Chapuis 2009, "Redundancies in Multibody Systems and Automatic Coupling of CATIA and Modelica" §6); without cut-joint rows every candidate is kept.
    Needs L->J of the candidate rows. */
 static int select_rows(mbs_data *d, mbs_loops *L)
 {
@@ -218,7 +218,7 @@ static void partition_coordinates(const mbs_data *d, mbs_loops *L)
 }
 
 /* Pivoted QR of the weighted active rows J_a (rank x nv): the first rank pivots are the
-   dependent coordinates (seed 001 eq. 10); during assembly held coordinates are taken only
+   dependent coordinates (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models" eq. 10); during assembly held coordinates are taken only
    when the others do not suffice (take_held). Needs L->J of the active rows. */
 int loops_partition(mbs_data *d, mbs_loops *L)
 {

@@ -1,5 +1,5 @@
 /* mbs_compile: validate what needs the whole graph, pick the spanning tree breadth-first from
- * the world (DESIGN.md §3; seed 000 §5 and appendix: a connection graph reduced to spanning
+ * the world (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library" §5 and appendix: a connection graph reduced to spanning
  * trees, breakable branches left out become cut joints), add free root joints for bodies not
  * connected to the world, lay out q and v in topological order and fill the immutable model.
  *
@@ -15,7 +15,7 @@
  * Cut joints: every joint that is not a tree edge (cut-marked, distance, loop-closing, into
  * the world) becomes a cut joint with no coordinates; its type's cut_rows op gives its
  * constraint rows (joint.h), stored in body coordinates, numbered in joint-id order
- * (conadr, ncon), with the loop's length scale for the solver (src/loops/loops.c). Only a
+ * (conadr, ncon), with the loop's length scale for the solver (src/loops/loops_select.c). Only a
  * cycle of fixed joints (a body fixed to itself) is rejected. */
 #include "core/builder.h"
 #include "core/internal.h"

@@ -1,5 +1,5 @@
 /* Mode changes of friction, brakes and restitution stops (events.h): the variable-structure
- * treatment of the Modelica library (Otter, Elmqvist, Mattsson 1999; seed 003) with the
+ * treatment of the Modelica library (Otter, Elmqvist, Mattsson 1999) with the
  * holding force computed as the multiplier of a coordinate row.
  *  - lock: a friction whose rate reached zero (or is at rest when stepping starts) is held by
  *    its row (target: the current q); resolve then keeps it locked while the force needed to

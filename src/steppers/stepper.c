@@ -1,8 +1,8 @@
-/* The one stepper interface (DESIGN.md §8): CVODE-like lifecycle create -> step -> destroy.
+/* The one stepper interface: CVODE-like lifecycle create -> step -> destroy.
  * Every allocation happens in mbs_stepper_create. A step backs up time, q, v, aux and qacc,
  * lets the kind advance the data, and on any failure restores the backup bit for bit. After
  * a successful step quaternions are normalised and every Cardan joint may change its
- * reference frame "Fix" (seed 000 §6.5); such a re-base is an event for the integrator.
+ * reference frame "Fix" (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library" §6.5); such a re-base is an event for the integrator.
  * With cut joints the start state is closed before the step and the end state after it,
  * and a new loop selection or partition is an event too (see stepper.h). User states are
  * backed up, checked and restored with q and v. */
@@ -257,7 +257,7 @@ static int close_loops(mbs_stepper *s, const char *where)
 /* See stepper.h. */
 int mbs_stepper_close(mbs_stepper *s, const char *where) { return close_loops(s, where); }
 
-/* Re-base every Cardan joint whose middle angle nears its singularity (seed 000 §6.5);
+/* Re-base every Cardan joint whose middle angle nears its singularity (Otter, Elmqvist, Mattsson 2003 §6.5);
    1 when one did (an event for the integrator). */
 static int rebase_cardan(mbs_stepper *s)
 {

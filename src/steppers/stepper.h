@@ -4,7 +4,7 @@
  * Cardan re-base events), and the split of a call into substeps of at most max_step for
  * fixed-step kinds. A kind only advances the data from the start state (t0, q0, v0).
  *
- * Closed loops (DESIGN.md §8): the start state of a step is closed first (loops.h); every
+ * Closed loops: the start state of a step is closed first (loops.h); every
  * evaluation (mbs_stepper_eval) closes the loops of the stage state holding the independent
  * coordinates u and projects v before the dynamics, so the kinds integrate (u, u') (the
  * dependent coordinates they carry along are only the Newton predictor); after every step

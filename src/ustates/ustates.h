@@ -1,4 +1,4 @@
-/* User state equations (mbs.h "user state equations"; ROBOTRAN's user equations, seed 001
+/* User state equations (mbs.h "user state equations"; ROBOTRAN's user equations, Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models"
  * §4.2.2 and §5.1): extra first-order states x of the data, integrated with q and v by every
  * stepper. Each user-state element is a force element (ops below) that owns nux states from
  * index uxadr of data->ux; its apply runs the user's function, which writes the derivatives

@@ -1,4 +1,4 @@
-/* Planar assemblies JointRRR / JointRRP / JointRPP (seed 000 §7.2, Table 2; closure.h): a
+/* Planar assemblies JointRRR / JointRRP / JointRPP (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library" §7.2, Table 2; closure.h): a
  * loop whose joints all move in one plane (revolute axes along a normal n, prismatic axes
  * perpendicular to it), closed by a revolute or prismatic cut joint, with two more revolute or
  * prismatic joints as dependent coordinates.

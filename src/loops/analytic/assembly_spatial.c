@@ -1,4 +1,4 @@
-/* Spatial assemblies (seed 000 §7.2-7.3, closure.h): JointSSR/SSP (a distance joint and one
+/* Spatial assemblies (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library" §7.2-7.3, closure.h): JointSSR/SSP (a distance joint and one
  * revolute or prismatic joint), JointUSR/USP (a rod on a universal or spherical joint closed
  * by a spherical cut joint, and one revolute or prismatic joint) and JointUPS (a universal or
  * spherical joint, a prismatic joint below it, a spherical cut joint). */
@@ -22,7 +22,7 @@ static void cut_point(const mbs_data *d, const mbs_joint_model *c, int s, double
 }
 
 /* Roots q of |x_e(q) - x_o| = L for the revolute or prismatic joint j whose subtree carries
-   x_e (world points at the current q). Revolute (seed 000 §7.3): with r1 = x_o in Fp and r2
+   x_e (world points at the current q). Revolute (Otter, Elmqvist, Mattsson 2003 §7.3): with r1 = x_o in Fp and r2
    = x_e in Fc coordinates, x_e = R(n, q) r2 in Fp, and |R r2 - r1|^2 = L^2 is
    A cos q + B sin q = C with A = r1.r2 - (n.r1)(n.r2), B = r1.(n x r2),
    C = (|r1|^2 + |r2|^2 - L^2) / 2 - (n.r1)(n.r2): q = atan2(B, A) +- acos(C / rho),

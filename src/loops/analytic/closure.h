@@ -1,10 +1,10 @@
-/* Loops closed in closed form (DESIGN.md §12; seed 000 §7.2-7.3, the "characteristic pair
+/* Loops closed in closed form (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library" §7.2-7.3, the "characteristic pair
  * of joints" behind MSL's Joints.Assemblies). Compile looks at every loop (a cut joint and
  * the tree path between its two bodies) for the structure of an assembly whose dependent
  * coordinates follow from the others in closed form:
  *   JointSSR / JointSSP  a distance joint (a rod with ball ends) and one revolute or
  *                        prismatic joint of the loop: the rod-length equation
- *                        A cos(phi) + B sin(phi) = C (seed 000 §7.3), or a quadratic;
+ *                        A cos(phi) + B sin(phi) = C (Otter, Elmqvist, Mattsson 2003 §7.3), or a quadratic;
  *   JointUSR / JointUSP  a rod body hanging from a universal joint (or a spherical one: its
  *     (and SSR, SSP)     spin about the rod stays free) and closed by a spherical cut joint
  *                        at its other end, with one revolute or prismatic joint: the
@@ -18,7 +18,7 @@
  * Every loop of the model must have one, with dependent coordinates no two loops share and a
  * solve order in which each loop reads only independent coordinates and those of loops
  * before it (coupled loops, e.g. six slider-cranks on one crankshaft); otherwise every loop
- * keeps the Newton strategy of src/loops/loops.c.
+ * keeps the Newton strategy of src/loops/loops_select.c.
  *
  * At run time (strategy.c) a closure writes the dependent coordinates loop after loop, the
  * root nearest to the current values (the previous state; at assembly the user's guess), then
@@ -162,7 +162,7 @@ int mbs_asm_nearest(double cur, const double *cand, int n, int angle, double *ou
 /* Angle difference wrapped into (-pi, pi]. */
 double mbs_asm_wrap(double a);
 
-/* ---- the strategy (strategy.c), called by src/loops/loops.c: MBS_CLOSURE_DEFER when
+/* ---- the strategy (strategy.c), called by src/loops/loops_select.c: MBS_CLOSURE_DEFER when
  * Newton serves the call (no analytic closure, or near a singular position), else the
  * status. */
 int mbs_closure_close(mbs_data *d, int flags);

@@ -1,5 +1,5 @@
 /* Forward dynamics of a model whose loops are closed analytically, reduced to the
- * independent coordinates u (seed 001 §2.2.1 eq. 16; closure.h).
+ * independent coordinates u (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models" §2.2.1 eq. 16; closure.h).
  *
  * The closed forms give qacc = B u'' + b: B (nv x ndof) the rates of the dependent
  * coordinates for unit independent rates, b their accelerations for u'' = 0 (rates.c). The

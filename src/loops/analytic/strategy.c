@@ -1,4 +1,4 @@
-/* The analytic closure strategy at run time (closure.h): src/loops/loops.c offers it every
+/* The analytic closure strategy at run time (closure.h): src/loops/loops_select.c offers it every
  * closure, assembly and dynamics call; it answers MBS_CLOSURE_DEFER to leave the call to
  * Newton (no analytic closure, or near a singular position). */
 #include "loops/analytic/closure.h"
