@@ -717,7 +717,9 @@ int mbs_add_line_force(mbs_builder *b, const mbs_line_force_def *def); /* elemen
    Data objects read the model at every call, so data made from the model see the change at
    their next call; a stepper restarts its integrator (CVODE's history) at its next step.
    The model is shared, not locked: do not change a parameter while another thread runs a
-   call on a data object of the same model (between runs it is safe). */
+   call on a data object of the same model (between runs it is safe). Reading parameters
+   (mbs_model_get_param) writes nothing into the model: any number of threads may read a
+   shared model at once. */
 typedef enum mbs_param_kind {
     MBS_PARAM_MASS,       /* body id: mass */
     MBS_PARAM_COM,        /* body id: com[index], index 0..2 */
@@ -756,9 +758,12 @@ typedef struct mbs_param {
     int id;    /* body or force element id */
     int index; /* component, where the kind has several */
 } mbs_param;
-/* Message of the last failed parameter call on m; "" when there was none. */
+/* Message of the last failed parameter call on m: the calling thread's last failed
+   mbs_model_get_param on m when that was its last parameter call on m, else the last failed
+   change of m; "" when there was none. */
 const char *mbs_model_error(const mbs_model *m);
-/* Current value of a parameter (MBS_ERR_ARG for a bad parameter, message in the model's). */
+/* Current value of a parameter (MBS_ERR_ARG for a bad parameter; the message is kept per
+   thread, not in the model). */
 int mbs_model_get_param(const mbs_model *m, const mbs_param *p, double *value);
 /* Set one parameter. */
 int mbs_model_set_param(mbs_model *m, const mbs_param *p, double value);

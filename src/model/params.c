@@ -14,6 +14,12 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The reading calls write no part of the shared model: a failed read keeps its message in
+   this thread's buffer, which mbs_model_error returns for that model until this thread's next
+   parameter call on it. */
+static _Thread_local char read_error[MBS_ERROR_LEN];
+static _Thread_local const mbs_model *read_error_model;
+
 /* See params.h: RBDA eq. 2.63, h = m c, Ibar = Ic + m (|c|^2 1 - c c^T). */
 void mbs_body_set_inertia(mbs_body_model *bm, double mass, const double com[3],
                           const double inertia[9])
@@ -78,6 +84,7 @@ static int check_point_mass_rules(mbs_model *m, int b, const mbs_body_def *def, 
 /* Set mass, com and inertia of a body: the builder's checks, the point-mass rules. */
 int mbs_model_set_body(mbs_model *m, int body, const mbs_body_def *def)
 {
+    read_error_model = NULL;
     if (!m) return MBS_ERR_ARG;
     if (!def) return mbs_errorf(m->error, MBS_ERR_ARG, "mbs_model_set_body: def is NULL");
     if (body < 1 || body >= m->nbody)
@@ -138,7 +145,7 @@ static double *force_param_slot(const mbs_model *m, const mbs_param *p, char *er
 }
 
 /* The address of a gravity parameter, or NULL when the model has no such field. */
-static double *gravity_param_slot(mbs_model *m, const mbs_param *p, char *err)
+static const double *gravity_param_slot(const mbs_model *m, const mbs_param *p, char *err)
 {
     if (p->kind == MBS_PARAM_GRAVITY && m->gravity_kind == MBS_GRAVITY_UNIFORM)
         return &m->gravity[p->index];
@@ -169,10 +176,9 @@ int mbs_param_check(const mbs_model *m, const mbs_param *p, char *err)
     if (p->kind <= MBS_PARAM_INERTIA && (p->id < 1 || p->id >= m->nbody))
         return mbs_errorf(err, MBS_ERR_ARG, "parameter: body %d out of range 1..%d", p->id,
                           m->nbody - 1);
-    mbs_model *mm = (mbs_model *)(uintptr_t)m; /* the slots are only read here */
     if (p->kind >= MBS_PARAM_STIFFNESS && p->kind <= MBS_PARAM_REST && !force_param_slot(m, p, err))
         return MBS_ERR_ARG;
-    if (is_gravity(p) && !gravity_param_slot(mm, p, err)) return MBS_ERR_ARG;
+    if (is_gravity(p) && !gravity_param_slot(m, p, err)) return MBS_ERR_ARG;
     if (mbs_param_is_element(p)) return mbs_param_element_check(m, p, err);
     return MBS_OK;
 }
@@ -181,20 +187,24 @@ int mbs_param_check(const mbs_model *m, const mbs_param *p, char *err)
 int mbs_model_get_param(const mbs_model *m, const mbs_param *p, double *value)
 {
     if (!m) return MBS_ERR_ARG;
-    mbs_model *mm = (mbs_model *)(uintptr_t)m; /* its error buffer, and slots only read */
-    if (!value) return mbs_errorf(mm->error, MBS_ERR_ARG, "mbs_model_get_param: value is NULL");
-    const int st = mbs_param_check(m, p, mm->error);
-    if (st != MBS_OK) return st;
+    char *err = read_error;
+    read_error_model = NULL;
+    int st = value ? mbs_param_check(m, p, err)
+                   : mbs_errorf(err, MBS_ERR_ARG, "mbs_model_get_param: value is NULL");
+    if (st != MBS_OK) {
+        read_error_model = m;
+        return st;
+    }
     if (p->kind <= MBS_PARAM_INERTIA) {
         const mbs_body_model *bm = &m->bodies[p->id];
         *value = p->kind == MBS_PARAM_MASS ? bm->mass
                  : p->kind == MBS_PARAM_COM ? bm->com[p->index] : bm->inertia[p->index];
     } else if (p->kind <= MBS_PARAM_REST) {
-        *value = *force_param_slot(m, p, mm->error);
+        *value = *force_param_slot(m, p, err);
     } else if (is_gravity(p)) {
-        *value = *gravity_param_slot(mm, p, mm->error);
+        *value = *gravity_param_slot(m, p, err);
     } else {
-        *value = mbs_param_element_get(m, p, mm->error);
+        *value = mbs_param_element_get(m, p, err);
     }
     return MBS_OK;
 }
@@ -240,7 +250,8 @@ void mbs_param_apply(mbs_model *m, const mbs_param *p, double value, int keep_ax
     } else if (p->kind <= MBS_PARAM_REST) {
         *force_param_slot(m, p, m->error) = value;
     } else if (is_gravity(p)) {
-        *gravity_param_slot(m, p, m->error) = value;
+        if (p->kind == MBS_PARAM_GRAVITY) m->gravity[p->index] = value;
+        else m->gravity_mu = value;
     } else {
         mbs_param_element_apply(m, p, value);
     }
@@ -249,6 +260,7 @@ void mbs_param_apply(mbs_model *m, const mbs_param *p, double value, int keep_ax
 /* Set one parameter after the builder's checks of its body, element or field. */
 int mbs_model_set_param(mbs_model *m, const mbs_param *p, double value)
 {
+    read_error_model = NULL;
     if (!m) return MBS_ERR_ARG;
     int st = mbs_param_check(m, p, m->error);
     if (st != MBS_OK) return st;
@@ -268,6 +280,7 @@ int mbs_model_set_param(mbs_model *m, const mbs_param *p, double value)
 /* Uniform gravity g on a compiled model. */
 int mbs_model_set_gravity(mbs_model *m, const double g[3])
 {
+    read_error_model = NULL;
     if (!m) return MBS_ERR_ARG;
     if (!g) return mbs_errorf(m->error, MBS_ERR_ARG, "mbs_model_set_gravity: g is NULL");
     if (!mbs_all_bounded(g, 3))
@@ -282,6 +295,7 @@ int mbs_model_set_gravity(mbs_model *m, const double g[3])
 /* Point gravity on a compiled model. */
 int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu)
 {
+    read_error_model = NULL;
     if (!m) return MBS_ERR_ARG;
     const int st = mbs_point_gravity_check(m->error, "mbs_model_set_point_gravity", center, mu);
     if (st != MBS_OK) return st;
@@ -292,5 +306,10 @@ int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu)
     return MBS_OK;
 }
 
-/* Message of the last failed parameter call. */
-const char *mbs_model_error(const mbs_model *m) { return m ? m->error : ""; }
+/* Message of the last failed parameter call: this thread's failed read of m, else the last
+   failed change of m. */
+const char *mbs_model_error(const mbs_model *m)
+{
+    if (!m) return "";
+    return read_error_model == m ? read_error : m->error;
+}
