@@ -22,51 +22,19 @@ static void *alloc0(size_t n, size_t sz) { return calloc(n > 0 ? n : 1, sz); }
 /* Allocate every array of d for model m; 0 or MBS_ERR_NOMEM. */
 static int data_alloc(mbs_data *d, const mbs_model *m)
 {
-    const size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
+    const size_t nb = (size_t)m->nbody, nv = (size_t)m->nv, nq = (size_t)m->nq;
+    const size_t naux = (size_t)m->naux, nforce = (size_t)m->nforce;
     const size_t nrow = (size_t)m->ncon + (size_t)mbs_nqrow(m); /* cut and coordinate rows */
-    const size_t nwork = (nv * 6 > 36 ? nv * 6 : 36) + nv + nrow + (size_t)m->nq;
-    d->q = alloc0((size_t)m->nq, sizeof(double));
-    d->v = alloc0(nv, sizeof(double));
-    d->tau = alloc0(nv, sizeof(double));
-    d->qacc = alloc0(nv, sizeof(double));
-    d->lambda = alloc0(nrow, sizeof(double));
-    d->aux = alloc0((size_t)m->naux, sizeof(double));
-    d->x_up = alloc0(nb, sizeof(mbs_pose));
-    d->x_world = alloc0(nb, sizeof(mbs_pose));
-    d->S = alloc0(6 * nv, sizeof(double));
-    d->vel = alloc0(6 * nb, sizeof(double));
-    d->cvel = alloc0(6 * nb, sizeof(double));
-    d->f_ext = alloc0(6 * nb, sizeof(double));
-    d->gen_force = alloc0(nv, sizeof(double));
-    d->wrench_in = alloc0(nb, sizeof(mbs_wrench_input));
-    d->acc = alloc0(6 * nb, sizeof(double));
-    d->f = alloc0(6 * nb, sizeof(double));
-    d->IA = alloc0(36 * nb, sizeof(double));
-    d->U = alloc0(6 * nv, sizeof(double));
-    d->Dinv = alloc0(6 * nv, sizeof(double));
-    d->u = alloc0(nv, sizeof(double));
-    d->Ic = alloc0(nb, sizeof(mbs_rbi));
-    d->Sw = alloc0(6 * nv, sizeof(double));
-    d->root_body = alloc0(nb, sizeof(int));
-    d->dof_depth = alloc0(nv, sizeof(int));
-    d->p_root = alloc0(3 * nb, sizeof(double));
-    d->Fw = alloc0(6 * nv, sizeof(double));
-    d->crba_done = alloc0(nv, 1);
-    d->crba_group = alloc0(5 * nv, sizeof(int));
-    d->M = alloc0(nv * nv, sizeof(double));
-    d->work = alloc0(nwork, sizeof(double));
-    if (!d->q || !d->v || !d->tau || !d->qacc || !d->lambda || !d->aux || !d->x_up ||
-        !d->x_world || !d->S || !d->vel || !d->cvel || !d->f_ext || !d->gen_force ||
-        !d->wrench_in || !d->acc || !d->f || !d->IA || !d->U || !d->Dinv || !d->u || !d->Ic ||
-        !d->Sw || !d->root_body || !d->dof_depth || !d->p_root || !d->Fw || !d->crba_done || !d->M || !d->work ||
-        !d->crba_group)
-        return MBS_ERR_NOMEM;
+    const size_t nwork = (nv * 6 > 36 ? nv * 6 : 36) + nv + nrow + nq;
+    int ok = 1;
+#define X(type, name, n) ok &= (d->name = alloc0((n), sizeof(type))) != NULL;
+    MBS_DATA_ARRAYS(X)
+#undef X
+    if (!ok) return MBS_ERR_NOMEM;
     if (mbs_planar_data_alloc(m, &d->planar) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_couplings_create(d, d->model->ncon + mbs_nqrow(d->model)) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_analysis_create(d) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_events_data_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* modes, row targets */
-    d->force_in = alloc0(6 * (size_t)m->nforce, sizeof(double));
-    if (!d->force_in) return MBS_ERR_NOMEM;
     if (mbs_derivs_create(d) != MBS_OK) return MBS_ERR_NOMEM;
     if (mbs_ustates_data_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* at their start values */
     if (mbs_loops_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* nothing for a tree */
@@ -122,38 +90,10 @@ mbs_data *mbs_data_create(const mbs_model *m)
 void mbs_data_destroy(mbs_data *d)
 {
     if (!d) return;
-    free(d->q);
-    free(d->v);
-    free(d->tau);
-    free(d->qacc);
-    free(d->lambda);
-    free(d->aux);
-    free(d->x_up);
-    free(d->x_world);
-    free(d->S);
-    free(d->vel);
-    free(d->cvel);
-    free(d->f_ext);
-    free(d->gen_force);
-    free(d->wrench_in);
-    free(d->acc);
-    free(d->f);
-    free(d->IA);
-    free(d->U);
-    free(d->Dinv);
-    free(d->u);
-    free(d->Ic);
-    free(d->M);
-    free(d->work);
+#define X(type, name, n) free(d->name);
+    MBS_DATA_ARRAYS(X)
+#undef X
     mbs_planar_data_free(d->planar);
-    free(d->Sw);
-    free(d->root_body);
-    free(d->dof_depth);
-    free(d->p_root);
-    free(d->Fw);
-    free(d->crba_done);
-    free(d->crba_group);
-    free(d->force_in);
     mbs_closure_data_destroy(d);
     mbs_loops_destroy(d);
     mbs_couplings_destroy(d);

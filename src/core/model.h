@@ -200,6 +200,45 @@ struct mbs_data {
     int crba_ngroup;
 };
 
+/* Every array of struct mbs_data that mbs_data_create allocates itself (api/data.c): type,
+   field, number of elements. One list, so that allocation, its check and free cannot drift
+   (MuJoCo's MJDATA_POINTERS). The sizes name the creator's locals: nb = nbody, nv, nq, naux,
+   nforce, nrow = cut-joint and coordinate rows, nwork = max(6 nv, 36) + nv + nrow + nq. The
+   parts of other layers (loops, planar, couplings, events, analyses, derivatives, user states,
+   closure) allocate their own workspaces. */
+#define MBS_DATA_ARRAYS(X) \
+    X(double, q, nq)                   \
+    X(double, v, nv)                   \
+    X(double, tau, nv)                 \
+    X(double, qacc, nv)                \
+    X(double, lambda, nrow)            \
+    X(double, aux, naux)               \
+    X(mbs_pose, x_up, nb)              \
+    X(mbs_pose, x_world, nb)           \
+    X(double, S, 6 * nv)               \
+    X(double, vel, 6 * nb)             \
+    X(double, cvel, 6 * nb)            \
+    X(double, f_ext, 6 * nb)           \
+    X(double, gen_force, nv)           \
+    X(mbs_wrench_input, wrench_in, nb) \
+    X(double, acc, 6 * nb)             \
+    X(double, f, 6 * nb)               \
+    X(double, IA, 36 * nb)             \
+    X(double, U, 6 * nv)               \
+    X(double, Dinv, 6 * nv)            \
+    X(double, u, nv)                   \
+    X(mbs_rbi, Ic, nb)                 \
+    X(double, Sw, 6 * nv)              \
+    X(int, root_body, nb)              \
+    X(int, dof_depth, nv)              \
+    X(double, p_root, 3 * nb)          \
+    X(double, Fw, 6 * nv)              \
+    X(unsigned char, crba_done, nv)    \
+    X(int, crba_group, 5 * nv)         \
+    X(double, M, nv * nv)              \
+    X(double, work, nwork)             \
+    X(double, force_in, 6 * nforce)
+
 /* Free the owned strings of n visual definitions and the array (src/api/visual.c). */
 void mbs_visuals_free(mbs_visual_def *v, int n);
 /* Deep copy of n visual definitions into *out (NULL when n is 0); MBS_OK or MBS_ERR_NOMEM. */
