@@ -142,6 +142,33 @@ static void test_cycle_and_values(void **state)
             "<child link=\"a\"/></joint>\n</robot>\n"), 4, "cut must be true or false");
 }
 
+/* An unknown attribute of the superset's elements is refused naming it (<joint_spring_damper
+   dampng="0.1"/> loaded a damper of 0 and ran); a second <mass> or <axis> is refused naming
+   its line (the first was used, the second ignored); a namespace's attribute is another
+   tool's and passes. */
+static void test_unknown_and_duplicates(void **state)
+{
+    (void)state;
+    refused("misspelt attribute", write_file("attr.urdf", "<robot>\n<link name=\"world\"/>\n"
+            LINK("a", "1") JOINT("j", "world", "a") "<joint_spring_damper joint=\"j\" dampng=\"0.1\"/>\n"
+            "</robot>\n"), 5, "unknown attribute dampng (known: joint, dof, stiffness, damping, rest)");
+    refused("frame attribute", write_file("frame.urdf", "<robot>\n<link name=\"world\"/>\n"
+            LINK("a", "1") "<joint name=\"j\" type=\"revolute\"><parent link=\"world\"/><child "
+            "link=\"a\"/>\n<child_origin xyz=\"0 0 1\" ryp=\"0 0 1\"/></joint>\n</robot>\n"), 5,
+            "unknown attribute ryp");
+    refused("second mass", write_file("mass.urdf", "<robot>\n<link name=\"a\"><inertial><mass "
+            "value=\"1\"/>\n<mass value=\"5\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" "
+            "iyz=\"0\" izz=\"1\"/></inertial></link>\n</robot>\n"), 3, "a second <mass> in <inertial>");
+    refused("second axis", write_file("axis.urdf", "<robot>\n<link name=\"world\"/>\n" LINK("a", "1")
+            "<joint name=\"j\" type=\"revolute\"><parent link=\"world\"/><child link=\"a\"/>\n"
+            "<axis xyz=\"0 0 1\"/>\n<axis xyz=\"1 0 0\"/></joint>\n</robot>\n"), 6,
+            "a second <axis> in <joint>");
+    char msg[512];
+    assert_int_equal(try_load(write_file("ns.urdf", "<robot xmlns:x=\"urn:x\">\n<link name=\"world\"/>\n"
+            LINK("a", "1") JOINT("j", "world", "a") "<joint_spring_damper joint=\"j\" damping=\"0.1\" "
+            "x:note=\"kept\"/>\n</robot>\n"), msg, sizeof msg), MBS_OK);
+}
+
 /* A directory, a FIFO and a device are refused as "not a regular file" at once (a FIFO
    blocked for ever), and nothing reaches stderr (libxml2 printed "I/O error"). */
 static void test_not_regular(void **state)
@@ -239,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_doctype),
         cmocka_unit_test(test_long_values_and_names),
         cmocka_unit_test(test_cycle_and_values),
+        cmocka_unit_test(test_unknown_and_duplicates),
         cmocka_unit_test(test_not_regular),
         cmocka_unit_test(test_large),
     };

@@ -73,6 +73,12 @@ int io_fail_builder(io_ctx *c, const xmlNode *n, int status);
 int io_is(const xmlNode *n, const char *tag);
 /* First child element named tag, or NULL. */
 xmlNode *io_child(const xmlNode *n, const char *tag);
+/* The child element named tag of n where one is meant into *out (NULL when there is none):
+   MBS_OK, or a second one refused naming its line. */
+int io_one(io_ctx *c, const xmlNode *n, const char *tag, const xmlNode **out);
+/* Every attribute of n (but a namespace's) is one of known (NULL-terminated): MBS_OK, or the
+   first other one refused naming it. */
+int io_check_attrs(io_ctx *c, const xmlNode *n, const char *const *known);
 /* The value of attribute name of n, in the document (valid while it is loaded), whatever
    its length; NULL when absent. */
 const char *io_attr(const xmlNode *n, const char *name);

@@ -28,8 +28,11 @@ int io_read_closure(io_ctx *c, const xmlNode *n)
 static int read_curve(io_ctx *c, const xmlNode *n, const char *tag, mbs_curve *cv, double *s)
 {
     static const char *const kinds[] = {"line", "circle", "ellipse"};
-    const xmlNode *e = io_child(n, tag);
+    const xmlNode *e;
+    static const char *const known[] = {"kind", "a", "b", "flip", "s", NULL};
+    if (io_one(c, n, tag, &e) != MBS_OK) return MBS_ERR_ARG;
     if (!e) return io_fail(c, n, MBS_ERR_ARG, "<%s> is missing", tag);
+    if (io_check_attrs(c, e, known) != MBS_OK) return MBS_ERR_ARG;
     const char *buf = io_attr(e, "kind");
     if (!buf) return io_fail(c, e, MBS_ERR_ARG, "attribute kind is missing");
     int k = -1;

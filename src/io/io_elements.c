@@ -291,25 +291,47 @@ static int skip(io_ctx *c, const xmlNode *n)
     return MBS_OK;
 }
 
+#define ATTRS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define DOF_ATTRS "name", "joint", "dof"
+
+/* Each element's reader and its attributes (NULL: not the library's to check); any other
+   attribute is refused, as a misspelt one would change the model without a word. */
 static const struct {
     const char *tag;
     int (*read)(io_ctx *c, const xmlNode *n);
+    const char *const *attrs;
 } handlers[] = {
-    {"gravity", read_gravity},           {"spring_damper", read_spring_damper},
-    {"joint_spring_damper", read_joint_spring_damper},  {"initial", read_initial},
-    {"line_force_two_masses", read_two_masses},    {"rotor", read_rotor},
-    {"joint_force", read_joint_force},
-    {"joint_friction", read_joint_friction}, {"joint_brake", read_joint_brake},
-    {"joint_stop", read_joint_stop},      {"frame_force", read_frame_force},
-    {"closure", io_read_closure},        {"curve_joint", io_read_curve_joint},
-    {"material", skip}, {"transmission", skip}, {"gazebo", skip}, {"ros2_control", skip},
-    {"simulation", skip}, {"track", skip}, {"plot", skip}, {"input", skip},
+    {"gravity", read_gravity, ATTRS("xyz", "center", "mu", "none")},
+    {"spring_damper", read_spring_damper, ATTRS("name", "link_a", "link_b", "point_a", "point_b",
+        "stiffness", "damping", "rest_length", "mass", "mass_fraction")},
+    {"joint_spring_damper", read_joint_spring_damper, ATTRS("joint", "dof", "stiffness",
+        "damping", "rest")},
+    {"initial", read_initial, ATTRS("joint", "q", "v", "hold")},
+    {"line_force_two_masses", read_two_masses, ATTRS("name", "link_a", "link_b", "point_a",
+        "point_b", "stiffness", "damping", "rest_length", "mass_a", "distance_a", "mass_b",
+        "distance_b")},
+    {"rotor", read_rotor, ATTRS(DOF_ATTRS, "inertia", "ratio", "housing", "axis")},
+    {"joint_force", read_joint_force, ATTRS("joint", "dof", "force")},
+    {"joint_friction", read_joint_friction, ATTRS(DOF_ATTRS, "coulomb", "stiction", "viscous")},
+    {"joint_brake", read_joint_brake, ATTRS(DOF_ATTRS, "limit", "peak")},
+    {"joint_stop", read_joint_stop, ATTRS(DOF_ATTRS, "lower", "upper", "law", "stiffness",
+        "damping", "restitution", "rest_velocity")},
+    {"frame_force", read_frame_force, ATTRS("name", "link_a", "link_b", "resolve", "force",
+        "torque")},
+    {"closure", io_read_closure, ATTRS("strategy")},
+    {"curve_joint", io_read_curve_joint, ATTRS("name", "parent", "child", "rolling")},
+    {"material", skip, NULL}, {"transmission", skip, NULL}, {"gazebo", skip, NULL},
+    {"ros2_control", skip, NULL}, {"simulation", skip, NULL}, {"track", skip, NULL},
+    {"plot", skip, NULL}, {"input", skip, NULL},
 };
 
 int io_read_element(io_ctx *c, const xmlNode *n)
 {
-    for (size_t k = 0; k < sizeof handlers / sizeof handlers[0]; ++k)
-        if (io_is(n, handlers[k].tag)) return handlers[k].read(c, n);
+    for (size_t k = 0; k < sizeof handlers / sizeof handlers[0]; ++k) {
+        if (!io_is(n, handlers[k].tag)) continue;
+        const int st = handlers[k].attrs ? io_check_attrs(c, n, handlers[k].attrs) : MBS_OK;
+        return st != MBS_OK ? st : handlers[k].read(c, n);
+    }
     return io_fail(c, n, MBS_ERR_ARG, "unknown element (URDF: link, joint, material; mbs: gravity, "
                    "spring_damper, joint_spring_damper, line_force_two_masses, rotor, joint_force, "
                    "joint_friction, joint_brake, joint_stop, frame_force, closure, curve_joint, "

@@ -32,6 +32,32 @@ const char *io_attr(const xmlNode *n, const char *name)
     return t && t->type == XML_TEXT_NODE && t->content ? (const char *)t->content : "";
 }
 
+int io_one(io_ctx *c, const xmlNode *n, const char *tag, const xmlNode **out)
+{
+    *out = io_child(n, tag);
+    for (const xmlNode *k = *out ? (*out)->next : NULL; k; k = k->next)
+        if (io_is(k, tag))
+            return io_fail(c, k, MBS_ERR_ARG, "a second <%s> in <%s> (one is meant; the first "
+                           "is at line %ld)", tag, (const char *)n->name, xmlGetLineNo(*out));
+    return MBS_OK;
+}
+
+int io_check_attrs(io_ctx *c, const xmlNode *n, const char *const *known)
+{
+    for (const xmlAttr *a = n->properties; a; a = a->next) {
+        if (a->ns) continue; /* a namespace's attribute belongs to another tool */
+        int k = 0;
+        while (known[k] && strcmp(known[k], (const char *)a->name)) ++k;
+        if (known[k]) continue;
+        char list[300] = "";
+        for (size_t j = 0, len = 0; known[j] && len < sizeof list; ++j)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "", known[j]);
+        return io_fail(c, n, MBS_ERR_ARG, "unknown attribute %.64s (known: %s)",
+                       (const char *)a->name, list);
+    }
+    return MBS_OK;
+}
+
 /* "<tag name="x">" of an element, for messages (a long name cut: it is only a place). */
 static void describe(const xmlNode *n, char *buf, int len)
 {
@@ -142,9 +168,13 @@ int io_origin(io_ctx *c, const xmlNode *n, const char *tag, mbs_frame *f)
     double rpy[3] = {0, 0, 0};
     memset(f, 0, sizeof *f);
     f->rot[0] = f->rot[4] = f->rot[8] = 1.0;
-    const xmlNode *o = io_child(n, tag);
-    if (!o) return MBS_OK;
-    int st = io_numbers(c, o, "xyz", f->pos, 3);
+    static const char *const known[] = {"xyz", "rpy", "rot", NULL};
+    const xmlNode *o;
+    int st = io_one(c, n, tag, &o);
+    if (st != MBS_OK || !o) return st;
+    /* URDF's <origin> may carry other tools' attributes; the superset's frames may not */
+    if (strcmp(tag, "origin") && (st = io_check_attrs(c, o, known)) != MBS_OK) return st;
+    st = io_numbers(c, o, "xyz", f->pos, 3);
     const int has_rpy = st >= 0 ? io_numbers(c, o, "rpy", rpy, 3) : 0;
     const int has_rot = st >= 0 && has_rpy >= 0 ? io_numbers(c, o, "rot", f->rot, 9) : 0;
     if (st < 0 || has_rpy < 0 || has_rot < 0) return MBS_ERR_ARG;

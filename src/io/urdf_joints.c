@@ -39,7 +39,8 @@ static int joint_type(io_ctx *c, const xmlNode *n, mbs_joint_type *type)
 /* The link named by <tag link="..."/>; NULL (reported) when missing or unknown. */
 static io_link *link_of(io_ctx *c, const xmlNode *n, const char *tag)
 {
-    const xmlNode *k = io_child(n, tag);
+    const xmlNode *k;
+    if (io_one(c, n, tag, &k) != MBS_OK) return NULL;
     const char *name = k ? io_attr(k, "link") : NULL;
     if (!name) {
         io_fail(c, n, MBS_ERR_ARG, "<%s link=\"...\"/> is missing", tag);
@@ -63,11 +64,17 @@ static int read_joint_def(io_ctx *c, const xmlNode *n, mbs_joint_def *jd)
 {
     int st = io_origin(c, n, "origin", &jd->frame_parent);
     if (st == MBS_OK) st = io_origin(c, n, "child_origin", &jd->frame_child);
-    const xmlNode *ax = io_child(n, "axis"), *ax2 = io_child(n, "axis2"), *len = io_child(n, "length");
+    const xmlNode *ax = NULL, *ax2 = NULL, *len = NULL;
+    if (st == MBS_OK) st = io_one(c, n, "axis", &ax);
+    if (st == MBS_OK) st = io_one(c, n, "axis2", &ax2);
+    if (st == MBS_OK) st = io_one(c, n, "length", &len);
     jd->axis[0] = 1.0, jd->axis[1] = jd->axis[2] = 0.0; /* URDF's default axis */
     if (st == MBS_OK && ax && io_numbers(c, ax, "xyz", jd->axis, 3) < 0) st = MBS_ERR_ARG;
     default_axis2(jd->axis, jd->axis2);
+    static const char *const xyz[] = {"xyz", NULL}, *const value[] = {"value", NULL};
+    if (st == MBS_OK && ax2) st = io_check_attrs(c, ax2, xyz);
     if (st == MBS_OK && ax2 && io_numbers(c, ax2, "xyz", jd->axis2, 3) < 0) st = MBS_ERR_ARG;
+    if (st == MBS_OK && len) st = io_check_attrs(c, len, value);
     if (st == MBS_OK && len && io_numbers(c, len, "value", &jd->length, 1) < 0) st = MBS_ERR_ARG;
     if (st == MBS_OK) st = io_flag(c, n, "cut", &jd->cut);
     const char *rot = io_attr(n, "rotation");
@@ -90,8 +97,9 @@ static int record_tree_joint(io_ctx *c, const xmlNode *n, const io_link *p, cons
 /* <dynamics damping="d"/>: a joint damper on the joint's first coordinate. */
 static int read_dynamics(io_ctx *c, const xmlNode *n, int joint, mbs_joint_type type)
 {
-    const xmlNode *dyn = io_child(n, "dynamics");
+    const xmlNode *dyn;
     double damping = 0.0;
+    if (io_one(c, n, "dynamics", &dyn) != MBS_OK) return MBS_ERR_ARG;
     if (!dyn || io_numbers(c, dyn, "damping", &damping, 1) != 1 || damping == 0.0) return MBS_OK;
     if (type != MBS_JOINT_REVOLUTE && type != MBS_JOINT_PRISMATIC) return MBS_OK;
     const int st = mbs_add_joint_spring_damper(c->b, joint, 0, 0.0, damping, 0.0);

@@ -22,7 +22,8 @@ int io_read_materials(io_ctx *c, const xmlNode *robot)
         io_material m = {io_attr(n, "name"), {0.7, 0.7, 0.7, 1.0}};
         if (!m.name)
             return io_fail(c, n, MBS_ERR_ARG, "a robot-level material needs a name");
-        const xmlNode *col = io_child(n, "color");
+        const xmlNode *col;
+        if (io_one(c, n, "color", &col) != MBS_OK) return MBS_ERR_ARG;
         if (col && io_numbers(c, col, "rgba", m.rgba, 4) < 0) return MBS_ERR_ARG;
         if (mbs_builder_grow((void **)&c->mats, &c->mat_cap, c->nmat + 1, sizeof *c->mats) != 0)
             return io_fail(c, n, MBS_ERR_NOMEM, "out of memory");
@@ -37,7 +38,9 @@ static int read_inertial(io_ctx *c, const xmlNode *in, mbs_body_def *bd)
     mbs_frame o;
     int st = io_origin(c, in, "origin", &o);
     if (st != MBS_OK) return st;
-    const xmlNode *mass = io_child(in, "mass"), *inertia = io_child(in, "inertia");
+    const xmlNode *mass, *inertia;
+    if (io_one(c, in, "mass", &mass) != MBS_OK || io_one(c, in, "inertia", &inertia) != MBS_OK)
+        return MBS_ERR_ARG;
     const int got = mass ? io_numbers(c, mass, "value", &bd->mass, 1) : 0;
     if (got < 0) return got; /* reported */
     if (got == 0) return io_fail(c, mass ? mass : in, MBS_ERR_ARG, "<inertial> needs <mass value=...>");
@@ -79,7 +82,8 @@ int io_read_link(io_ctx *c, const xmlNode *n)
         bd.name = l.name;
         bd.mass = 0.0;
         memset(bd.inertia, 0, sizeof bd.inertia);
-        const xmlNode *in = io_child(n, "inertial");
+        const xmlNode *in;
+        if (io_one(c, n, "inertial", &in) != MBS_OK) return MBS_ERR_ARG;
         if (in && read_inertial(c, in, &bd) != MBS_OK) return MBS_ERR_ARG;
         l.massive = bd.mass > 0.0;
         l.body = mbs_add_body(c->b, &bd);
@@ -92,7 +96,8 @@ int io_read_link(io_ctx *c, const xmlNode *n)
    mesh filename/scale. */
 static int read_geometry(io_ctx *c, const xmlNode *vis, mbs_visual_def *def)
 {
-    const xmlNode *g = io_child(vis, "geometry");
+    const xmlNode *g;
+    if (io_one(c, vis, "geometry", &g) != MBS_OK) return MBS_ERR_ARG;
     const xmlNode *k = g ? g->children : NULL;
     while (k && k->type != XML_ELEMENT_NODE) k = k->next;
     if (!k) return io_fail(c, vis, MBS_ERR_ARG, "<visual> needs <geometry> with a shape");
@@ -122,9 +127,10 @@ static int read_geometry(io_ctx *c, const xmlNode *vis, mbs_visual_def *def)
 /* The colour of a <visual>'s <material>: inline <color rgba>, or a robot-level one by name. */
 static int read_color(io_ctx *c, const xmlNode *vis, double rgba[4])
 {
-    const xmlNode *m = io_child(vis, "material");
+    const xmlNode *m, *col = NULL;
+    if (io_one(c, vis, "material", &m) != MBS_OK || (m && io_one(c, m, "color", &col) != MBS_OK))
+        return MBS_ERR_ARG;
     if (!m) return MBS_OK;
-    const xmlNode *col = io_child(m, "color");
     if (col) return io_numbers(c, col, "rgba", rgba, 4) < 0 ? MBS_ERR_ARG : MBS_OK;
     const char *name = io_attr(m, "name");
     if (!name) return MBS_OK;
