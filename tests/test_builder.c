@@ -467,6 +467,17 @@ static void test_bad_bodies(void **state)
     rotated_inertia(d.inertia, R, 1.0, 1.0, 2.1);
     assert_int_equal(mbs_add_body(b, &d), MBS_ERR_ARG);
     assert_msg(b, "body \"rot\" (id 2): principal moments", "triangle inequality");
+    /* a negative moment far below the rounding of the largest one: the eigenvalue test
+       (relative to the largest) passed it, and the kinetic energy came out negative */
+    d = body_def("neg");
+    memset(d.inertia, 0, sizeof d.inertia);
+    d.inertia[0] = -0.5, d.inertia[4] = d.inertia[8] = 1e20;
+    assert_int_equal(mbs_add_body(b, &d), MBS_ERR_ARG);
+    assert_msg(b, "body \"neg\" (id 2): inertia not positive semi-definite", "moment -0.5 about "
+               "the body's x axis");
+    d.inertia[0] = 0.0, d.inertia[8] = -0.5, d.inertia[4] = 1e20, d.inertia[2] = d.inertia[6] = 0.1;
+    assert_int_equal(mbs_add_body(b, &d), MBS_ERR_ARG);
+    assert_msg(b, "body \"neg\" (id 2): inertia not positive semi-definite", "z axis");
     assert_int_equal(b->nbody, 1);
     /* valid edge cases: a rod (triangle equality), a point mass, a massless link */
     rotated_inertia(d.inertia, R, 0.0, 1.0, 1.0);

@@ -153,7 +153,22 @@ static void test_bad_values(void **state)
     REFUSED(f->do_step(c, 0.0, 0.0, fmi2True), "fmi2DoStep");
     REFUSED(f->do_step(c, 0.0, INFINITY, fmi2True), "fmi2DoStep");
     REFUSED(f->do_step(c, 0.5, 0.01, fmi2True), "but the FMU is at 0");
+    /* h / step_size beyond 2^63 ran no step and answered fmi2OK with the time moved; 10^9
+       steps in one call had no bound: both refused, the instance still at 0 and usable */
+    REFUSED(f->do_step(c, 0.0, 1e17, fmi2True), "internal steps, beyond the bound of 10000000");
+    REFUSED(f->do_step(c, 0.0, 1e6, fmi2True), "1e+09 internal steps");
+    assert_int_equal(f->real_status(c, fmi2LastSuccessfulTime, &x), fmi2OK);
+    assert_true(x == 0.0);
     assert_int_equal(f->do_step(c, 0.0, 0.01, fmi2True), fmi2OK);
+    f->free_instance(c);
+    c = f->instantiate("tiny", fmi2CoSimulation, loop.guid, loop.resources, &fmu_callbacks, 0, 0);
+    const double tiny = 1e-300;
+    assert_int_equal(f->set_real(c, &ss, 1, &tiny), fmi2OK);
+    assert_int_equal(f->setup(c, 0, 0.0, 1e17, 0, 0.0), fmi2OK);
+    assert_int_equal(f->enter_init(c), fmi2OK);
+    assert_int_equal(f->exit_init(c), fmi2OK);
+    REFUSED(f->do_step(c, 1e17, 1.0, fmi2True), "below the rounding of t"); /* 1e17 + 1 == 1e17 */
+    REFUSED(f->do_step(c, 1e17, 100.0, fmi2True), "beyond the bound"); /* 1e302 steps */
     f->free_instance(c);
 }
 

@@ -6,6 +6,7 @@
 #include "core/internal.h"
 #include "elements/couplings.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -15,6 +16,11 @@
 
 #define SYM_TOL 1e-9    /* relative asymmetry allowed in an inertia tensor */
 #define EIG_TOL 1e-9    /* relative tolerance of the eigenvalue tests */
+/* A moment about a body axis (a diagonal entry: a Rayleigh quotient, >= the smallest
+   principal moment) below -DIAG_ROUND times its row's largest entry is negative beyond the
+   rounding of the entries that make it: diag(-0.5, 1e20, 1e20) is refused, which the
+   eigenvalue test, relative to the largest moment, cannot see. */
+#define DIAG_ROUND (16.0 * DBL_EPSILON)
 #define ROT_TOL 1e-9    /* orthonormality of frame rotations */
 #define AXIS_MIN 1e-12  /* shorter axes count as zero */
 #define PARALLEL_TOL 1e-9 /* |sin| of the angle between axes below which they are parallel */
@@ -252,6 +258,12 @@ static void sym3_eigenvalues(const double A[9], double lam[3])
     lam[2] = a[8];
 }
 
+/* The largest magnitude in row k of a 3x3 matrix. */
+static double row_scale(const double A[9], int k)
+{
+    return fmax(fabs(A[3 * k]), fmax(fabs(A[3 * k + 1]), fabs(A[3 * k + 2])));
+}
+
 /* Validate mass and inertia of a body definition; sym receives the symmetrised inertia. */
 static int check_mass_inertia(char *err, const mbs_body_def *d, const char *lbl, double sym[9])
 {
@@ -269,6 +281,10 @@ static int check_mass_inertia(char *err, const mbs_body_def *d, const char *lbl,
     if (d->mass == 0.0 && scale > 0.0)
         return mbs_errorf(err, MBS_ERR_ARG,
                           "body %s: mass is 0 but inertia is not zero (non-physical)", lbl);
+    for (int k = 0; k < 3; ++k) /* before the eigenvalues, whose rounding is the largest's */
+        if (sym[4 * k] < -DIAG_ROUND * row_scale(sym, k))
+            return mbs_errorf(err, MBS_ERR_ARG, "body %s: inertia not positive semi-definite "
+                              "(moment %g about the body's %c axis)", lbl, sym[4 * k], "xyz"[k]);
     double lam[3], scaled[9]; /* eigenvalues of sym / scale: no overflow whatever the units */
     for (int i = 0; i < 9; ++i) scaled[i] = scale > 0.0 ? sym[i] / scale : 0.0;
     sym3_eigenvalues(scaled, lam);
