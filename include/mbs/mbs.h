@@ -77,6 +77,13 @@ mbs_builder *mbs_builder_create(void); /* NULL if out of memory */
 void mbs_builder_destroy(mbs_builder *b); /* NULL allowed */
 /* Message of the last failure on b, naming the element; "" when there was none. */
 const char *mbs_builder_error(const mbs_builder *b);
+/* The first failed builder call is sticky: mbs_compile refuses with its status and a message
+   quoting it ("an earlier call failed: mbs_add_body: body ..."), whatever failed after it.
+   mbs_builder_first_error gives its status (MBS_OK when none) and its message in *msg (when
+   msg is non-NULL; "" when none); mbs_builder_clear_error forgets it (and the last message)
+   for a host that handled the failure. */
+int mbs_builder_first_error(const mbs_builder *b, const char **msg);
+void mbs_builder_clear_error(mbs_builder *b);
 /* Uniform gravity acceleration g (world frame); default (0, 0, -9.81). */
 int mbs_builder_set_gravity(mbs_builder *b, const double g[3]);
 /* Point gravity: a = -mu r / |r|^3 with r = x - center; mu > 0. */
