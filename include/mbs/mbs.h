@@ -641,6 +641,12 @@ int mbs_add_joint_stop(mbs_builder *b, const mbs_joint_stop_def *def);
    elastic: beyond the limit); negative status (MBS_ERR_ARG) for a bad id or a dof without
    a stop. */
 int mbs_joint_stop_state(const mbs_data *d, int joint, int dof);
+/* How far the worst restitution stop's coordinate is beyond its limit (0 when all are within
+   them; an elastic stop's penetration is its law and does not count); its force element id
+   in *element when non-NULL (-1 when none). NaN for a NULL d. A run should keep it within
+   the event location's error (speed times event_tol); mbs-sim --check fails a run that
+   does not. */
+double mbs_joint_stop_beyond(const mbs_data *d, int *element);
 /* ---------------------------------------------------------------- forces between frames,
    user line laws, parameters of a compiled model, sensitivities (issue 14) */
 
