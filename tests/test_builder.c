@@ -100,6 +100,17 @@ static void assert_msg(const mbs_builder *b, const char *frag1, const char *frag
     }
 }
 
+/* mbs_compile refuses while an earlier call's failure is kept, quoting frag; then the host
+   clears it. */
+static void expect_earlier_failure(mbs_builder *b, const char *frag)
+{
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_ERR_ARG);
+    assert_null(m);
+    assert_msg(b, "an earlier call failed: ", frag);
+    mbs_builder_clear_error(b);
+}
+
 /* Body definition with a name. */
 static mbs_body_def body_def(const char *name)
 {
@@ -367,6 +378,47 @@ static void test_null_model_args(void **state)
     mbs_builder_destroy(b);
 }
 
+/* A failed call is sticky: the body it would have added is missing, so compile refuses with
+   the first failure's status and message, whatever failed after it, until the host clears it. */
+static void test_first_failure_sticky(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def good = body_def("good");
+    assert_int_equal(mbs_add_body(b, &good), 1);
+    mbs_body_def neg = body_def("neg");
+    neg.mass = -1.0;
+    assert_int_equal(mbs_add_body(b, &neg), MBS_ERR_ARG);
+    const char *first = NULL;
+    assert_int_equal(mbs_builder_first_error(b, &first), MBS_ERR_ARG);
+    assert_string_equal(first, "mbs_add_body: body \"neg\" (id 2): mass is negative (-1)");
+    mbs_joint_def zero = joint_def("zero", MBS_JOINT_REVOLUTE, MBS_WORLD, 1);
+    zero.axis[2] = 0.0; /* a later failure of another kind */
+    assert_int_equal(mbs_add_joint(b, &zero), MBS_ERR_ARG);
+    assert_msg(b, "joint \"zero\" (id 0): axis is zero", NULL); /* the last call's message */
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_ERR_ARG);
+    assert_null(m);
+    assert_string_equal(mbs_builder_error(b), "an earlier call failed: mbs_add_body: body "
+                                              "\"neg\" (id 2): mass is negative (-1)");
+    assert_int_equal(mbs_compile(b, &m), MBS_ERR_ARG); /* still, until cleared */
+    mbs_builder_clear_error(b);
+    assert_int_equal(mbs_builder_first_error(b, &first), MBS_OK);
+    assert_string_equal(first, "");
+    assert_string_equal(mbs_builder_error(b), "");
+    /* a failure of another status keeps its status; a NULL def names the call once */
+    assert_int_equal(mbs_add_joint(b, NULL), MBS_ERR_ARG);
+    assert_int_equal(mbs_builder_first_error(b, &first), MBS_ERR_ARG);
+    assert_string_equal(first, "mbs_add_joint: def is NULL");
+    mbs_builder_clear_error(b);
+    m = compile_ok(b); /* the host handled it: the model of the calls that succeeded */
+    assert_int_equal(mbs_model_nbody(m), 2);
+    mbs_model_destroy(m);
+    assert_int_equal(mbs_builder_first_error(NULL, NULL), MBS_ERR_ARG);
+    mbs_builder_clear_error(NULL);
+    mbs_builder_destroy(b);
+}
+
 static void test_gravity_setters(void **state)
 {
     (void)state;
@@ -394,6 +446,7 @@ static void test_gravity_setters(void **state)
     assert_int_equal(b->gravity_kind, MBS_GRAVITY_POINT);
     assert_memory_equal(b->gravity_center, c, sizeof c);
     assert_true(b->gravity_mu == 3.986004418e14);
+    expect_earlier_failure(b, "mbs_builder_set_gravity: gravity: g is not finite");
     mbs_model *m = compile_ok(b);
     assert_int_equal(m->gravity_kind, MBS_GRAVITY_POINT);
     assert_memory_equal(m->gravity_center, c, sizeof c);
@@ -1578,6 +1631,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_null_builder_args),
         cmocka_unit_test(test_null_model_args),
+        cmocka_unit_test(test_first_failure_sticky),
         cmocka_unit_test(test_gravity_setters),
         cmocka_unit_test(test_bad_bodies),
         cmocka_unit_test(test_bad_joints),

@@ -313,6 +313,10 @@ static void test_elements(void **state)
         if (st >= 0 || !strstr(mbs_builder_error(b), bad[k].msg) || !strstr(mbs_builder_error(b), place))
             fail_msg("case %zu: status %d, message '%s'", k, st, mbs_builder_error(b));
         mbs_model *m = NULL;
+        assert_int_equal(mbs_compile(b, &m), st); /* the file's failure is sticky */
+        assert_non_null(strstr(mbs_builder_error(b), "an earlier call failed: mbs_builder_load: "));
+        assert_non_null(strstr(mbs_builder_error(b), bad[k].msg));
+        mbs_builder_clear_error(b); /* the failures above were handled */
         assert_int_equal(mbs_compile(b, &m), MBS_OK); /* the builder is empty again */
         assert_int_equal(mbs_model_nbody(m), 1);
         mbs_model_destroy(m);

@@ -227,6 +227,9 @@ static void test_malformed(void **state)
         if (st >= 0 || !strstr(msg, place) || !strstr(msg, f->fragment))
             fail_msg("%s: status %d, message '%s' (want '%s' and '%s')", f->what, st, msg, place, f->fragment);
         mbs_model *m = NULL; /* the builder holds what it held: one free body */
+        assert_int_equal(mbs_compile(b, &m), st); /* once the file's failure is handled */
+        assert_non_null(strstr(mbs_builder_error(b), f->fragment));
+        mbs_builder_clear_error(b); /* the failures above were handled */
         assert_int_equal(mbs_compile(b, &m), MBS_OK);
         assert_int_equal(mbs_model_nbody(m), 2);
         assert_int_equal(mbs_model_nv(m), 6);

@@ -737,6 +737,34 @@ static void test_cli_bad_command_lines(void **state)
    library's message — by default the local-error estimate stops it at once, suggesting a
    step; with --no-error-estimate it runs until the state overflows; a file that cannot be
    written: status 1; a failed check: status 3. */
+/* A ball on a restitution stop with the default rest velocity, RK4 at 1 ms past the Zeno
+   time: the check passes (it used to fall through the stop with the check "ok"); a result
+   whose stop coordinate went beyond the limit fails the check, naming the stop. */
+static void test_cli_stop_check(void **state)
+{
+    (void)state;
+    need_cli();
+    if (!getenv("MBS_TEST_DATA")) skip();
+    char path[512], *out, *err;
+    snprintf(path, sizeof path, "%s/bouncing_ball_default.xml", getenv("MBS_TEST_DATA"));
+    const char *steppers[] = {"rk4", "euler"};
+    for (int k = 0; k < 2; ++k) {
+        const char *run[] = {"run", path, "--check", "--stepper", steppers[k], NULL};
+        assert_int_equal(run_cli(run, &out, &err), SIM_EXIT_OK);
+        assert_non_null(strstr(out, "check           ok"));
+        free(out);
+        free(err);
+    }
+    mech m = {.energy = MECH_DRIVEN};
+    sim_result r = {.stop_beyond = 0.5, .stop_element = 3, .stop_t = 4.2};
+    sim_check(&m, &r);
+    assert_false(r.check_ok);
+    assert_non_null(strstr(r.check_msg, "joint stop #3 is 0.5 beyond its limit at t = 4.2 s"));
+    r.stop_beyond = 1e-9;
+    sim_check(&m, &r);
+    assert_true(r.check_ok);
+}
+
 /* A model file run like a mechanism: the superset four-bar closes to 1e-10 over 1 s and its
    summary names the file; a file that does not load is status 1 with the loader's message. */
 static void test_cli_model_file(void **state)
@@ -1255,6 +1283,7 @@ int main(void)
         cmocka_unit_test(test_cli_bad_command_lines),
         cmocka_unit_test(test_cli_failures),
         cmocka_unit_test(test_cli_model_file),
+        cmocka_unit_test(test_cli_stop_check),
         cmocka_unit_test(test_cli_models_env),
         cmocka_unit_test(test_model_metadata),
         cmocka_unit_test(test_cli_csv_and_svg),

@@ -146,6 +146,9 @@ typedef struct sim_result {
     double e_scale;       /* max(|E0|, max kinetic energy) [J]: the scale of relative drift */
     double residual;      /* max closure residual over the samples (0 for a tree) */
     int measured;         /* the closure residual was measured (loops) */
+    double stop_beyond;   /* max over the samples of mbs_joint_stop_beyond [m or rad] */
+    int stop_element;     /* its stop's force element id (-1: none) */
+    double stop_t;        /* and its time [s] */
     int check_ok;         /* the mechanism's sanity check passed */
     char check_msg[SIM_MSG];
     sim_table table; /* kept rows for the plot */

@@ -209,6 +209,11 @@ static int fill_row(run_ctx *c)
     r->e_dev = fmax(r->e_dev, fabs(e - r->e0));
     r->e_rise = fmax(r->e_rise, e - r->e0);
     r->e_scale = fmax(r->e_scale, fmax(fabs(r->e0), ke));
+    int stop = -1;
+    const double beyond = mbs_joint_stop_beyond(c->d, &stop);
+    if (r->table.seen == 0) r->stop_element = -1;
+    if (beyond > r->stop_beyond || isnan(beyond))
+        r->stop_beyond = beyond, r->stop_element = stop, r->stop_t = mbs_data_time(c->d);
     if (c->closure) {
         const double res = c->closure(c->d);
         row[k++] = res;

@@ -17,13 +17,28 @@ static int check_closure(const mech *m, sim_result *r, char *msg, size_t n)
     return 0;
 }
 
-/* Fill check_ok and check_msg: closure residual, then energy as the mechanism expects. */
+/* A restitution stop's coordinate beyond its limit by more than this [m or rad] fails the
+   check: located impacts keep it within the speed times the event tolerance (1e-9 s). */
+#define STOP_BEYOND_TOL 1e-6
+
+/* 1 when every restitution stop's coordinate stayed within its limits, else 0 and why. */
+static int check_stops(const sim_result *r, char *msg, size_t n)
+{
+    if (r->stop_beyond <= STOP_BEYOND_TOL) return 1;
+    snprintf(msg, n, "the coordinate of joint stop #%d is %.3g beyond its limit at t = %.6g s "
+             "(limit %.2g): it went through the stop", r->stop_element, r->stop_beyond,
+             r->stop_t, STOP_BEYOND_TOL);
+    return 0;
+}
+
+/* Fill check_ok and check_msg: closure residual, stops, then energy as the mechanism
+   expects. */
 void sim_check(const mech *m, sim_result *r)
 {
     char *msg = r->check_msg;
     const size_t n = sizeof r->check_msg;
     const double scale = r->e_scale > 0.0 ? r->e_scale : 1.0;
-    r->check_ok = check_closure(m, r, msg, n);
+    r->check_ok = check_closure(m, r, msg, n) && check_stops(r, msg, n);
     if (!r->check_ok) return;
     const char *loops = r->ncon > 0 ? "closure ok, " : "";
     char part[160];

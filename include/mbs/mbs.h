@@ -77,6 +77,13 @@ mbs_builder *mbs_builder_create(void); /* NULL if out of memory */
 void mbs_builder_destroy(mbs_builder *b); /* NULL allowed */
 /* Message of the last failure on b, naming the element; "" when there was none. */
 const char *mbs_builder_error(const mbs_builder *b);
+/* The first failed builder call is sticky: mbs_compile refuses with its status and a message
+   quoting it ("an earlier call failed: mbs_add_body: body ..."), whatever failed after it.
+   mbs_builder_first_error gives its status (MBS_OK when none) and its message in *msg (when
+   msg is non-NULL; "" when none); mbs_builder_clear_error forgets it (and the last message)
+   for a host that handled the failure. */
+int mbs_builder_first_error(const mbs_builder *b, const char **msg);
+void mbs_builder_clear_error(mbs_builder *b);
 /* Uniform gravity acceleration g (world frame); default (0, 0, -9.81). */
 int mbs_builder_set_gravity(mbs_builder *b, const double g[3]);
 /* Point gravity: a = -mu r / |r|^3 with r = x - center; mu > 0. */
@@ -312,6 +319,13 @@ typedef struct mbs_stepper_def {
        event_tol seconds (> 0; 0 means the default 1e-9). CVODE's root finding is tighter
        than any useful value (about 100 machine epsilons of t) and ignores it. */
     double event_tol;
+    /* RK4: a divergence guard, on by default (0). A step beyond the method's stability
+       (h times the fastest rate of the linearised motion above 2.9, estimated from the
+       step's own stages at O(nv) cost: a stiff spring or contact at too large a step)
+       fails with MBS_ERR_SOLVER, state restored, the message suggesting a step, instead of
+       returning MBS_OK while the energy grows without bound. Nonzero turns it off (a hard
+       real-time loop that must always advance). */
+    int no_divergence_guard;
 } mbs_stepper_def;
 mbs_stepper_def mbs_default_stepper_def(mbs_stepper_kind kind);
 mbs_stepper *mbs_stepper_create(mbs_data *d, const mbs_stepper_def *def);
@@ -634,6 +648,12 @@ int mbs_add_joint_stop(mbs_builder *b, const mbs_joint_stop_def *def);
    elastic: beyond the limit); negative status (MBS_ERR_ARG) for a bad id or a dof without
    a stop. */
 int mbs_joint_stop_state(const mbs_data *d, int joint, int dof);
+/* How far the worst restitution stop's coordinate is beyond its limit (0 when all are within
+   them; an elastic stop's penetration is its law and does not count); its force element id
+   in *element when non-NULL (-1 when none). NaN for a NULL d. A run should keep it within
+   the event location's error (speed times event_tol); mbs-sim --check fails a run that
+   does not. */
+double mbs_joint_stop_beyond(const mbs_data *d, int *element);
 /* ---------------------------------------------------------------- forces between frames,
    user line laws, parameters of a compiled model, sensitivities (issue 14) */
 

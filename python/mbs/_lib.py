@@ -134,6 +134,7 @@ _PROTOTYPES = {
     "mbs_builder_create": (_P, []),
     "mbs_builder_destroy": (None, [_P]),
     "mbs_builder_error": (_S, [_P]),
+    "mbs_builder_clear_error": (None, [_P]),
     "mbs_builder_set_gravity": (_I, [_P, c_double_p]),
     "mbs_builder_set_point_gravity": (_I, [_P, c_double_p, _D]),
     "mbs_builder_set_no_gravity": (_I, [_P]),

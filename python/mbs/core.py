@@ -94,6 +94,11 @@ class Builder:
     def _err(self):
         return lib.mbs_builder_error(self._b).decode()
 
+    def clear_error(self):
+        """Forget a failed call whose exception was handled: until then compile() raises the
+        first failure again ("an earlier call failed: ...")."""
+        lib.mbs_builder_clear_error(self._b)
+
     def _call(self, status):
         return _check(status, self._err)
 

@@ -16,6 +16,21 @@ def test_bad_body_raises_arg_error_with_message():
     assert "arm2" in str(e.value)
 
 
+def test_failed_call_is_sticky_until_cleared():
+    b = mbs.Builder()
+    b.add_body("good")
+    with pytest.raises(mbs.ArgError):
+        b.add_body("neg", mass=-1.0)  # the exception at the failing call
+    with pytest.raises(mbs.ArgError):
+        b.add_joint("revolute", mbs.WORLD, 1, axis=(0, 0, 0))  # a later failure
+    with pytest.raises(mbs.ArgError) as e:
+        b.compile()  # the model would lack "neg": refused, quoting the first failure
+    assert str(e.value) == ('MBS_ERR_ARG: an earlier call failed: mbs_add_body: '
+                            'body "neg" (id 2): mass is negative (-1)')
+    b.clear_error()
+    assert b.compile().nbody == 2
+
+
 def test_wrong_shapes_are_refused():
     b = mbs.Builder()
     with pytest.raises(mbs.ArgError, match="com: expected 3 values"):
@@ -33,6 +48,7 @@ def test_topology_and_nonfinite():
     with pytest.raises(mbs.ArgError):
         b.add_joint("revolute", body, 7)  # no body 7
     b.add_joint("revolute", mbs.WORLD, body)
+    b.clear_error()  # handled above
     d = mbs.Data(b.compile())
     d.q[0] = math.nan
     with pytest.raises(mbs.NonfiniteError) as e:

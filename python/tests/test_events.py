@@ -71,6 +71,7 @@ def test_brake_and_errors():
     with pytest.raises(mbs.Error) as e:
         b.add_joint_friction(j, coulomb=2.0, stiction=1.0)
     assert "stiction = 1 is below coulomb = 2" in str(e.value)
+    b.clear_error()
     d = mbs.Data(b.compile())
     d.v[0] = 10.0
     st = mbs.Stepper(d, "rk4")

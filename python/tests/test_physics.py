@@ -241,6 +241,7 @@ def test_start_values_and_held_rocker():
     b.set_joint_hold(rocker, [True])
     with pytest.raises(mbs.ArgError, match="start q needs 1 values"):
         b.set_joint_start(rocker, q=[1.5, 2.0])
+    b.clear_error()
     m = b.compile()
     q0, v0 = m.start()
     assert q0[m.joint_qadr(rocker)] == 1.5 and not v0.any()

@@ -84,6 +84,7 @@ mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b)
     k.nrotor = b->nrotor;
     k.nevent = b->nevent, k.nmotion = b->nmotion;
     k.nux = b->nux;
+    k.first_status = b->first_status;
     k.gravity_kind = b->gravity_kind, k.gravity_mu = b->gravity_mu;
     v3_copy(k.gravity, b->gravity);
     v3_copy(k.gravity_center, b->gravity_center);
@@ -107,6 +108,7 @@ void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *k)
     b->nbody = k->nbody, b->njoint = k->njoint, b->nforce = k->nforce, b->nvisual = k->nvisual;
     b->nstart = k->nstart;
     b->nux = k->nux;
+    if (!k->first_status) b->first_status = 0;
     b->gravity_kind = k->gravity_kind, b->gravity_mu = k->gravity_mu;
     v3_copy(b->gravity, k->gravity);
     v3_copy(b->gravity_center, k->gravity_center);
@@ -138,8 +140,35 @@ void mbs_builder_destroy(mbs_builder *b)
 /* Message of the last failure; "" when there was none (or b is NULL). */
 const char *mbs_builder_error(const mbs_builder *b) { return b ? b->error : ""; }
 
+/* See builder.h. */
+int mbs_builder_note(mbs_builder *b, const char *fn, int st)
+{
+    if (b && st < 0 && !b->first_status) {
+        b->first_status = st;
+        const int named = strncmp(b->error, fn, strlen(fn)) == 0; /* "fn: def is NULL" */
+        mbs_errorf(b->first_error, st, "%s%s%s", named ? "" : fn, named ? "" : ": ", b->error);
+    }
+    return st;
+}
+
+/* Status of the first failed call kept for mbs_compile (MBS_OK when none); its message in
+   msg when non-NULL. */
+int mbs_builder_first_error(const mbs_builder *b, const char **msg)
+{
+    if (msg) *msg = (b && b->first_status) ? b->first_error : "";
+    return b ? b->first_status : MBS_ERR_ARG;
+}
+
+/* Forget the first failure (a host that handled it); the last message is cleared too. */
+void mbs_builder_clear_error(mbs_builder *b)
+{
+    if (!b) return;
+    b->first_status = 0;
+    b->first_error[0] = b->error[0] = '\0';
+}
+
 /* Uniform gravity g (world frame). */
-int mbs_builder_set_gravity(mbs_builder *b, const double g[3])
+static int builder_set_gravity_impl(mbs_builder *b, const double g[3])
 {
     if (!b) return MBS_ERR_ARG;
     if (!g) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_builder_set_gravity: g is NULL");
@@ -148,6 +177,12 @@ int mbs_builder_set_gravity(mbs_builder *b, const double g[3])
     b->gravity_kind = MBS_GRAVITY_UNIFORM;
     v3_copy(b->gravity, g);
     return MBS_OK;
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_builder_set_gravity(mbs_builder *b, const double g[3])
+{
+    return mbs_builder_note(b, "mbs_builder_set_gravity", builder_set_gravity_impl(b, g));
 }
 
 /* See builder.h: center present, finite and bounded, mu finite and > 0. */
@@ -163,7 +198,7 @@ int mbs_point_gravity_check(char *err, const char *fn, const double center[3], d
 }
 
 /* Point gravity a = -mu r / |r|^3, r = x - center, mu > 0. */
-int mbs_builder_set_point_gravity(mbs_builder *b, const double center[3], double mu)
+static int builder_set_point_gravity_impl(mbs_builder *b, const double center[3], double mu)
 {
     if (!b) return MBS_ERR_ARG;
     const int st = mbs_point_gravity_check(b->error, "mbs_builder_set_point_gravity", center, mu);
@@ -174,16 +209,28 @@ int mbs_builder_set_point_gravity(mbs_builder *b, const double center[3], double
     return MBS_OK;
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_builder_set_point_gravity(mbs_builder *b, const double center[3], double mu)
+{
+    return mbs_builder_note(b, "mbs_builder_set_point_gravity", builder_set_point_gravity_impl(b, center, mu));
+}
+
 /* No gravity field. */
-int mbs_builder_set_no_gravity(mbs_builder *b)
+static int builder_set_no_gravity_impl(mbs_builder *b)
 {
     if (!b) return MBS_ERR_ARG;
     b->gravity_kind = MBS_GRAVITY_NONE;
     return MBS_OK;
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_builder_set_no_gravity(mbs_builder *b)
+{
+    return mbs_builder_note(b, "mbs_builder_set_no_gravity", builder_set_no_gravity_impl(b));
+}
+
 /* Rotation coordinates of the automatic free root joints. */
-int mbs_builder_set_root_rotation(mbs_builder *b, mbs_rotation rotation)
+static int builder_set_root_rotation_impl(mbs_builder *b, mbs_rotation rotation)
 {
     if (!b) return MBS_ERR_ARG;
     if (rotation != MBS_ROT_QUATERNION && rotation != MBS_ROT_CARDAN)
@@ -193,8 +240,14 @@ int mbs_builder_set_root_rotation(mbs_builder *b, mbs_rotation rotation)
     return MBS_OK;
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_builder_set_root_rotation(mbs_builder *b, mbs_rotation rotation)
+{
+    return mbs_builder_note(b, "mbs_builder_set_root_rotation", builder_set_root_rotation_impl(b, rotation));
+}
+
 /* Whether compile may choose the planar path (src/planar/) for a planar model. */
-int mbs_builder_set_planar(mbs_builder *b, mbs_planar_mode mode)
+static int builder_set_planar_impl(mbs_builder *b, mbs_planar_mode mode)
 {
     if (!b) return MBS_ERR_ARG;
     if (mode != MBS_PLANAR_AUTO && mode != MBS_PLANAR_OFF)
@@ -203,14 +256,26 @@ int mbs_builder_set_planar(mbs_builder *b, mbs_planar_mode mode)
     return MBS_OK;
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_builder_set_planar(mbs_builder *b, mbs_planar_mode mode)
+{
+    return mbs_builder_note(b, "mbs_builder_set_planar", builder_set_planar_impl(b, mode));
+}
+
 /* Whether compile may close loops in closed form (src/loops/analytic/) where it finds assemblies. */
-int mbs_builder_set_closure(mbs_builder *b, mbs_closure closure)
+static int builder_set_closure_impl(mbs_builder *b, mbs_closure closure)
 {
     if (!b) return MBS_ERR_ARG;
     if (closure != MBS_CLOSURE_NEWTON && closure != MBS_CLOSURE_ANALYTIC)
         return mbs_errorf(b->error, MBS_ERR_ARG, "closure: unknown strategy %d", (int)closure);
     b->closure = closure;
     return MBS_OK;
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_builder_set_closure(mbs_builder *b, mbs_closure closure)
+{
+    return mbs_builder_note(b, "mbs_builder_set_closure", builder_set_closure_impl(b, closure));
 }
 
 /* Body definition with mass 1, com 0, inertia diag(1e-3), no name. */
@@ -318,7 +383,7 @@ int mbs_body_def_check(char *err, const mbs_body_def *def, const char *lbl, doub
 }
 
 /* Add a body; returns its id (>= 1) or a negative status. */
-int mbs_add_body(mbs_builder *b, const mbs_body_def *def)
+static int add_body_impl(mbs_builder *b, const mbs_body_def *def)
 {
     if (!b) return MBS_ERR_ARG;
     if (!def) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_body: def is NULL");
@@ -338,6 +403,12 @@ int mbs_add_body(mbs_builder *b, const mbs_body_def *def)
     memcpy(slot->inertia, sym, sizeof sym);
     b->nbody++;
     return id;
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_body(mbs_builder *b, const mbs_body_def *def)
+{
+    return mbs_builder_note(b, "mbs_add_body", add_body_impl(b, def));
 }
 
 /* Joint definition of a type: identity frames, axis (0,0,1), axis2 (1,0,0), quaternion,
@@ -467,11 +538,17 @@ static int check_joint_kind(mbs_builder *b, const mbs_joint_def *d, const char *
 /* Add a joint; returns its id (>= 0) or a negative status. Axes are stored normalised; a
    planar axis2 is made orthogonal to the normal (Gram-Schmidt); a distance joint is always a
    cut joint. */
-int mbs_add_joint(mbs_builder *b, const mbs_joint_def *def)
+static int add_joint_impl(mbs_builder *b, const mbs_joint_def *def)
 {
     if (!b) return MBS_ERR_ARG;
     if (!def) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_joint: def is NULL");
     return mbs_builder_push_joint(b, def, 0);
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_joint(mbs_builder *b, const mbs_joint_def *def)
+{
+    return mbs_builder_note(b, "mbs_add_joint", add_joint_impl(b, def));
 }
 
 /* See builder.h. */

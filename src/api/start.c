@@ -83,8 +83,8 @@ static mbs_start_entry *new_entry(mbs_builder *b, int joint)
 }
 
 /* Start values q (nq) and v (nv) of a tree joint; either may be NULL (not given). */
-int mbs_set_joint_start(mbs_builder *b, int joint, const double *q, int nq, const double *v,
-                        int nv)
+static int set_joint_start_impl(mbs_builder *b, int joint, const double *q, int nq, const double *v,
+                                int nv)
 {
     if (!b) return MBS_ERR_ARG;
     const mbs_joint_ops *ops;
@@ -108,8 +108,15 @@ int mbs_set_joint_start(mbs_builder *b, int joint, const double *q, int nq, cons
     return MBS_OK;
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_set_joint_start(mbs_builder *b, int joint, const double *q, int nq, const double *v,
+                        int nv)
+{
+    return mbs_builder_note(b, "mbs_set_joint_start", set_joint_start_impl(b, joint, q, nq, v, nv));
+}
+
 /* Which coordinates of a tree joint mbs_assemble holds at their values: hold (nv). */
-int mbs_set_joint_hold(mbs_builder *b, int joint, const unsigned char *hold, int nv)
+static int set_joint_hold_impl(mbs_builder *b, int joint, const unsigned char *hold, int nv)
 {
     if (!b) return MBS_ERR_ARG;
     const mbs_joint_ops *ops;
@@ -123,6 +130,12 @@ int mbs_set_joint_hold(mbs_builder *b, int joint, const unsigned char *hold, int
     for (int i = 0; i < ops->nv; ++i) e->hold[i] = hold[i] != 0;
     b->nstart++;
     return MBS_OK;
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_set_joint_hold(mbs_builder *b, int joint, const unsigned char *hold, int nv)
+{
+    return mbs_builder_note(b, "mbs_set_joint_hold", set_joint_hold_impl(b, joint, hold, nv));
 }
 
 /* See builder.h. */

@@ -103,7 +103,7 @@ static int copy_strings(mbs_visual_def *dst, const mbs_visual_def *src)
 }
 
 /* Add a visual shape to a body; returns its id (>= 0) or a negative status. */
-int mbs_add_visual(mbs_builder *b, const mbs_visual_def *def)
+static int add_visual_impl(mbs_builder *b, const mbs_visual_def *def)
 {
     if (!b) return MBS_ERR_ARG;
     if (!def) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_visual: def is NULL");
@@ -117,6 +117,12 @@ int mbs_add_visual(mbs_builder *b, const mbs_visual_def *def)
         return mbs_errorf(b->error, MBS_ERR_NOMEM, "visual %s: out of memory", lbl);
     b->nvisual++;
     return id;
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_visual(mbs_builder *b, const mbs_visual_def *def)
+{
+    return mbs_builder_note(b, "mbs_add_visual", add_visual_impl(b, def));
 }
 
 /* Free the owned strings of n visual definitions and the array. */

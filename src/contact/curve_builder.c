@@ -63,7 +63,7 @@ static int check_def(mbs_builder *b, const mbs_curve_joint_def *def, const char 
 
 /* See mbs.h: a cut joint of type MBS_JOINT_CURVE (the plane normal z of its frames as its
    axis, x as axis2) and its curves kept by the builder. */
-int mbs_add_curve_joint(mbs_builder *b, const mbs_curve_joint_def *def)
+static int add_curve_joint_impl(mbs_builder *b, const mbs_curve_joint_def *def)
 {
     if (!b) return MBS_ERR_ARG;
     if (!def) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_curve_joint: def is NULL");
@@ -85,6 +85,12 @@ int mbs_add_curve_joint(mbs_builder *b, const mbs_curve_joint_def *def)
     p->joint = id;
     b->ncurve++;
     return id;
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_curve_joint(mbs_builder *b, const mbs_curve_joint_def *def)
+{
+    return mbs_builder_note(b, "mbs_add_curve_joint", add_curve_joint_impl(b, def));
 }
 
 /* See contact.h. */

@@ -8,6 +8,10 @@
 
 struct mbs_builder {
     char error[MBS_ERROR_LEN];
+    /* the first failed call since creation or mbs_builder_clear_error: its status (0: none)
+       and its message prefixed with the call's name; mbs_compile refuses while it is set */
+    int first_status;
+    char first_error[MBS_ERROR_LEN];
     int nbody;                 /* user bodies (world excluded) */
     int body_cap;
     mbs_body_def *bodies;      /* [nbody], names owned (strdup) */
@@ -50,13 +54,19 @@ typedef struct mbs_builder_mark {
     int nbody, njoint, nforce, nvisual, nstart, nrotor;
     int nevent, nmotion;
     int nux;
+    int first_status;
     mbs_gravity_kind gravity_kind;
     double gravity[3], gravity_center[3], gravity_mu;
     mbs_rotation root_rotation;
 } mbs_builder_mark;
 mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b);
-/* Remove every element added after the mark (freeing their names) and restore its settings. */
+/* Remove every element added after the mark (freeing their names) and restore its settings
+   (a first failure recorded after the mark is forgotten too: the caller notes its own). */
 void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *mark);
+/* st unchanged; when st is a failure and the builder has no first failure yet, records it
+   with b->error prefixed by fn (the public call's name). Every public builder call returns
+   through it, so a host that ignores a status still gets a refusal from mbs_compile. */
+int mbs_builder_note(mbs_builder *b, const char *fn, int st);
 
 /* One mbs_set_joint_start or mbs_set_joint_hold call (src/api/start.c). */
 typedef struct mbs_start_entry {

@@ -91,7 +91,7 @@ static int check_coefficient(mbs_builder *b, const char *kind, const char *label
 }
 
 /* Line spring-damper between two body points (spring_damper.c); returns its id. */
-int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def)
+static int add_spring_damper_impl(mbs_builder *b, const mbs_spring_damper_def *def)
 {
     char label[LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
@@ -125,6 +125,12 @@ int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def)
     return mbs_force_push(b, &f, def->name, "spring-damper", label);
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_spring_damper(mbs_builder *b, const mbs_spring_damper_def *def)
+{
+    return mbs_builder_note(b, "mbs_add_spring_damper", add_spring_damper_impl(b, def));
+}
+
 /* No name, both ends at the world origin, all coefficients, masses and distances 0. */
 mbs_line_force_two_masses_def mbs_default_line_force_two_masses_def(void)
 {
@@ -134,7 +140,7 @@ mbs_line_force_two_masses_def mbs_default_line_force_two_masses_def(void)
 }
 
 /* Line spring-damper with two point masses (spring_damper.c, couplings); returns its id. */
-int mbs_add_line_force_two_masses(mbs_builder *b, const mbs_line_force_two_masses_def *def)
+static int add_line_force_two_masses_impl(mbs_builder *b, const mbs_line_force_two_masses_def *def)
 {
     char label[LABEL_LEN];
     static const char *kind = "line force with two masses";
@@ -167,6 +173,12 @@ int mbs_add_line_force_two_masses(mbs_builder *b, const mbs_line_force_two_masse
     return mbs_force_push(b, &f, def->name, kind, label);
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_line_force_two_masses(mbs_builder *b, const mbs_line_force_two_masses_def *def)
+{
+    return mbs_builder_note(b, "mbs_add_line_force_two_masses", add_line_force_two_masses_impl(b, def));
+}
+
 /* Label "#id on joint \"name\"" of a joint element about to be added, after checking the
    joint id and that dof is not negative (compile checks its range). */
 static int check_joint_dof(mbs_builder *b, const char *kind, int joint, int dof, char *label)
@@ -195,8 +207,8 @@ mbs_force_model mbs_force_joint_element(const mbs_force_ops *ops, int joint, int
 
 /* Spring-damper on one dof of a joint (joint_spring_damper.c); compile checks the joint
    type and the dof range and sets the q and v indices. Returns its id. */
-int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiffness,
-                                double damping, double rest_position)
+static int add_joint_spring_damper_impl(mbs_builder *b, int joint, int dof, double stiffness,
+                                        double damping, double rest_position)
 {
     char label[LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
@@ -217,9 +229,16 @@ int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiff
     return mbs_force_push(b, &f, NULL, "joint spring-damper", label);
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiffness,
+                                double damping, double rest_position)
+{
+    return mbs_builder_note(b, "mbs_add_joint_spring_damper", add_joint_spring_damper_impl(b, joint, dof, stiffness, damping, rest_position));
+}
+
 /* Constant generalized force on one dof of a joint (joint_force.c); compile checks that the
    joint is a tree joint and the dof range. Returns its id. */
-int mbs_add_joint_force(mbs_builder *b, int joint, int dof, double force)
+static int add_joint_force_impl(mbs_builder *b, int joint, int dof, double force)
 {
     char label[LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
@@ -233,8 +252,14 @@ int mbs_add_joint_force(mbs_builder *b, int joint, int dof, double force)
     return mbs_force_push(b, &f, NULL, "joint force", label);
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_joint_force(mbs_builder *b, int joint, int dof, double force)
+{
+    return mbs_builder_note(b, "mbs_add_joint_force", add_joint_force_impl(b, joint, dof, force));
+}
+
 /* User force law (callback.c); name is copied and may be NULL. Returns its id. */
-int mbs_add_force_callback(mbs_builder *b, const char *name, mbs_force_callback fn, void *user)
+static int add_force_callback_impl(mbs_builder *b, const char *name, mbs_force_callback fn, void *user)
 {
     char label[LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
@@ -245,4 +270,10 @@ int mbs_add_force_callback(mbs_builder *b, const char *name, mbs_force_callback 
     f.fn = fn;
     f.user = user;
     return mbs_force_push(b, &f, name, "force callback", label);
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_force_callback(mbs_builder *b, const char *name, mbs_force_callback fn, void *user)
+{
+    return mbs_builder_note(b, "mbs_add_force_callback", add_force_callback_impl(b, name, fn, user));
 }

@@ -54,7 +54,7 @@ static int check_frame_force(mbs_builder *b, const mbs_frame_force_def *def, con
 }
 
 /* Force and torque between two frames; returns the element id. */
-int mbs_add_frame_force(mbs_builder *b, const mbs_frame_force_def *def)
+static int add_frame_force_impl(mbs_builder *b, const mbs_frame_force_def *def)
 {
     char label[LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
@@ -79,6 +79,12 @@ int mbs_add_frame_force(mbs_builder *b, const mbs_frame_force_def *def)
     return mbs_force_push(b, &f, def->name, "frame force", label);
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_frame_force(mbs_builder *b, const mbs_frame_force_def *def)
+{
+    return mbs_builder_note(b, "mbs_add_frame_force", add_frame_force_impl(b, def));
+}
+
 /* No name, both bodies the world, points 0, no law, no potential. */
 mbs_line_force_def mbs_default_line_force_def(void)
 {
@@ -89,7 +95,7 @@ mbs_line_force_def mbs_default_line_force_def(void)
 }
 
 /* Line force with a user law between two body points; returns the element id. */
-int mbs_add_line_force(mbs_builder *b, const mbs_line_force_def *def)
+static int add_line_force_impl(mbs_builder *b, const mbs_line_force_def *def)
 {
     char label[LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
@@ -111,4 +117,10 @@ int mbs_add_line_force(mbs_builder *b, const mbs_line_force_def *def)
     f.line_potential = def->potential;
     f.user = def->user;
     return mbs_force_push(b, &f, def->name, "line force", label);
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_line_force(mbs_builder *b, const mbs_line_force_def *def)
+{
+    return mbs_builder_note(b, "mbs_add_line_force", add_line_force_impl(b, def));
 }

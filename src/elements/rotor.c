@@ -62,7 +62,7 @@ static int check_rotor(mbs_builder *b, const mbs_rotor_def *def, const char *l)
 }
 
 /* See mbs.h: validated, stored with a unit axis; compile checks the joint kind and dof. */
-int mbs_add_rotor(mbs_builder *b, const mbs_rotor_def *def)
+static int add_rotor_impl(mbs_builder *b, const mbs_rotor_def *def)
 {
     char l[96];
     if (!b) return MBS_ERR_ARG;
@@ -82,6 +82,12 @@ int mbs_add_rotor(mbs_builder *b, const mbs_rotor_def *def)
     r.crow = -1;
     b->rotors[b->nrotor] = r;
     return b->nrotor++;
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_rotor(mbs_builder *b, const mbs_rotor_def *def)
+{
+    return mbs_builder_note(b, "mbs_add_rotor", add_rotor_impl(b, def));
 }
 
 /* See couplings.h: row r = n . omega_H + ratio v_j, inertia J. */

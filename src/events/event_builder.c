@@ -65,7 +65,7 @@ mbs_joint_friction_def mbs_default_joint_friction_def(void)
 }
 
 /* Coulomb + viscous friction with stiction on one dof (joint_friction.c, src/events/). */
-int mbs_add_joint_friction(mbs_builder *b, const mbs_joint_friction_def *def)
+static int add_joint_friction_impl(mbs_builder *b, const mbs_joint_friction_def *def)
 {
     char label[EV_LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
@@ -87,6 +87,12 @@ int mbs_add_joint_friction(mbs_builder *b, const mbs_joint_friction_def *def)
     return push(b, &f, def->name, label);
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_joint_friction(mbs_builder *b, const mbs_joint_friction_def *def)
+{
+    return mbs_builder_note(b, "mbs_add_joint_friction", add_joint_friction_impl(b, def));
+}
+
 mbs_joint_brake_def mbs_default_joint_brake_def(void)
 {
     mbs_joint_brake_def def = {0};
@@ -97,7 +103,7 @@ mbs_joint_brake_def mbs_default_joint_brake_def(void)
 
 /* Friction whose limit is a host input (joint_friction.c): coulomb holds the initial limit,
    stiction the peak factor. */
-int mbs_add_joint_brake(mbs_builder *b, const mbs_joint_brake_def *def)
+static int add_joint_brake_impl(mbs_builder *b, const mbs_joint_brake_def *def)
 {
     char label[EV_LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
@@ -111,6 +117,12 @@ int mbs_add_joint_brake(mbs_builder *b, const mbs_joint_brake_def *def)
     f.coulomb = def->limit;
     f.stiction = def->peak;
     return push(b, &f, def->name, label);
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_joint_brake(mbs_builder *b, const mbs_joint_brake_def *def)
+{
+    return mbs_builder_note(b, "mbs_add_joint_brake", add_joint_brake_impl(b, def));
 }
 
 mbs_joint_stop_def mbs_default_joint_stop_def(void)
@@ -166,7 +178,7 @@ static int check_stop_law(mbs_builder *b, const char *label, const mbs_joint_sto
 }
 
 /* Position limits with an elastic or a restitution law (joint_stop.c, src/events/). */
-int mbs_add_joint_stop(mbs_builder *b, const mbs_joint_stop_def *def)
+static int add_joint_stop_impl(mbs_builder *b, const mbs_joint_stop_def *def)
 {
     char label[EV_LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
@@ -187,9 +199,15 @@ int mbs_add_joint_stop(mbs_builder *b, const mbs_joint_stop_def *def)
     return push(b, &f, def->name, label);
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_joint_stop(mbs_builder *b, const mbs_joint_stop_def *def)
+{
+    return mbs_builder_note(b, "mbs_add_joint_stop", add_joint_stop_impl(b, def));
+}
+
 /* A user zero-crossing function and its handler; the event id. */
-int mbs_add_event(mbs_builder *b, const char *name, mbs_event_fn g, mbs_event_handler h,
-                  void *user)
+static int add_event_impl(mbs_builder *b, const char *name, mbs_event_fn g, mbs_event_handler h,
+                          void *user)
 {
     char label[EV_LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
@@ -207,8 +225,15 @@ int mbs_add_event(mbs_builder *b, const char *name, mbs_event_fn g, mbs_event_ha
     return b->nevent++;
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_event(mbs_builder *b, const char *name, mbs_event_fn g, mbs_event_handler h,
+                  void *user)
+{
+    return mbs_builder_note(b, "mbs_add_event", add_event_impl(b, name, g, h, user));
+}
+
 /* Prescribed motion of one dof; the motion id. */
-int mbs_add_joint_motion(mbs_builder *b, int joint, int dof, mbs_motion_fn fn, void *user)
+static int add_joint_motion_impl(mbs_builder *b, int joint, int dof, mbs_motion_fn fn, void *user)
 {
     char label[EV_LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
@@ -226,6 +251,12 @@ int mbs_add_joint_motion(mbs_builder *b, int joint, int dof, mbs_motion_fn fn, v
     mo->fn = fn;
     mo->user = user;
     return b->nmotion++;
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_joint_motion(mbs_builder *b, int joint, int dof, mbs_motion_fn fn, void *user)
+{
+    return mbs_builder_note(b, "mbs_add_joint_motion", add_joint_motion_impl(b, joint, dof, fn, user));
 }
 
 /* See builder.h. */

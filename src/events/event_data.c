@@ -241,6 +241,25 @@ int mbs_joint_stop_state(const mbs_data *d, int joint, int dof)
     return q < f->lower ? 1 : q > f->upper ? 2 : 0;
 }
 
+/* How far the coordinate of a restitution stop is beyond its limit (the worst one), 0 when
+   every one is within; the stop's element id in *element (-1 when none). */
+double mbs_joint_stop_beyond(const mbs_data *d, int *element)
+{
+    if (element) *element = -1;
+    if (!d) return NAN;
+    const mbs_model *m = d->model;
+    double worst = 0.0;
+    for (int k = 0; m->ev && k < m->ev->nstop; ++k) {
+        const mbs_force_model *f = &m->forces[m->ev->stop[k]];
+        const double q = d->q[f->qindex];
+        const double p = fmax(f->lower - q, q - f->upper);
+        if (f->law != MBS_STOP_RESTITUTION || !(p > worst)) continue;
+        worst = p;
+        if (element) *element = m->ev->stop[k];
+    }
+    return worst;
+}
+
 int mbs_set_brake_limit(mbs_data *d, int brake, double limit)
 {
     if (!d) return MBS_ERR_ARG;

@@ -102,10 +102,13 @@ int mbs_events_eval(mbs_data *d, double *g)
 }
 
 /* See events.h: a sign change away from a nonzero value (a function that starts at zero
-   counts only once it has left it). */
+   counts only once it has left it), except for a falling-only function: leaving zero
+   downwards is its crossing (a restitution stop's coordinate put on the limit by an impact
+   that lands below it within one step: the bounce too short for a step, near the Zeno time). */
 int mbs_events_crossed(const mbs_data *d, int i, double a, double b)
 {
     const int dir = mbs_events_direction(d, i);
-    const int falling = a > 0.0 && b <= 0.0, rising = a < 0.0 && b >= 0.0;
+    const int falling = (a > 0.0 && b <= 0.0) || (dir < 0 && a == 0.0 && b < 0.0);
+    const int rising = a < 0.0 && b >= 0.0;
     return (dir <= 0 && falling) || (dir >= 0 && rising);
 }

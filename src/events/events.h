@@ -136,7 +136,8 @@ int mbs_events_need_dynamics(const mbs_data *d);
    mbs_events_need_dynamics, evaluated the dynamics there. A non-finite user g is
    MBS_ERR_NONFINITE naming the event. */
 int mbs_events_eval(mbs_data *d, double *g);
-/* 1 when the change a -> b of function i is a crossing that counts (its direction). */
+/* 1 when the change a -> b of function i is a crossing that counts (its direction): a sign
+   change away from a nonzero value, or a falling-only function leaving 0 downwards. */
 int mbs_events_crossed(const mbs_data *d, int i, double a, double b);
 
 /* Mode changes (event_modes.c), run by the steppers with their evaluation:

@@ -284,7 +284,7 @@ static xmlDoc *read_xml(mbs_builder *b, const char *path, int *st)
     return doc;
 }
 
-int mbs_builder_load(mbs_builder *b, const char *path)
+static int builder_load_impl(mbs_builder *b, const char *path)
 {
     if (!b) return MBS_ERR_ARG;
     if (!path) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_builder_load: path is NULL");
@@ -308,4 +308,10 @@ int mbs_builder_load(mbs_builder *b, const char *path)
     io_names_free(&c.joint_names);
     xmlFreeDoc(doc);
     return st;
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_builder_load(mbs_builder *b, const char *path)
+{
+    return mbs_builder_note(b, "mbs_builder_load", builder_load_impl(b, path));
 }

@@ -3,9 +3,15 @@
 
 #include "core/builder.h"
 
-int mbs_builder_load(mbs_builder *b, const char *path)
+static int builder_load_impl(mbs_builder *b, const char *path)
 {
     if (!b) return MBS_ERR_ARG;
     return mbs_errorf(b->error, MBS_ERR_STATE, "%s: this build of mbs has no model-file loader "
                       "(configured with -Dxml=disabled)", path ? path : "(NULL)");
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_builder_load(mbs_builder *b, const char *path)
+{
+    return mbs_builder_note(b, "mbs_builder_load", builder_load_impl(b, path));
 }

@@ -608,6 +608,8 @@ int mbs_compile(const mbs_builder *b, mbs_model **out)
     if (!b) return MBS_ERR_ARG;
     char *err = builder_err(b);
     if (!out) return mbs_errorf(err, MBS_ERR_ARG, "mbs_compile: out is NULL");
+    if (b->first_status) /* a model without what that call added is not the host's model */
+        return mbs_errorf(err, b->first_status, "an earlier call failed: %s", b->first_error);
     int st = check_fixed_cycles(b, err);
     if (st != MBS_OK) return st;
     topo t;

@@ -143,4 +143,14 @@ int mbs_stepper_eval(mbs_stepper *s, const char *where, int *recoverable);
 int mbs_stepper_integrate(mbs_stepper *s, const double *q, const double *v, double h,
                           double *q_out);
 
+/* RK4's divergence guard (stepper_guard.c): h |lambda| of the fastest mode estimated from
+   the stage velocity V1, accelerations A[0..3] and user-state derivatives K[0..3] of a step
+   of h (0 when the stages differ
+   only by rounding), and the check that fails the step (MBS_ERR_SOLVER) above the method's
+   stability bound unless def.no_divergence_guard. */
+double mbs_rk4_stiffness(const mbs_stepper *s, double h, const double *V1,
+                         const double *const A[4], const double *const K[4]);
+int mbs_rk4_guard(mbs_stepper *s, double h, const double *V1, const double *const A[4],
+                  const double *const K[4]);
+
 #endif

@@ -10,8 +10,8 @@
  *    there to t + dt. With the local-error estimate on, each piece is checked on its own.
  *  - CVODE: its root finding (CVodeRootInit at create) stops at the crossings; cv_step calls
  *    mbs_stepper_events_fire there and restarts the integrator.
- * A crossing is a sign change away from a nonzero value in a direction the function counts
- * (events.h); two crossings of one function inside one step cancel and are not seen. The
+ * A crossing is a sign change away from a nonzero value in a direction the function counts,
+ * or a falling-only function leaving zero downwards (events.h); two crossings of one function inside one step cancel and are not seen. The
  * state saved, restored and compared here includes the user states (src/ustates/): event
  * functions may read them and handlers change them. All scratch is taken at create. */
 #include <math.h>

@@ -155,6 +155,8 @@ static int rk4_step(mbs_stepper *s, double h)
     const int nv = s->nv;
     rk4_scratch r = rk4_layout(s);
     int st = rk4_stages(s, h, &r);
+    if (st == MBS_OK)
+        st = mbs_rk4_guard(s, h, s->v0, (const double *const *)r.A, (const double *const *)r.K);
     if (st != MBS_OK) return st;
     const double *V1 = s->v0;
     for (int i = 0; i < nv; ++i)

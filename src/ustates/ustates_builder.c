@@ -8,8 +8,8 @@
 #include <string.h>
 
 /* n states with derivative function fn; the force element id or a status. */
-int mbs_add_user_states(mbs_builder *b, const char *name, int n, mbs_user_states_fn fn,
-                        void *user)
+static int add_user_states_impl(mbs_builder *b, const char *name, int n, mbs_user_states_fn fn,
+                                void *user)
 {
     char label[LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
@@ -35,8 +35,15 @@ int mbs_add_user_states(mbs_builder *b, const char *name, int n, mbs_user_states
     return id;
 }
 
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_user_states(mbs_builder *b, const char *name, int n, mbs_user_states_fn fn,
+                        void *user)
+{
+    return mbs_builder_note(b, "mbs_add_user_states", add_user_states_impl(b, name, n, fn, user));
+}
+
 /* Start values x0 (n of them) of user-state element `element`. */
-int mbs_set_user_states_start(mbs_builder *b, int element, const double *x0, int n)
+static int set_user_states_start_impl(mbs_builder *b, int element, const double *x0, int n)
 {
     char label[LABEL_LEN];
     if (!b) return MBS_ERR_ARG;
@@ -56,6 +63,12 @@ int mbs_set_user_states_start(mbs_builder *b, int element, const double *x0, int
                               "is not finite or beyond 1e100 in magnitude", label, i, x0[i]);
     memcpy(b->ux_start + f->uxadr, x0, (size_t)n * sizeof(double));
     return MBS_OK;
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_set_user_states_start(mbs_builder *b, int element, const double *x0, int n)
+{
+    return mbs_builder_note(b, "mbs_set_user_states_start", set_user_states_start_impl(b, element, x0, n));
 }
 
 /* See ustates.h. */
