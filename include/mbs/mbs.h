@@ -979,6 +979,9 @@ typedef struct mbs_curve {
     int flip;               /* nonzero: contact on the other side (normal reversed) */
     mbs_curve_fn fn;        /* MBS_CURVE_USER */
     void *user;
+    double period;          /* MBS_CURVE_USER: > 0 for a closed curve, p(s + period) = p(s)
+                               (a cam, a closed spline); 0 open. Circles and ellipses are
+                               periodic by themselves. */
 } mbs_curve;
 typedef struct mbs_curve_joint_def {
     const char *name;
@@ -992,12 +995,15 @@ typedef struct mbs_curve_joint_def {
 mbs_curve_joint_def mbs_default_curve_joint_def(void);
 /* Joint id (>= 0, type MBS_JOINT_CURVE, always a cut joint) or a negative status:
    MBS_ERR_ARG for a bad body, frame, curve kind, a radius or semi-axis <= 0 or beyond 1e100,
-   a user curve without fn, two lines (which cannot touch at one point) or non-finite s. */
+   a user curve without fn or with a negative or non-finite period, two lines (which cannot
+   touch at one point) or non-finite s. */
 int mbs_add_curve_joint(mbs_builder *b, const mbs_curve_joint_def *def);
 /* The contact of a curve joint at the data's state: parameters s (2: parent, child curve),
    the contact point on the parent curve and its contact normal (world, 3 each; any output
-   may be NULL). MBS_ERR_ARG for a bad id; MBS_ERR_CONVERGENCE when no contact point is
-   found near the last one (the message says where). */
+   may be NULL). The parameter of a periodic curve (circle, ellipse, user curve with a
+   period) is kept within one period, [-period/2, period/2), so it never grows with the turns.
+   MBS_ERR_ARG for a bad id; MBS_ERR_CONVERGENCE when no contact point is found near the last
+   one (the message says where). */
 int mbs_curve_joint_contact(mbs_data *d, int joint, double s[2], double point[3],
                             double normal[3]);
 

@@ -568,13 +568,13 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
 }
 
 /* The analytic closure and the planar path, for the models they serve (after the events and
-   start values are compiled): the closure only without coordinate rows, inertial couplings,
-   nodes or held coordinates (its reduced dynamics see the cut-joint rows alone); the planar
-   path without couplings, nodes or coordinate rows (those need the 3-D path's loops). */
+   start values are compiled): the closure without held coordinates (elements acting on the
+   tree: src/loops/analytic/tree_elements.c); the planar path without couplings, nodes or coordinate
+   rows (those need the 3-D path's loops). */
 static int detect_paths(const mbs_builder *b, mbs_model *m, char *err)
 {
     const int plain = m->ncrow == 0 && m->nnode == 0 && mbs_nqrow(m) == 0;
-    if ((b->closure == MBS_CLOSURE_ANALYTIC && plain && m->nhold == 0 &&
+    if ((b->closure == MBS_CLOSURE_ANALYTIC && m->nhold == 0 &&
          mbs_closure_detect(m, &m->closure) != MBS_OK) ||
         (b->planar == MBS_PLANAR_AUTO && plain && mbs_planar_detect(m, &m->planar) != MBS_OK))
         return mbs_errorf(err, MBS_ERR_NOMEM, "compile: out of memory");

@@ -18,7 +18,8 @@
  * Every loop of the model must have one, with dependent coordinates no two loops share and a
  * solve order in which each loop reads only independent coordinates and those of loops
  * before it (coupled loops, e.g. six slider-cranks on one crankshaft); otherwise every loop
- * keeps the Newton strategy of src/loops/loops_select.c.
+ * keeps the Newton strategy of src/loops/loops_select.c. Elements acting on the tree (motions,
+ * friction, rotors, nodes) leave the closed forms in place: tree_elements.c.
  *
  * At run time (strategy.c) a closure writes the dependent coordinates loop after loop, the
  * root nearest to the current values (the previous state; at assembly the user's guess), then
@@ -180,6 +181,18 @@ int mbs_closure_poses_current(const mbs_data *d);
    numerical linearisation in the Newton partition's independent coordinates) are served by
    it; resumed, the loops come back at the next closure that may repartition. */
 void mbs_closure_suspend(mbs_data *d, int on);
+/* ---- elements acting on the tree (tree_elements.c) */
+/* Every enabled coordinate row's coordinate and rate set to their targets; MBS_CLOSURE_DEFER
+   (nothing changed) when one holds a dependent coordinate of an assembly. */
+int mbs_closure_hold(mbs_data *d);
+/* The enabled coordinate rows (their number); dep (nv, may be NULL): the assemblies'
+   dependent dofs and the held coordinates, the partition of the analytic strategy. */
+int mbs_closure_held_rows(const mbs_data *d, unsigned char *dep);
+/* Changes whenever a coordinate row is enabled or disabled (0 without events). */
+long mbs_closure_rows_serial(const mbs_data *d);
+/* 1 when the reduced dynamics serve d now: no coordinate row enabled, no inertial couplings
+   (rotors, line forces with mass) or nodes; otherwise the general ones do. */
+int mbs_closure_reduced_serves(const mbs_data *d);
 /* Runtime data of d (nothing for a model without analytic closure). */
 int mbs_closure_data_create(mbs_data *d);
 void mbs_closure_data_destroy(mbs_data *d);
@@ -192,6 +205,8 @@ typedef struct mbs_closure_data {
     int rows_set;              /* rows[] are the selection's, the partition the analytic one */
     int ever_set;              /* a selection has fitted once */
     int checked;               /* every row verified since the analytic strategy took over */
+    long rows_serial;          /* the coordinate rows' serial when rows[] were taken */
+    unsigned char *dep;        /* [nv] the partition: dependent dofs and held coordinates */
     int jac_valid;             /* W, Mi of every assembly are those of the closed q */
     int B_valid;               /* B too */
     unsigned long pose_gen;    /* d->kin_gen when the last closure finished */

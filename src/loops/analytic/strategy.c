@@ -29,12 +29,13 @@ int mbs_closure_data_create(mbs_data *d)
     const size_t na = (size_t)cm->nasm, nv1 = (size_t)m->nv + 1, nb = (size_t)m->nbody;
     const size_t nd1 = (size_t)cm->ndof + 1;
     C->rows = calloc(3 * na, sizeof(int));
+    C->dep = calloc(nv1, 1);
     double **dp[] = {&C->W, &C->Mi, &C->hada, &C->kappa, &C->Sw, &C->a0, &C->Vw, &C->Aw, &C->B, &C->VB,
                      &C->IVB, &C->b, &C->r, &C->x, &C->Mr, &C->qbak, &C->vbak, &C->h};
     const size_t dn[] = {18 * na, 9 * na, na, na, 6 * nv1, 6 * nb, 6 * nb, 6 * nb, nv1 * nd1,
                          6 * nb * nd1, 6 * nb * nd1, nv1, nv1, nv1 + nd1, nd1 * nd1,
                          (size_t)m->nq + 1, nv1, (size_t)m->ncon + 1};
-    int ok = C->rows != NULL;
+    int ok = C->rows != NULL && C->dep != NULL;
     for (size_t i = 0; i < sizeof dp / sizeof dp[0]; ++i)
         ok &= (*dp[i] = calloc(dn[i], sizeof(double))) != NULL;
     for (int i = 0; ok && i < cm->nasm; ++i)
@@ -47,7 +48,7 @@ void mbs_closure_data_destroy(mbs_data *d)
 {
     mbs_closure_data *C = d ? d->closure : NULL;
     if (!C) return;
-    void *p[] = {C->rows, C->W, C->Mi, C->hada, C->kappa, C->Sw, C->a0, C->Vw, C->Aw, C->B,
+    void *p[] = {C->rows, C->dep, C->W, C->Mi, C->hada, C->kappa, C->Sw, C->a0, C->Vw, C->Aw, C->B,
                  C->VB, C->IVB, C->b, C->r, C->x, C->Mr, C->qbak, C->vbak, C->h};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     free(C);
@@ -56,12 +57,16 @@ void mbs_closure_data_destroy(mbs_data *d)
 
 /* ---------------------------------------------------------------- closure */
 
-/* Every assembly's positions in solve order (poses updated after each); *kmin the smallest
-   kappa. MBS_OK or MBS_CLOSURE_DEFER; q is changed either way. */
+/* The held coordinates at their targets, then every assembly's positions in solve order
+   (poses updated after each); *kmin the smallest kappa. MBS_OK or MBS_CLOSURE_DEFER; q is
+   changed either way. */
 static int positions(mbs_data *d, double *kmin)
 {
     const mbs_closure_model *cm = d->model->closure;
     mbs_closure_data *C = d->closure;
+    *kmin = 0.0;
+    const int sh = mbs_closure_hold(d);
+    if (sh != MBS_OK) return sh;
     if (C->planar) mbs_planar_poses(d);
     else mbs_kinematics_pos(d);
     *kmin = 1.0;
@@ -78,13 +83,13 @@ static int positions(mbs_data *d, double *kmin)
 }
 
 /* The kept rows of the row selection, one set per loop; 0 when they do not fit (a cut with
-   more or fewer kept rows than dependent dofs). */
+   more or fewer kept rows than dependent dofs, or a coordinate row dropped). */
 static int take_rows(mbs_data *d)
 {
     const mbs_closure_model *cm = d->model->closure;
     int rank = 0;
     const unsigned char *active = mbs_loops_selection(d, &rank);
-    if (!active || rank != cm->ndep) return 0;
+    if (!active || rank != cm->ndep + mbs_closure_held_rows(d, NULL)) return 0;
     for (int i = 0; i < cm->nasm; ++i) {
         const mbs_assembly *a = &cm->asm_[i];
         const mbs_joint_model *c = &d->model->joints[a->cut];
@@ -100,8 +105,9 @@ static int take_rows(mbs_data *d)
 }
 
 /* Adopt the row selection (made at the data's closed q when there is none) and make the
-   analytic dependent dofs the partition; MBS_CLOSURE_DEFER when it does not fit, which for
-   the first selection leaves the model to Newton for good (an overconstrained loop). */
+   analytic dependent dofs and the held coordinates the partition; MBS_CLOSURE_DEFER when it
+   does not fit, which for the first selection without coordinate rows leaves the model to
+   Newton for good (an overconstrained loop). */
 static int set_rows(mbs_data *d)
 {
     mbs_closure_data *C = d->closure;
@@ -114,13 +120,15 @@ static int set_rows(mbs_data *d)
     if (st != MBS_OK) return st;
     int fit = take_rows(d);
     if (fit) fit = mbs_closure_jacobians(d) == MBS_OK;
-    if (fit) fit = mbs_loops_set_partition(d, d->model->closure->is_dep) == MBS_OK;
+    const int held = mbs_closure_held_rows(d, C->dep);
+    if (fit) fit = mbs_loops_set_partition(d, C->dep) == MBS_OK;
     if (!fit) {
         for (int i = 0; i < d->model->closure->nasm; ++i)
             for (int r = 0; r < 3; ++r) C->rows[3 * i + r] = d->model->closure->asm_[i].row[r];
-        C->unusable = !C->ever_set;
+        C->unusable = !C->ever_set && held == 0;
         return MBS_CLOSURE_DEFER;
     }
+    C->rows_serial = mbs_closure_rows_serial(d);
     C->rows_set = C->ever_set = 1;
     C->B_valid = 0;
     return MBS_OK;
@@ -162,6 +170,7 @@ static int finish(mbs_data *d, int flags)
     mbs_closure_data *C = d->closure;
     if (C->planar) mbs_closure_planar_subspace(d);
     else mbs_kinematics_S(d);
+    if (C->rows_serial != mbs_closure_rows_serial(d)) C->rows_set = 0; /* a row on or off */
     int st = mbs_closure_jacobians(d);
     if (st == MBS_OK && !C->rows_set) st = set_rows(d);
     if (st != MBS_OK) return st;
@@ -308,11 +317,12 @@ int mbs_closure_forward(mbs_data *d)
 {
     mbs_closure_data *C = d->closure;
     if (!C || !C->analytic || C->unusable || C->suspended) return MBS_CLOSURE_DEFER;
+    if (C->rows_serial != mbs_closure_rows_serial(d)) C->rows_set = 0;
     if (!C->rows_set) {
         const int st = set_rows(d);
         if (st != MBS_OK) return st;
     }
-    return mbs_closure_reduced_forward(d);
+    return mbs_closure_reduced_serves(d) ? mbs_closure_reduced_forward(d) : MBS_CLOSURE_DEFER;
 }
 
 /* See closure.h. */
