@@ -66,6 +66,8 @@ extern "C" {
 
 /* Static name of a status, e.g. "MBS_ERR_ARG"; "MBS_UNKNOWN_STATUS" for other values. */
 const char *mbs_status_name(int status);
+/* Static version string of the library, e.g. "0.1.0". */
+const char *mbs_version(void);
 
 typedef struct mbs_builder mbs_builder;
 typedef struct mbs_model mbs_model;

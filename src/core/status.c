@@ -1,9 +1,14 @@
-/* Status names, error messages and element labels for messages. */
+/* Status names, error messages, the version string and element labels for messages. */
 #include "core/internal.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+
+const char *mbs_version(void)
+{
+    return MBS_VERSION_STRING;
+}
 
 /* Static name of a status code. */
 const char *mbs_status_name(int status)
