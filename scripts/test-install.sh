@@ -92,8 +92,10 @@ nmodels=$(env -u MBS_MODELS "$tmp/prefix/bin/mbs-sim" list | grep -c '^[a-z]') |
 mv "$tmp/prefix" "$tmp/moved"
 env -u MBS_MODELS "$tmp/moved/bin/mbs-sim" run engine_v6 --t-end 0.2 --check >/dev/null ||
   fail "a moved installation's mbs-sim does not find its models"
+env -u MBS_FMU_RUNTIME "$tmp/moved/bin/mbs-fmu" "$tmp/moved/share/mbs/models/engine_v6.xml" \
+  -o "$tmp/engine.fmu" >/dev/null || fail "a moved installation's mbs-fmu does not find its runtime"
 mv "$tmp/moved" "$tmp/prefix"
-echo "install test: mbs-sim: $nmodels installed models, found from a moved prefix too"
+echo "install test: mbs-sim: $nmodels installed models, found from a moved prefix too (mbs-fmu its runtime)"
 
 # Python as the README installs it: prefix /usr/local (staged with DESTDIR), where Debian's
 # python3 must find the package with nothing set. As root, a private mount namespace shows
