@@ -205,6 +205,18 @@ static const bad_file bad_files[] = {
     {"joint force joint", "<robot>\n<link name=\"world\"/>\n" L1 J("j", "revolute", "world", "a") "<joint_force joint=\"k\" force=\"1\"/>\n</robot>", 5, "joint \"k\" is not a joint of the file"},
 };
 
+/* A file that is not there, or a folder: the system's reason, before libxml2 reads anything. */
+static void test_missing_file(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    assert_int_equal(mbs_builder_load(b, "/nonexistent/robot.urdf"), MBS_ERR_ARG);
+    assert_string_equal(mbs_builder_error(b), "/nonexistent/robot.urdf: No such file or directory");
+    assert_int_equal(mbs_builder_load(b, "/tmp"), MBS_ERR_ARG);
+    assert_string_equal(mbs_builder_error(b), "/tmp: is a folder, not a model file");
+    mbs_builder_destroy(b);
+}
+
 /* Every bad file: its status, a message naming file, line and element; builder unchanged. */
 static void test_malformed(void **state)
 {
@@ -262,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_superset_loop),
         cmocka_unit_test(test_rot_and_joint_force),
         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_missing_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -697,6 +697,52 @@ static void test_cli_list_and_demo(void **state)
     sim_models_free(all, count);
 }
 
+/* --help after any command prints the help on stdout with status 0; a model file that is
+   not there is named with the system's reason, not as a parse failure. */
+static void test_cli_help_and_missing_file(void **state)
+{
+    (void)state;
+    need_cli();
+    static const char *const helps[][4] = {{"--help", NULL}, {"run", "pendulum", "--help", NULL},
+                                           {"equilibrium", "--help", NULL}, {"modes", "-h", NULL},
+                                           {"linearize", "pendulum", "--help", NULL}, {"list", "--help", NULL}};
+    for (size_t i = 0; i < sizeof helps / sizeof helps[0]; ++i) {
+        char *out, *err;
+        assert_int_equal(run_cli(helps[i], &out, &err), SIM_EXIT_OK);
+        if (strncmp(out, "usage: mbs-sim", 14) != 0 || err[0]) fail_msg("%s: '%s' '%s'", helps[i][0], out, err);
+        free(out);
+        free(err);
+    }
+    const char *missing[] = {"run", scratch(2, "none.urdf"), NULL};
+    char *out, *err;
+    assert_int_equal(run_cli(missing, &out, &err), SIM_EXIT_FAIL);
+    if (!strstr(err, "none.urdf: No such file or directory\n")) fail_msg("got: %s", err);
+    free(out);
+    free(err);
+}
+
+/* The CSV's numbers read back as the doubles that were written (17 significant digits). */
+static void test_csv_round_trip(void **state)
+{
+    (void)state;
+    const double row[6] = {0.1, 1.0 / 3.0, 3.141592653589793, -2.2250738585072014e-308, 1e300 / 7.0,
+                           nextafter(1.0, 2.0)};
+    char *names[6] = {"a", "b", "c", "d", "e", "f"}, err[SIM_MSG];
+    sim_table t = {.ncol = 6, .names = names};
+    sim_csv c;
+    const char *path = scratch(2, "round.csv");
+    assert_int_equal(sim_csv_open(&c, path, &t, err, sizeof err), 0);
+    assert_int_equal(sim_csv_row(&c, row, 6, err, sizeof err), 0);
+    assert_int_equal(sim_csv_close(&c, err, sizeof err), 0);
+    char *text = slurp(path), *p = strchr(text, '\n') + 1;
+    for (int i = 0; i < 6; ++i) {
+        const double x = strtod(p, &p);
+        if (memcmp(&x, &row[i], sizeof x) != 0) fail_msg("column %d: %.17g read back as %.17g", i, row[i], x);
+        ++p;
+    }
+    free(text);
+}
+
 /* Bad command lines: exit status 2 and exactly one line "mbs-sim: <message>". */
 static void test_cli_bad_command_lines(void **state)
 {
@@ -721,6 +767,8 @@ static void test_cli_bad_command_lines(void **state)
         {{"run", "pendulum", "--plot", "x.svg", "--signals=q.rev,foo", NULL},
          "mbs-sim: pendulum: --signals: no signal 'foo' (signals: q.rev, v.rev,"},
         {{"list", "extra", NULL}, "mbs-sim: list: takes no arguments\n"},
+        {{"run", "pendulum", "--plot", "x.png", NULL},
+         "mbs-sim: --plot x.png: plots are written as SVG only; name the file .svg"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         char *out, *err;
@@ -1263,6 +1311,8 @@ int main(void)
         cmocka_unit_test(test_cli_equilibrium),
         cmocka_unit_test(test_linear_every_mechanism),
         cmocka_unit_test(test_cli_modes_linearize),
+        cmocka_unit_test(test_cli_help_and_missing_file),
+        cmocka_unit_test(test_csv_round_trip),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -259,6 +259,8 @@ static int cmd_demo(void)
 int main(int argc, char **argv)
 {
     if (argc < 2) return cmd_demo();
+    for (int i = 1; i < argc; ++i) /* --help anywhere, after any command: the help, status 0 */
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout), SIM_EXIT_OK;
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "equilibrium")) return cmd_equilibrium(argc - 2, argv + 2);
@@ -271,7 +273,7 @@ int main(int argc, char **argv)
         if (argc > 2) return fail(SIM_EXIT_USAGE, "list: takes no arguments");
         return cmd_list();
     }
-    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+    if (!strcmp(cmd, "help")) {
         usage(stdout);
         return SIM_EXIT_OK;
     }

@@ -1,4 +1,5 @@
 /* mbs-sim command-line options of `run` and the settings they resolve to. */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,19 @@ static int set_path(const char *opt, const char *val, const char **dst, char *er
     return 0;
 }
 
+/* --plot writes SVG only (no raster writer here): any other name is refused, not filled with
+   SVG under a misleading extension. */
+static int set_svg_path(const char *opt, const char *val, const char **dst, char *err, size_t n)
+{
+    const size_t len = strlen(val);
+    const char *ext = len >= 4 ? val + len - 4 : "";
+    if (len > 0 && !(ext[0] == '.' && tolower((unsigned char)ext[1]) == 's' &&
+                     tolower((unsigned char)ext[2]) == 'v' && tolower((unsigned char)ext[3]) == 'g'))
+        return snprintf(err, n, "%s %s: plots are written as SVG only; name the file .svg "
+                        "(convert it with e.g. rsvg-convert for a PNG)", opt, val), -1;
+    return set_path(opt, val, dst, err, n);
+}
+
 /* Apply one option that takes a value. */
 static int apply_valued(const char *opt, const char *val, sim_options *o, char *err, size_t n)
 {
@@ -69,7 +83,7 @@ static int apply_valued(const char *opt, const char *val, sim_options *o, char *
     if (strcmp(opt, "--rtol") == 0) return parse_positive(opt, val, &o->rtol, err, n);
     if (strcmp(opt, "--atol") == 0) return parse_positive(opt, val, &o->atol, err, n);
     if (strcmp(opt, "--out") == 0) return set_path(opt, val, &o->csv_path, err, n);
-    if (strcmp(opt, "--plot") == 0) return set_path(opt, val, &o->svg_path, err, n);
+    if (strcmp(opt, "--plot") == 0) return set_svg_path(opt, val, &o->svg_path, err, n);
     if (strcmp(opt, "--signals") == 0) {
         if (val[0] == '\0') return snprintf(err, n, "--signals: empty list of signals"), -1;
         o->signals = val;

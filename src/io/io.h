@@ -82,6 +82,8 @@ int io_weld_root(io_ctx *c, const xmlNode *robot);
 int io_read_element(io_ctx *c, const xmlNode *n); /* the superset's force elements, gravity */
 /* io_closure.c: <closure strategy>, <curve_joint> */
 int io_read_closure(io_ctx *c, const xmlNode *n);
+/* load_file.c: MBS_OK, or MBS_ERR_ARG naming a file that is missing, unreadable or a folder. */
+int io_check_file(mbs_builder *b, const char *path);
 int io_read_curve_joint(io_ctx *c, const xmlNode *n);
 
 #endif

@@ -195,8 +195,8 @@ int mbs_builder_load(mbs_builder *b, const char *path)
 {
     if (!b) return MBS_ERR_ARG;
     if (!path) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_builder_load: path is NULL");
-    int st = MBS_OK;
-    xmlDoc *doc = read_xml(b, path, &st);
+    int st = io_check_file(b, path);
+    xmlDoc *doc = st == MBS_OK ? read_xml(b, path, &st) : NULL;
     if (!doc) return st;
     io_ctx c;
     memset(&c, 0, sizeof c);
