@@ -189,7 +189,8 @@ static const bad_file bad_files[] = {
     {"duplicate link", "<robot>\n" L1 L1 "</robot>", 3, "a second link named \"a\""},
     {"duplicate joint", "<robot>\n<link name=\"w\"/>\n" L1 "<link name=\"b\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>\n"
         J("j", "revolute", "w", "a") J("j", "revolute", "a", "b") "</robot>", 6, "a second joint named \"j\""},
-    {"inertia not positive definite", "<robot>\n<link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"-3\"/></inertial></link>\n</robot>", 2, "inertia"},
+    {"inertia not positive definite", "<robot>\n<link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"-3\"/></inertial></link>\n"
+        "<link name=\"world\"/>\n" J("j", "revolute", "world", "a") "</robot>", 2, "inertia"}, /* moving: a welded link's inertia is ignored */
     {"empty file", "", 1, "Document is empty"},
     {"not XML", "this is not a model\n", 1, "not a model file"},
     {"not a robot", "<mujoco/>\n", 1, "root element must be <robot>"},

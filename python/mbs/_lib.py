@@ -50,6 +50,15 @@ def _load():
 lib = _load()
 
 
+LOAD_WARNING_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
+
+
+class LoadOptions(ctypes.Structure):
+    _fields_ = [("floating_base", ctypes.c_int), ("balance_inertia", ctypes.c_int),
+                ("warning", LOAD_WARNING_FN), ("user", ctypes.c_void_p),
+                ("_tail", ctypes.c_char * _TAIL)]
+
+
 class Frame(ctypes.Structure):
     _fields_ = [("pos", ctypes.c_double * 3), ("rot", ctypes.c_double * 9)]
 
@@ -229,6 +238,8 @@ _PROTOTYPES = {
     "mbs_data_friction_force": (_D, [_P, _I, _I]),
     "mbs_data_driving_force": (_D, [_P, _I, _I]),
     "mbs_set_brake_limit": (_I, [_P, _I, _D]),
+    "mbs_default_load_options": (LoadOptions, []),
+    "mbs_builder_load_with": (_I, [_P, ctypes.c_char_p, ctypes.POINTER(LoadOptions)]),
 }
 
 for _name, (_res, _args) in _PROTOTYPES.items():

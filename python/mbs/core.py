@@ -274,13 +274,20 @@ class Builder:
         self._keep.append(cb)
         return self._call(lib.mbs_add_joint_motion(self._b, int(joint), int(dof), cb, None))
 
-    def load(self, path):
-        """Add the elements of a model file (URDF or mbs's superset)."""
-        if not _lib.has("mbs_builder_load"):
+    def load(self, path, floating_base=False, balance_inertia=False):
+        """Add the elements of a model file (URDF or mbs's superset); returns the list of
+        warnings (elements of other tools skipped, inertias read as zero, ignored or balanced).
+        floating_base: the root link gets a free joint; balance_inertia: moving links' principal
+        moments that violate the triangle inequality are replaced by their mean."""
+        if not _lib.has("mbs_builder_load_with"):
             raise NotImplementedError("this libmbs has no model-file loader")
-        fn = lib.mbs_builder_load
-        fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]
-        return self._call(fn(self._b, str(path).encode()))
+        warnings = []
+        cb = _lib.LOAD_WARNING_FN(lambda user, msg: warnings.append(msg.decode()))
+        opt = lib.mbs_default_load_options()
+        opt.floating_base, opt.balance_inertia = int(bool(floating_base)), int(bool(balance_inertia))
+        opt.warning = cb
+        self._call(lib.mbs_builder_load_with(self._b, str(path).encode(), ctypes.byref(opt)))
+        return warnings
 
     def compile(self):
         out = ctypes.c_void_p()

@@ -79,3 +79,32 @@ def test_mbs_sim_stepper_names(short, long):
 def test_version_is_the_project_version():
     meson = (pathlib.Path(__file__).resolve().parents[2] / "meson.build").read_text()
     assert mbs.__version__ == re.search(r"version : '([^']+)'", meson).group(1)
+
+
+ROBOT = """<robot xmlns:drake="http://drake.mit.edu">
+<link name="dummy"><inertial><mass value="1e-6"/>
+  <inertia ixx="1e-6" ixy="1e-6" ixz="1e-6" iyy="1e-6" iyz="1e-6" izz="1e-6"/></inertial></link>
+<link name="base"><inertial><mass value="2"/>
+  <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+<joint name="weld" type="fixed"><parent link="dummy"/><child link="base"/></joint>
+<drake:collision_filter_group name="g"/>
+</robot>
+"""
+
+
+def test_load_options_and_warnings(tmp_path):
+    path = tmp_path / "robot.urdf"
+    path.write_text(ROBOT)
+    b = mbs.Builder()
+    warnings = b.load(path)
+    assert len(warnings) == 2
+    assert ":2: <link name=\"dummy\">: the link cannot move (welded to the world)" in warnings[0]
+    assert ":7: <drake:collision_filter_group name=\"g\">: skipped" in warnings[1]
+    assert b.compile().nv == 0
+    with pytest.raises(mbs.ArgError, match="triangle inequality"):
+        mbs.Builder().load(path, floating_base=True)     # the dummy moves: refused
+    b = mbs.Builder()
+    warnings = b.load(path, floating_base=True, balance_inertia=True)
+    assert any("balanced to 1e-06 each" in w for w in warnings)
+    m = b.compile()
+    assert (m.nq, m.nv) == (7, 6) and m.find_joint("floating_base") >= 0

@@ -8,7 +8,7 @@
 #include "joints/joint.h"
 #include "forces/force.h"
 
-#define MBS_ERROR_LEN 256
+#define MBS_ERROR_LEN 1024
 
 typedef enum mbs_gravity_kind { MBS_GRAVITY_NONE, MBS_GRAVITY_UNIFORM, MBS_GRAVITY_POINT } mbs_gravity_kind;
 

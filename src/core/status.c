@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *mbs_version(void)
 {
@@ -42,6 +43,7 @@ int mbs_errorf(char *buf, int status, const char *fmt, ...)
     int n = vsnprintf(buf, MBS_ERROR_LEN, fmt, ap);
     va_end(ap);
     if (n < 0) buf[0] = '\0';
+    if (n >= MBS_ERROR_LEN) memcpy(buf + MBS_ERROR_LEN - 4, "...", 4); /* say it was cut */
     return status;
 }
 

@@ -79,6 +79,7 @@ int io_read_link(io_ctx *c, const xmlNode *n)
         memset(bd.inertia, 0, sizeof bd.inertia);
         const xmlNode *in = io_child(n, "inertial");
         if (in && read_inertial(c, in, &bd) != MBS_OK) return MBS_ERR_ARG;
+        io_settle_inertia(c, n, &bd);
         l.massive = bd.mass > 0.0;
         l.body = mbs_add_body(c->b, &bd);
         if (l.body < 0) return io_fail_builder(c, n, l.body);

@@ -1,0 +1,131 @@
+/* Robot files as they ship (mbs_load_options): foreign elements skipped with a warning,
+ * rounding junk in inertias read as zero, inertias that cannot act (a link welded to the
+ * world) ignored, MuJoCo's balanceinertia on request, and the root's free joint. */
+#include "io/io.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Inertia entries below this fraction of the file's largest are junk (1e-18 .. 1e-35 where
+   an exporter meant 0): far below any physical part of the same robot. */
+#define JUNK_FRACTION 1e-12
+
+void io_options_begin(io_ctx *c, const xmlNode *robot, const mbs_load_options *opt)
+{
+    static const char *const names[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
+    c->opt = opt ? *opt : mbs_default_load_options();
+    c->robot = robot;
+    double big = 0.0;
+    for (const xmlNode *l = robot->children; l; l = l->next) {
+        const xmlNode *in = io_is(l, "link") ? io_child(l, "inertial") : NULL;
+        const xmlNode *ie = in ? io_child(in, "inertia") : NULL;
+        char buf[64];
+        for (int k = 0; ie && k < 6; ++k)
+            if (io_attr(ie, names[k], buf, (int)sizeof buf)) {
+                const double x = fabs(strtod(buf, NULL));
+                if (x <= 1e300) big = fmax(big, x); /* NaN and huge: refused by the reader */
+            }
+    }
+    c->inertia_floor = JUNK_FRACTION * big;
+}
+
+void io_warn(io_ctx *c, const xmlNode *n, const char *fmt, ...)
+{
+    if (!c->opt.warning) return;
+    char msg[1024], name[96] = "", tag[128], full[1600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (n->ns && n->ns->prefix)
+        snprintf(tag, sizeof tag, "%s:%s", (const char *)n->ns->prefix, (const char *)n->name);
+    else
+        snprintf(tag, sizeof tag, "%s", (const char *)n->name);
+    if (io_attr(n, "name", name, (int)sizeof name))
+        snprintf(full, sizeof full, "%s:%ld: <%s name=\"%s\">: %s", c->path, xmlGetLineNo(n), tag, name, msg);
+    else
+        snprintf(full, sizeof full, "%s:%ld: <%s>: %s", c->path, xmlGetLineNo(n), tag, msg);
+    c->opt.warning(c->opt.user, full);
+}
+
+int io_skip_foreign(io_ctx *c, const xmlNode *n)
+{
+    static const char *const others[] = {"sensor", "mujoco", "frame"}; /* URDF, MuJoCo, Drake */
+    const char *tag = (const char *)n->name;
+    int foreign = n->ns != NULL || strchr(tag, ':') != NULL; /* declared or undeclared prefix */
+    for (size_t k = 0; k < sizeof others / sizeof others[0]; ++k) foreign |= !strcmp(tag, others[k]);
+    if (!foreign) return MBS_ERR_ARG;
+    if (n->ns && n->ns->href)
+        io_warn(c, n, "skipped (namespace %s: not URDF or mbs)", (const char *)n->ns->href);
+    else
+        io_warn(c, n, "skipped (not part of URDF's links and joints or of mbs's superset)");
+    return MBS_OK;
+}
+
+/* The tree joint (not cut) whose child is link name, or NULL. */
+static const xmlNode *parent_joint(const io_ctx *c, const char *name)
+{
+    for (const xmlNode *j = c->robot->children; j; j = j->next) {
+        char buf[128];
+        const xmlNode *ch = io_is(j, "joint") ? io_child(j, "child") : NULL;
+        if (!ch || !io_attr(ch, "link", buf, (int)sizeof buf) || strcmp(buf, name)) continue;
+        if (io_attr(j, "cut", buf, (int)sizeof buf) && !strcmp(buf, "true")) continue;
+        return j;
+    }
+    return NULL;
+}
+
+/* 1 if link name can never move: the world, the welded root, or fixed to such a link. */
+static int immobile(const io_ctx *c, const char *name)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", name);
+    for (int depth = 0; depth < 100000; ++depth) {
+        if (!strcmp(buf, "world")) return 1;
+        const xmlNode *j = parent_joint(c, buf), *p = j ? io_child(j, "parent") : NULL;
+        if (!j) return !c->opt.floating_base; /* the root: welded unless floating */
+        char type[32];
+        if (!io_attr(j, "type", type, (int)sizeof type) || strcmp(type, "fixed") || !p ||
+            !io_attr(p, "link", buf, (int)sizeof buf))
+            return 0;
+    }
+    return 0;
+}
+
+void io_settle_inertia(io_ctx *c, const xmlNode *n, mbs_body_def *bd)
+{
+    int junk = 0;
+    for (int k = 0; k < 9; ++k)
+        if (bd->inertia[k] != 0.0 && fabs(bd->inertia[k]) < c->inertia_floor) bd->inertia[k] = 0.0, ++junk;
+    if (junk)
+        io_warn(c, n, "%d inertia entries below %g (1e-12 of the file's largest) read as 0", junk,
+                c->inertia_floor);
+    char err[MBS_ERROR_LEN], lbl[160];
+    double sym[9] = {0};
+    snprintf(lbl, sizeof lbl, "\"%s\"", bd->name);
+    if (mbs_body_def_check(err, bd, lbl, sym) == MBS_OK) return;
+    if (immobile(c, bd->name)) {
+        io_warn(c, n, "the link cannot move (welded to the world), its inertia is ignored: %s", err);
+        memset(bd->inertia, 0, sizeof bd->inertia);
+        return;
+    }
+    /* balance only what the option is for; other failures stay refused by mbs_add_body */
+    if (!c->opt.balance_inertia || !strstr(err, "triangle inequality")) return;
+    mbs_body_def b = *bd;
+    const double mean = (sym[0] + sym[4] + sym[8]) / 3.0; /* sym: written before the test */
+    memset(b.inertia, 0, sizeof b.inertia);
+    b.inertia[0] = b.inertia[4] = b.inertia[8] = mean;
+    if (mbs_body_def_check(err, &b, lbl, sym) != MBS_OK) return;
+    io_warn(c, n, "principal moments violate the triangle inequality: balanced to %g each "
+            "(balance_inertia)", mean);
+    memcpy(bd->inertia, b.inertia, sizeof b.inertia);
+}
+
+mbs_joint_type io_root_joint(const io_ctx *c, const char **name)
+{
+    *name = c->opt.floating_base ? "floating_base" : NULL;
+    return c->opt.floating_base ? MBS_JOINT_FREE : MBS_JOINT_FIXED;
+}
