@@ -821,6 +821,29 @@ static const char *scratch_file(int slot, const char *name, const char *text)
     return path;
 }
 
+/* A robot file as shipped: its foreign elements are warnings on stderr, the run goes on;
+   --floating-base frees the root (7 degrees of freedom instead of 1). */
+static void test_cli_load_options(void **state)
+{
+    (void)state;
+    need_cli();
+    const char *path = scratch_file(2, "shipped.urdf",
+        "<robot name=\"r\">\n<link name=\"base\"><inertial><mass value=\"2\"/><inertia ixx=\"0.1\" ixy=\"0\" "
+        "ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial></link>\n<link name=\"arm\"><inertial>"
+        "<origin xyz=\"0.5 0 0\"/><mass value=\"1\"/><inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.01\" "
+        "iyz=\"0\" izz=\"0.01\"/></inertial></link>\n<joint name=\"hinge\" type=\"revolute\"><parent "
+        "link=\"base\"/><child link=\"arm\"/><axis xyz=\"0 1 0\"/></joint>\n<sensor name=\"imu\"/>\n</robot>\n");
+    for (int fl = 0; fl < 2; ++fl) {
+        const char *args[] = {"run", path, "--t-end", "0.05", fl ? "--floating-base" : "--check", NULL};
+        char *out, *err;
+        assert_int_equal(run_cli(args, &out, &err), SIM_EXIT_OK);
+        if (!strstr(err, "mbs-sim: warning: ") || !strstr(err, ":5: <sensor name=\"imu\">: skipped")) fail_msg("%s", err);
+        if (!strstr(out, fl ? "7 degrees of freedom" : "1 degree of freedom")) fail_msg("%s", out);
+        free(out);
+        free(err);
+    }
+}
+
 #define PENDULUM_FILE(extra)                                                                 \
     "<robot name=\"p\"><link name=\"world\"/><link name=\"bob\"><inertial>"                    \
     "<origin xyz=\"0.5 0 0\"/><mass value=\"1\"/><inertia ixx=\"1e-3\" ixy=\"0\" ixz=\"0\" "  \
@@ -1313,6 +1336,7 @@ int main(void)
         cmocka_unit_test(test_cli_modes_linearize),
         cmocka_unit_test(test_cli_help_and_missing_file),
         cmocka_unit_test(test_csv_round_trip),
+        cmocka_unit_test(test_cli_load_options),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -133,6 +133,10 @@ static int apply_option(int argc, char **argv, int *i, sim_options *o, char *err
         o->error_estimate = 0;
         return 0;
     }
+    if (strcmp(arg, "--floating-base") == 0 || strcmp(arg, "--balance-inertia") == 0) {
+        *(arg[2] == 'f' ? &o->floating_base : &o->balance_inertia) = 1;
+        return 0;
+    }
     const char *eq = strchr(arg, '=');
     const size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
     if (!takes_value(arg, len)) {
@@ -197,6 +201,7 @@ int sim_resolve(const mech *m, const sim_options *o, sim_settings *s, char *err,
     s->t_end = o->t_end > 0.0 ? o->t_end : m->t_end;
     s->stepper = o->stepper >= 0 ? (mbs_stepper_kind)o->stepper : m->stepper;
     s->error_estimate = o->error_estimate;
+    s->floating_base = o->floating_base, s->balance_inertia = o->balance_inertia;
     const int cvode = s->stepper == MBS_STEP_CVODE_ADAMS || s->stepper == MBS_STEP_CVODE_BDF;
     if (!cvode && (o->rtol > 0.0 || o->atol > 0.0)) {
         snprintf(err, n, "--rtol/--atol apply to the adams and bdf steppers only, not %s",

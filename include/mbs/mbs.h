@@ -396,9 +396,9 @@ int mbs_builder_load(mbs_builder *b, const char *path);
 
 /* Robot files as they ship. Both loaders skip what lies outside URDF's links and joints and
    outside mbs's superset (<sensor>, <mujoco>, Drake's <frame>, elements of any XML namespace
-   such as <drake:joint>), set inertia entries below 1e-12 of the file's largest to zero
-   (rounding junk), and ignore an inertia that fails the checks of mbs_add_body on a link that
-   cannot move (welded to the world through fixed joints); each such case is a warning. An
+   such as <drake:joint>); an inertia that fails the checks of mbs_add_body is read with its
+   entries below 1e-12 of the file's largest as zero (rounding junk), and ignored on a link
+   that cannot move (welded to the world through fixed joints); each such case is a warning. An
    unknown element without a namespace is still refused (a typo of the superset). */
 typedef void (*mbs_load_warning_fn)(void *user, const char *message);
 typedef struct mbs_load_options {

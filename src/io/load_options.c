@@ -95,18 +95,30 @@ static int immobile(const io_ctx *c, const char *name)
     return 0;
 }
 
-void io_settle_inertia(io_ctx *c, const xmlNode *n, mbs_body_def *bd)
+/* bd's inertia entries below the floor set to 0; how many there were. */
+static int zero_junk(const io_ctx *c, mbs_body_def *bd)
 {
     int junk = 0;
     for (int k = 0; k < 9; ++k)
         if (bd->inertia[k] != 0.0 && fabs(bd->inertia[k]) < c->inertia_floor) bd->inertia[k] = 0.0, ++junk;
-    if (junk)
-        io_warn(c, n, "%d inertia entries below %g (1e-12 of the file's largest) read as 0", junk,
-                c->inertia_floor);
+    return junk;
+}
+
+/* Only an inertia that mbs_add_body would refuse is touched: valid files load as before. */
+void io_settle_inertia(io_ctx *c, const xmlNode *n, mbs_body_def *bd)
+{
     char err[MBS_ERROR_LEN], lbl[160];
     double sym[9] = {0};
     snprintf(lbl, sizeof lbl, "\"%s\"", bd->name);
     if (mbs_body_def_check(err, bd, lbl, sym) == MBS_OK) return;
+    mbs_body_def z = *bd;
+    const int junk = zero_junk(c, &z);
+    if (junk && mbs_body_def_check(err, &z, lbl, sym) == MBS_OK) {
+        io_warn(c, n, "%d inertia entries below %g (1e-12 of the file's largest) read as 0", junk,
+                c->inertia_floor);
+        memcpy(bd->inertia, z.inertia, sizeof z.inertia);
+        return;
+    }
     if (immobile(c, bd->name)) {
         io_warn(c, n, "the link cannot move (welded to the world), its inertia is ignored: %s", err);
         memset(bd->inertia, 0, sizeof bd->inertia);
@@ -114,14 +126,13 @@ void io_settle_inertia(io_ctx *c, const xmlNode *n, mbs_body_def *bd)
     }
     /* balance only what the option is for; other failures stay refused by mbs_add_body */
     if (!c->opt.balance_inertia || !strstr(err, "triangle inequality")) return;
-    mbs_body_def b = *bd;
     const double mean = (sym[0] + sym[4] + sym[8]) / 3.0; /* sym: written before the test */
-    memset(b.inertia, 0, sizeof b.inertia);
-    b.inertia[0] = b.inertia[4] = b.inertia[8] = mean;
-    if (mbs_body_def_check(err, &b, lbl, sym) != MBS_OK) return;
+    memset(z.inertia, 0, sizeof z.inertia);
+    z.inertia[0] = z.inertia[4] = z.inertia[8] = mean;
+    if (mbs_body_def_check(err, &z, lbl, sym) != MBS_OK) return;
     io_warn(c, n, "principal moments violate the triangle inequality: balanced to %g each "
             "(balance_inertia)", mean);
-    memcpy(bd->inertia, b.inertia, sizeof b.inertia);
+    memcpy(bd->inertia, z.inertia, sizeof z.inertia);
 }
 
 mbs_joint_type io_root_joint(const io_ctx *c, const char **name)
