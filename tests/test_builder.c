@@ -216,11 +216,13 @@ static void test_errorf_finite_labels(void **state)
     assert_int_equal(mbs_errorf(buf, MBS_ERR_ARG, "body %s: %d", "\"a\"", 7), MBS_ERR_ARG);
     assert_string_equal(buf, "body \"a\": 7");
     assert_int_equal(mbs_errorf(NULL, MBS_ERR_STATE, "x"), MBS_ERR_STATE);
-    char longname[600];
+    char longname[2 * MBS_ERROR_LEN];
     memset(longname, 'x', sizeof longname - 1);
     longname[sizeof longname - 1] = '\0';
     assert_int_equal(mbs_errorf(buf, MBS_ERR_NOMEM, "%s", longname), MBS_ERR_NOMEM);
     assert_int_equal((int)strlen(buf), MBS_ERROR_LEN - 1);
+    assert_string_equal(buf + MBS_ERROR_LEN - 4, "..."); /* a cut message says so */
+    assert_true(MBS_ERROR_LEN >= 1024);                 /* room for a long path and element */
 
     double x[4] = {1.0, -2.0, 0.0, 1e300};
     assert_int_equal(mbs_all_finite(x, 4), 1);

@@ -164,9 +164,11 @@ static void test_unknown_and_duplicates(void **state)
             "<joint name=\"j\" type=\"revolute\"><parent link=\"world\"/><child link=\"a\"/>\n"
             "<axis xyz=\"0 0 1\"/>\n<axis xyz=\"1 0 0\"/></joint>\n</robot>\n"), 6,
             "a second <axis> in <joint>");
-    refused("negative moment", write_file("neg.urdf", "<robot>\n<link name=\"a\"><inertial><mass "
-            "value=\"1\"/><inertia ixx=\"-0.5\" ixy=\"0\" ixz=\"0\" iyy=\"1e20\" iyz=\"0\" "
-            "izz=\"1e20\"/></inertial></link>\n</robot>\n"), 2, "moment -0.5 about the body's x axis");
+    /* on a link that moves: a welded one's inertia never acts and is accepted with a warning */
+    refused("negative moment", write_file("neg.urdf", "<robot>\n<link name=\"world\"/>\n<link "
+            "name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"-0.5\" ixy=\"0\" ixz=\"0\" "
+            "iyy=\"1e20\" iyz=\"0\" izz=\"1e20\"/></inertial></link>\n" JOINT("j", "world", "a")
+            "</robot>\n"), 3, "moment -0.5 about the body's x axis");
     char msg[512];
     assert_int_equal(try_load(write_file("ns.urdf", "<robot xmlns:x=\"urn:x\">\n<link name=\"world\"/>\n"
             LINK("a", "1") JOINT("j", "world", "a") "<joint_spring_damper joint=\"j\" damping=\"0.1\" "

@@ -48,6 +48,9 @@ static void usage(FILE *f)
           "                     three.js, 60 frames per second)\n"
           "  --gltf FILE.glb    the same motion as an animated glTF 2.0 binary (Blender, ...)\n"
           "  --check            exit with status 3 when the sanity check fails\n"
+          "  --floating-base    the model file's root link gets a free joint (not welded)\n"
+          "  --balance-inertia  moving links' inertias against the triangle inequality are\n"
+          "                     replaced by their mean principal moment (warned)\n"
           "  --no-error-estimate  euler and rk4 run without the local-error estimate that\n"
           "                     stops a step far beyond stability and suggests a step size\n"
           "                     (it costs two extra steps per step)\n"
@@ -259,6 +262,8 @@ static int cmd_demo(void)
 int main(int argc, char **argv)
 {
     if (argc < 2) return cmd_demo();
+    for (int i = 1; i < argc; ++i) /* --help anywhere, after any command: the help, status 0 */
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return usage(stdout), SIM_EXIT_OK;
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "equilibrium")) return cmd_equilibrium(argc - 2, argv + 2);
@@ -271,7 +276,7 @@ int main(int argc, char **argv)
         if (argc > 2) return fail(SIM_EXIT_USAGE, "list: takes no arguments");
         return cmd_list();
     }
-    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+    if (!strcmp(cmd, "help")) {
         usage(stdout);
         return SIM_EXIT_OK;
     }

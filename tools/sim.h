@@ -63,6 +63,7 @@ typedef struct sim_options {
     int progress;        /* -1 auto (stderr is a terminal), 0 never, 1 always */
     const char *anim_path, *gltf_path; /* --animate page.html, --gltf motion.glb */
     int error_estimate;  /* fixed-step kinds: the local-error estimate (default on) */
+    int floating_base, balance_inertia; /* mbs_load_options of the model file */
     long every;          /* CSV: every k-th sample (default 1) */
 } sim_options;
 
@@ -98,6 +99,7 @@ typedef struct sim_settings {
     double t_end, dt, rtol, atol;
     mbs_stepper_kind stepper;
     int error_estimate;
+    int floating_base, balance_inertia;
 } sim_settings;
 /* Mechanism defaults overridden by the options; -1 with a message if inconsistent. */
 int sim_resolve(const mech *m, const sim_options *o, sim_settings *s, char *err, size_t n);

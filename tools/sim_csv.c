@@ -22,10 +22,11 @@ int sim_csv_open(sim_csv *c, const char *path, const sim_table *t, char *err, si
     return 0;
 }
 
-/* One row of ncol values. */
+/* One row of ncol values, 17 significant digits: each reads back as the same double, so
+   runs can be compared bit for bit from their CSV files. */
 int sim_csv_row(sim_csv *c, const double *row, int ncol, char *err, size_t n)
 {
-    for (int i = 0; i < ncol; ++i) fprintf(c->f, "%s%.12g", i ? "," : "", row[i]);
+    for (int i = 0; i < ncol; ++i) fprintf(c->f, "%s%.17g", i ? "," : "", row[i]);
     if (fputc('\n', c->f) == EOF) {
         snprintf(err, n, "cannot write '%s': %s", c->path, strerror(errno));
         return -1;

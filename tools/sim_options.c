@@ -1,4 +1,5 @@
 /* mbs-sim command-line options of `run` and the settings they resolve to. */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,19 @@ static int set_path(const char *opt, const char *val, const char **dst, char *er
     return 0;
 }
 
+/* --plot writes SVG only (no raster writer here): any other name is refused, not filled with
+   SVG under a misleading extension. */
+static int set_svg_path(const char *opt, const char *val, const char **dst, char *err, size_t n)
+{
+    const size_t len = strlen(val);
+    const char *ext = len >= 4 ? val + len - 4 : "";
+    if (len > 0 && !(ext[0] == '.' && tolower((unsigned char)ext[1]) == 's' &&
+                     tolower((unsigned char)ext[2]) == 'v' && tolower((unsigned char)ext[3]) == 'g'))
+        return snprintf(err, n, "%s %s: plots are written as SVG only; name the file .svg "
+                        "(convert it with e.g. rsvg-convert for a PNG)", opt, val), -1;
+    return set_path(opt, val, dst, err, n);
+}
+
 /* Apply one option that takes a value. */
 static int apply_valued(const char *opt, const char *val, sim_options *o, char *err, size_t n)
 {
@@ -69,7 +83,7 @@ static int apply_valued(const char *opt, const char *val, sim_options *o, char *
     if (strcmp(opt, "--rtol") == 0) return parse_positive(opt, val, &o->rtol, err, n);
     if (strcmp(opt, "--atol") == 0) return parse_positive(opt, val, &o->atol, err, n);
     if (strcmp(opt, "--out") == 0) return set_path(opt, val, &o->csv_path, err, n);
-    if (strcmp(opt, "--plot") == 0) return set_path(opt, val, &o->svg_path, err, n);
+    if (strcmp(opt, "--plot") == 0) return set_svg_path(opt, val, &o->svg_path, err, n);
     if (strcmp(opt, "--signals") == 0) {
         if (val[0] == '\0') return snprintf(err, n, "--signals: empty list of signals"), -1;
         o->signals = val;
@@ -117,6 +131,10 @@ static int apply_option(int argc, char **argv, int *i, sim_options *o, char *err
     }
     if (strcmp(arg, "--no-error-estimate") == 0) {
         o->error_estimate = 0;
+        return 0;
+    }
+    if (strcmp(arg, "--floating-base") == 0 || strcmp(arg, "--balance-inertia") == 0) {
+        *(arg[2] == 'f' ? &o->floating_base : &o->balance_inertia) = 1;
         return 0;
     }
     const char *eq = strchr(arg, '=');
@@ -183,6 +201,7 @@ int sim_resolve(const mech *m, const sim_options *o, sim_settings *s, char *err,
     s->t_end = o->t_end > 0.0 ? o->t_end : m->t_end;
     s->stepper = o->stepper >= 0 ? (mbs_stepper_kind)o->stepper : m->stepper;
     s->error_estimate = o->error_estimate;
+    s->floating_base = o->floating_base, s->balance_inertia = o->balance_inertia;
     const int cvode = s->stepper == MBS_STEP_CVODE_ADAMS || s->stepper == MBS_STEP_CVODE_BDF;
     if (!cvode && (o->rtol > 0.0 || o->atol > 0.0)) {
         snprintf(err, n, "--rtol/--atol apply to the adams and bdf steppers only, not %s",

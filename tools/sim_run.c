@@ -34,12 +34,22 @@ static int lib_fail(run_ctx *c, int st, const char *what, const char *msg)
     return st;
 }
 
+/* The loader's warnings (foreign elements skipped, inertias settled): on stderr. */
+static void load_warning(void *user, const char *msg)
+{
+    (void)user;
+    fprintf(stderr, "mbs-sim: warning: %s\n", msg);
+}
+
 /* Load the model file and compile it; model counts go to the result. */
 static int setup_model(run_ctx *c)
 {
     mbs_builder *b = mbs_builder_create();
     if (!b) return lib_fail(c, MBS_ERR_NOMEM, "build", "out of memory");
-    int st = mbs_builder_load(b, c->m->path);
+    mbs_load_options lo = mbs_default_load_options();
+    lo.floating_base = c->s->floating_base, lo.balance_inertia = c->s->balance_inertia;
+    lo.warning = load_warning;
+    int st = mbs_builder_load_with(b, c->m->path, &lo);
     if (st >= 0) st = mbs_compile(b, &c->model);
     if (st < 0) lib_fail(c, st, "build", mbs_builder_error(b));
     mbs_builder_destroy(b);

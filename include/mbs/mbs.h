@@ -66,6 +66,8 @@ extern "C" {
 
 /* Static name of a status, e.g. "MBS_ERR_ARG"; "MBS_UNKNOWN_STATUS" for other values. */
 const char *mbs_status_name(int status);
+/* Static version string of the library, e.g. "0.1.0". */
+const char *mbs_version(void);
 
 typedef struct mbs_builder mbs_builder;
 typedef struct mbs_model mbs_model;
@@ -405,6 +407,27 @@ int mbs_joint_reaction(mbs_data *d, int joint, double force[3], double torque[3]
    the file, the line and the element, and leaves the builder as it was. See
    docs/model-files.md. */
 int mbs_builder_load(mbs_builder *b, const char *path);
+
+/* Robot files as they ship. Both loaders skip what lies outside URDF's links and joints and
+   outside mbs's superset (<sensor>, <mujoco>, Drake's <frame>, elements of any XML namespace
+   such as <drake:joint>); an inertia that fails the checks of mbs_add_body is read with its
+   entries below 1e-12 of the file's largest as zero (rounding junk), and ignored on a link
+   that cannot move (welded to the world through fixed joints); each such case is a warning. An
+   unknown element without a namespace is still refused (a typo of the superset). */
+typedef void (*mbs_load_warning_fn)(void *user, const char *message);
+typedef struct mbs_load_options {
+    int floating_base;    /* 1: the root link gets a free joint (named "floating_base") instead
+                             of a weld to the world; files with a "world" link are unchanged */
+    int balance_inertia;  /* 1: principal moments of a moving link that violate the triangle
+                             inequality are replaced by their mean (MuJoCo's balanceinertia),
+                             a warning each; 0 (default): such a link is refused */
+    mbs_load_warning_fn warning; /* called with each warning ("file:line: <element>: ..."),
+                                    during the call only; NULL: warnings are dropped */
+    void *user;           /* handed to warning */
+} mbs_load_options;
+mbs_load_options mbs_default_load_options(void); /* all 0: what mbs_builder_load does */
+/* mbs_builder_load with options (NULL: the defaults). */
+int mbs_builder_load_with(mbs_builder *b, const char *path, const mbs_load_options *opt);
 
 /* ---------------------------------------------------------------- planar models */
 /* A model whose tree joints all move in one plane (revolute axes parallel, prismatic axes

@@ -8,7 +8,7 @@
 #include "core/joint.h"
 #include "core/force.h"
 
-#define MBS_ERROR_LEN 256
+#define MBS_ERROR_LEN 1024
 
 /* The inertial couplings' part of the tree passes (src/elements/couplings.h), installed by
    compile when the model has coupling rows: ABA and RNEA reach it through this table, so the

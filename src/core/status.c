@@ -1,9 +1,15 @@
-/* Status names, error messages and element labels for messages. */
+/* Status names, error messages, the version string and element labels for messages. */
 #include "core/internal.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+const char *mbs_version(void)
+{
+    return MBS_VERSION_STRING;
+}
 
 /* Static name of a status code. */
 const char *mbs_status_name(int status)
@@ -37,6 +43,7 @@ int mbs_errorf(char *buf, int status, const char *fmt, ...)
     int n = vsnprintf(buf, MBS_ERROR_LEN, fmt, ap);
     va_end(ap);
     if (n < 0) buf[0] = '\0';
+    if (n >= MBS_ERROR_LEN) memcpy(buf + MBS_ERROR_LEN - 4, "...", 4); /* say it was cut */
     return status;
 }
 

@@ -62,6 +62,9 @@ typedef struct io_ctx {
     io_names link_names;  /* link name -> index in links */
     io_names joint_names; /* the file's joint name -> builder joint id */
     int first_joint;      /* the builder's joints before the load */
+    mbs_load_options opt;    /* the caller's options (load_options.c) */
+    const xmlNode *robot;    /* the document's <robot> */
+    double inertia_floor;    /* inertia entries below it are rounding junk, read as 0 */
 } io_ctx;
 
 /* The builder's error "path:line: <element name="x">: message" and status (< 0). */
@@ -114,6 +117,19 @@ int io_weld_root(io_ctx *c, const xmlNode *robot);
 int io_read_element(io_ctx *c, const xmlNode *n); /* the superset's force elements, gravity */
 /* io_closure.c: <closure strategy>, <curve_joint> */
 int io_read_closure(io_ctx *c, const xmlNode *n);
+/* load_options.c: robot files as they ship (mbs_load_options). */
+/* Once per document: the inertia floor, 1e-12 of the largest inertia entry of the file. */
+void io_options_begin(io_ctx *c, const xmlNode *robot, const mbs_load_options *opt);
+/* A warning "file:line: <element>: message" to the caller's function. */
+void io_warn(io_ctx *c, const xmlNode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* MBS_OK with a warning when robot-level element n is foreign (a namespace, or an element of
+   another tool: sensor, mujoco, frame) and is skipped; MBS_ERR_ARG (not reported) otherwise. */
+int io_skip_foreign(io_ctx *c, const xmlNode *n);
+/* The inertia of link element n (its body def bd) settled before mbs_add_body: junk entries
+   zeroed; a failing inertia ignored on a link that cannot move, or balanced when asked. */
+void io_settle_inertia(io_ctx *c, const xmlNode *n, mbs_body_def *bd);
+/* The joint that holds the root link: fixed (welded), or free with floating_base. */
+mbs_joint_type io_root_joint(const io_ctx *c, const char **name);
 int io_read_curve_joint(io_ctx *c, const xmlNode *n);
 
 #endif

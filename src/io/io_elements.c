@@ -332,6 +332,7 @@ int io_read_element(io_ctx *c, const xmlNode *n)
         const int st = handlers[k].attrs ? io_check_attrs(c, n, handlers[k].attrs) : MBS_OK;
         return st != MBS_OK ? st : handlers[k].read(c, n);
     }
+    if (io_skip_foreign(c, n) == MBS_OK) return MBS_OK;
     return io_fail(c, n, MBS_ERR_ARG, "unknown element (URDF: link, joint, material; mbs: gravity, "
                    "spring_damper, joint_spring_damper, line_force_two_masses, rotor, joint_force, "
                    "joint_friction, joint_brake, joint_stop, frame_force, closure, curve_joint, "

@@ -286,6 +286,11 @@ static xmlDoc *read_xml(mbs_builder *b, const char *path, int *st)
 
 static int builder_load_impl(mbs_builder *b, const char *path)
 {
+    return mbs_builder_load_with(b, path, NULL);
+}
+
+int mbs_builder_load_with(mbs_builder *b, const char *path, const mbs_load_options *opt)
+{
     if (!b) return MBS_ERR_ARG;
     if (!path) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_builder_load: path is NULL");
     int st = MBS_OK;
@@ -299,7 +304,7 @@ static int builder_load_impl(mbs_builder *b, const char *path)
     if (!io_is(root, "robot"))
         st = io_fail(&c, root, MBS_ERR_ARG, "the root element must be <robot> (URDF)");
     else
-        st = read_robot(&c, root);
+        io_options_begin(&c, root, opt), st = read_robot(&c, root);
     if (st != MBS_OK) mbs_builder_rollback(b, &mark);
     free(c.links);
     free(c.mats);

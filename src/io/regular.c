@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,8 +23,7 @@ int mbs_open_regular(const char *path, char *why, size_t len)
     const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         const int e = errno;
-        snprintf(why, len, "%s", e == ENOENT ? "no such file" : e == EACCES ? "permission denied"
-                                                                             : "cannot be opened");
+        snprintf(why, len, "%s", strerror(e)); /* the system's reason: "No such file or directory" */
         return -1;
     }
     struct stat st = {0};

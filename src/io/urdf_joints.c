@@ -211,8 +211,9 @@ int io_weld_root(io_ctx *c, const xmlNode *robot)
     free(work);
     if (st != MBS_OK) return st;
     if (!root) return world ? MBS_OK : io_fail(c, robot, MBS_ERR_TOPOLOGY, "no links");
-    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_FIXED); /* welded, as ROS tools read it */
-    jd.parent = MBS_WORLD, jd.child = root->body;
+    const char *name; /* welded, as ROS tools read it, or free with floating_base */
+    mbs_joint_def jd = mbs_default_joint_def(io_root_joint(c, &name));
+    jd.name = name, jd.parent = MBS_WORLD, jd.child = root->body;
     const int j = mbs_add_joint(c->b, &jd);
     return j < 0 ? io_fail_builder(c, robot, j) : MBS_OK;
 }

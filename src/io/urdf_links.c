@@ -85,6 +85,7 @@ int io_read_link(io_ctx *c, const xmlNode *n)
         const xmlNode *in;
         if (io_one(c, n, "inertial", &in) != MBS_OK) return MBS_ERR_ARG;
         if (in && read_inertial(c, in, &bd) != MBS_OK) return MBS_ERR_ARG;
+        io_settle_inertia(c, n, &bd);
         l.massive = bd.mass > 0.0;
         l.body = mbs_add_body(c->b, &bd);
         if (l.body < 0) return io_fail_builder(c, n, l.body);

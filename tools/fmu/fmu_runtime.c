@@ -16,6 +16,7 @@
 #include "loops/loops.h"
 #include "fmu_guid.h"
 #include "fmu_instance.h"
+#include "fmu_uri.h"
 
 fmi2Status fmu_say(fmu *c, fmi2Status status, const char *fmt, ...)
 {
@@ -30,20 +31,12 @@ fmi2Status fmu_say(fmu *c, fmi2Status status, const char *fmt, ...)
     return status;
 }
 
-/* The path of a "file:" URI (file:///a/b, file:/a/b) or of a plain path. */
-static const char *uri_path(const char *uri)
-{
-    if (strncmp(uri, "file://", 7) == 0) return uri + 7;
-    if (strncmp(uri, "file:", 5) == 0) return uri + 5;
-    return uri;
-}
-
 /* The model file in the resources folder (model.urdf or model.xml) into path; 0 or -1. */
-static int model_path(const char *resources, char *path, size_t len)
+static int model_path(const char *dir, char *path, size_t len)
 {
     static const char *const names[] = {"model.urdf", "model.xml"};
     for (int k = 0; k < 2; ++k) {
-        snprintf(path, len, "%.900s/%s", uri_path(resources), names[k]);
+        snprintf(path, len, "%.3900s/%s", dir, names[k]);
         FILE *f = fopen(path, "rb");
         if (f) return fclose(f), 0;
     }
@@ -54,9 +47,10 @@ static int model_path(const char *resources, char *path, size_t len)
    -1 with a message in why. */
 static int load_model(fmu *c, const char *resources, const char *guid, char *why, size_t len)
 {
-    char path[1000], expect[64];
-    if (model_path(resources, path, sizeof path) != 0)
-        return snprintf(why, len, "no model.urdf or model.xml in %.300s", uri_path(resources)), -1;
+    char dir[4000], path[4096], expect[64];
+    if (fmu_uri_path(resources, dir, sizeof dir, why, len) != 0) return -1;
+    if (model_path(dir, path, sizeof path) != 0)
+        return snprintf(why, len, "no model.urdf or model.xml in %.300s", dir), -1;
     if (fmu_guid_of_file(path, expect, sizeof expect) != 0 || strcmp(expect, guid) != 0)
         return snprintf(why, len, "GUID %.60s does not match the model %.300s (%s)", guid, path, expect), -1;
     if (fmu_model_load(path, &c->m, &c->vars, why, len) != 0) return -1;
