@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Configures (once) and builds mbs in ./build after installing missing packages. Arguments
-# are ninja targets (default: everything), e.g. `scripts/build.sh tools/mbs-sim`.
+# are ninja targets (default: everything), e.g. `scripts/build.sh tools/sim/mbs-sim`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # a build configured with -Dcvode=disabled does not need SUNDIALS installed

@@ -5,5 +5,5 @@
 #   ./scripts/demo.sh run robot_r3 --plot r3.svg
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh tools/mbs-sim
-exec ./build/tools/mbs-sim "$@"
+bash scripts/build.sh tools/sim/mbs-sim
+exec ./build/tools/sim/mbs-sim "$@"
