@@ -10,7 +10,9 @@
  *     follower's weight (1e-12);
  *   - long runs: a disc spinning at 1000 rad/s rolls 1e4 rad on a line, a gear pair (two
  *     pitch circles) turns 1e4 rad: slip and energy (the contact parameters of periodic
- *     curves kept within one period, the solve's tolerances relative to the curves);
+ *     curves kept within one period, the solve's tolerances relative to the curves); the
+ *     disc cam's circle as a closed user curve turns 19 times, its parameter within its
+ *     period;
  *   - bad input: a zero radius, a user curve without a function, two lines, a user curve
  *     that fails, curves that cannot touch at the start: each a status and a message, the
  *     builder or the state unchanged. */
@@ -133,7 +135,17 @@ static void test_rolling_ellipse(void **state)
 
 /* Disc cam turning about world z at the origin (a heavy flywheel), a flat-faced follower on
    a prismatic joint along y (its face the body's x axis, facing down). joint ids out. */
-static mbs_model *disc_cam(int *jcam, int *jf, int *jc, double axis_y_reach)
+/* The disc's circle as a user curve (arc length s, closed: period 2 pi r). */
+static int user_circle(double s, double p[2], double dp[2], double ddp[2], void *user)
+{
+    (void)user;
+    const double u = s / CAM_R, c = cos(u), sn = sin(u);
+    p[0] = CAM_R * c, p[1] = CAM_R * sn, dp[0] = -sn, dp[1] = c;
+    ddp[0] = -c / CAM_R, ddp[1] = -sn / CAM_R;
+    return 0;
+}
+
+static mbs_model *disc_cam(int *jcam, int *jf, int *jc, double axis_y_reach, int user)
 {
     mbs_builder *b = mbs_builder_create();
     const double g[3] = {0.0, -G, 0.0};
@@ -158,6 +170,10 @@ static mbs_model *disc_cam(int *jcam, int *jf, int *jc, double axis_y_reach)
     c.name = "contact", c.parent = cam, c.child = fol;
     c.frame_parent.pos[0] = CAM_E;
     c.curve_parent.kind = MBS_CURVE_CIRCLE, c.curve_parent.a = CAM_R;
+    if (user) {
+        c.curve_parent.kind = MBS_CURVE_USER, c.curve_parent.fn = user_circle;
+        c.curve_parent.period = 2.0 * PI * CAM_R;
+    }
     c.curve_child.kind = MBS_CURVE_LINE, c.curve_child.flip = 1; /* face down */
     c.s_parent = 0.5 * PI * CAM_R;                               /* the top of the disc */
     *jc = mbs_add_curve_joint(b, &c);
@@ -174,7 +190,7 @@ static void test_disc_cam(void **state)
 {
     (void)state;
     int jcam, jf, jc;
-    mbs_model *m = disc_cam(&jcam, &jf, &jc, 0.0);
+    mbs_model *m = disc_cam(&jcam, &jf, &jc, 0.0, 0);
     mbs_data *d = mbs_data_create(m);
     const int qc = mbs_model_joint_qadr(m, jcam), qf = mbs_model_joint_qadr(m, jf);
     mbs_data_q(d)[qf] = 0.2; /* a guess */
@@ -357,6 +373,41 @@ static void test_gears_turn_far(void **state)
     mbs_model_destroy(m);
 }
 
+/* The disc cam's circle as a closed user curve (a cam profile of the host's): 20 s of RK4
+   at 1 ms from 6 rad/s (19 turns); the parameter stays within its period, the lift follows
+   the cam (as an open curve, period 0, the parameter grows to -11.8 over the 19 turns, its
+   rounding with it). */
+static void test_user_cam_turns(void **state)
+{
+    (void)state;
+    int jcam, jf, jc;
+    mbs_model *m = disc_cam(&jcam, &jf, &jc, 0.0, 1);
+    mbs_data *d = mbs_data_create(m);
+    const int qc = mbs_model_joint_qadr(m, jcam), qf = mbs_model_joint_qadr(m, jf);
+    mbs_data_q(d)[qf] = 0.2;
+    mbs_data_v(d)[mbs_model_joint_vadr(m, jcam)] = 6.0;
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    mbs_stepper_def sd = mbs_default_stepper_def(MBS_STEP_RK4);
+    mbs_stepper *st = mbs_stepper_create(d, &sd);
+    double err = 0.0, s[2];
+    for (int k = 1; k <= 20000; ++k) {
+        const int rc = mbs_stepper_step(st, 1e-3);
+        if (rc != MBS_OK) print_error("t %.3f: %s\n", 1e-3 * k, mbs_data_error(d));
+        assert_int_equal(rc, MBS_OK);
+        const double th = mbs_data_q(d)[qc], y = mbs_data_q(d)[qf];
+        err = fmax(err, fabs(y - (CAM_E * sin(th) + CAM_R)));
+    }
+    assert_int_equal(mbs_curve_joint_contact(d, jc, s, NULL, NULL), MBS_OK);
+    print_message("user cam 20 s (%.0f rad): |lift - (e sin theta + r)| %.1e, s %.4f\n",
+                  mbs_data_q(d)[qc], err, s[0]);
+    assert_true(mbs_data_q(d)[qc] > 100.0);
+    assert_true(err <= 1e-10);
+    assert_true(fabs(s[0]) <= PI * CAM_R);
+    mbs_stepper_destroy(st);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 /* ---------------------------------------------------------------- bad input */
 
 static int failing_curve(double s, double p[2], double dp[2], double ddp[2], void *user)
@@ -412,7 +463,7 @@ static void test_bad_curves(void **state)
     mbs_builder_destroy(b);
 
     int jcam, jf, jc;
-    m = disc_cam(&jcam, &jf, &jc, 0.5); /* the follower slides along x at y = 0.5: out of reach */
+    m = disc_cam(&jcam, &jf, &jc, 0.5, 0); /* the follower slides along x at y = 0.5: out of reach */
     mbs_data *d = mbs_data_create(m);
     double q0[2], v0[2];
     memcpy(q0, mbs_data_q(d), sizeof q0), memcpy(v0, mbs_data_v(d), sizeof v0);
@@ -455,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_disc_cam),
         cmocka_unit_test(test_disc_rolls_far),
         cmocka_unit_test(test_gears_turn_far),
+        cmocka_unit_test(test_user_cam_turns),
         cmocka_unit_test(test_bad_curves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

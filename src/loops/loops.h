@@ -15,6 +15,8 @@
  *   preferred as dependent). When the condition
  *   estimate of J_v grows MBS_LOOP_REPARTITION_RATIO times beyond its value at the partition
  *   (a coordinate approaching a limit position), the partition is made again (an event).
+ *   The estimate is relative to the rows (loops_jv_cond), and preferred coordinates yield to
+ *   the best partition where they turn singular (dynamic state selection, loops_partition).
  * Closure (Docquier, Poncelet, Fisette 2013 eqs. 13-14): Newton-Raphson v <- v - J_v^-1 h_a with u fixed (with step
  *   halving when the residual grows), then v_v = -J_v^-1 J_u v_u.
  * Dynamics (Docquier, Poncelet, Fisette 2013 eq. 6): qacc0 by ABA, Y = M^-1 J_a^T by the tree-sparse L^T D L of M,

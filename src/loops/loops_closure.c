@@ -4,34 +4,44 @@
 
 /* ------------------------------------------------------------------ closure */
 
-/* LU of J_v (active rows x dependent columns of L->J) and its condition estimate
-   max |U_ii| / min |U_ii|; MBS_ERR_SINGULAR on a zero pivot. */
-int loops_factor_jv(mbs_data *d, mbs_loops *L)
+/* See loops_internal.h: max(max |U_ii|, largest entry of J_a) / min |U_ii|, relative to the
+   rows, so that a J_v of one row (a distance joint's loop), whose own ratio is always 1,
+   still tells when its dependent coordinate reaches a dead point (an independent crank at its
+   limit position) and a better partition exists. */
+double loops_jv_cond(mbs_loops *L, double *piv)
 {
     const int r = L->rank, nv = L->nv;
-    L->cond = 1.0;
-    L->lu_ok = L->lu_here = 1;
-    if (r == 0) return MBS_OK;
+    *piv = 1.0;
+    if (r == 0) return 1.0;
     for (int k = 0; k < r; ++k)
         for (int i = 0; i < r; ++i)
             L->LU[i + (size_t)k * (size_t)r] = L->J[(size_t)i * (size_t)nv + (size_t)L->dep[k]];
     const int info = mbs_dense_lu(r, L->LU, L->ipiv);
-    L->lu_ok = L->lu_here = info == 0;
-    double umax = 0.0, umin = INFINITY;
+    double umax = 0.0, umin = INFINITY, jmax = 0.0;
+    for (size_t i = 0; i < (size_t)r * (size_t)nv; ++i) jmax = fmax(jmax, fabs(L->J[i]));
     for (int i = 0; i < r; ++i) {
         const double u = fabs(L->LU[i + (size_t)i * (size_t)r]);
         umax = u > umax ? u : umax;
         umin = u < umin ? u : umin;
     }
-    if (info != 0 || !(umin > 0.0) || !isfinite(umax)) {
-        char buf[96];
-        L->cond = INFINITY;
-        return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: singular configuration: J_v of the "
-                             "partition is singular (cut joint %s)",
-                             loops_row_label(d, L, L->arow[info > 0 ? info - 1 : 0], buf, (int)sizeof buf));
-    }
-    L->cond = umax / umin;
-    return MBS_OK;
+    if (info != 0 || !(umin > 0.0) || !isfinite(umax) || !isfinite(jmax)) return *piv = INFINITY;
+    *piv = umax / umin;
+    return fmax(umax, jmax) / umin;
+}
+
+/* LU of J_v (active rows x dependent columns of L->J) and its condition estimate
+   (loops_jv_cond); MBS_ERR_SINGULAR on a zero pivot. */
+int loops_factor_jv(mbs_data *d, mbs_loops *L)
+{
+    L->cond_sel = loops_jv_cond(L, &L->cond);
+    L->lu_ok = L->lu_here = isfinite(L->cond_sel);
+    if (L->lu_ok) return MBS_OK;
+    char buf[96];
+    int info = 0;
+    while (info < L->rank && fabs(L->LU[info + (size_t)info * (size_t)L->rank]) > 0.0) ++info;
+    return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: singular configuration: J_v of the "
+                         "partition is singular (cut joint %s)",
+                         loops_row_label(d, L, L->arow[info < L->rank ? info : 0], buf, (int)sizeof buf));
 }
 
 /* Active Jacobian rows and the LU of J_v at the current kinematics. */
@@ -290,25 +300,38 @@ static int check_dropped(mbs_data *d, mbs_loops *L)
 }
 
 /* A new partition at q when J_v got ill-conditioned (MBS_LOOP_REPARTITION_RATIO times worse
-   than when its partition was made): kept if it is at least twice better (an event); else
-   the old one stays and the next try waits for a RETRY_GROWTH times worse J_v. */
+   than when its partition was made, or beyond PREFER_COND with preferred coordinates): kept
+   if it is at least twice better (PREFER_COND times with preferred coordinates, or the best
+   one replacing singular preferred ones: an event); else the old one stays and the next try
+   waits for a RETRY_GROWTH times worse J_v. */
 static int try_repartition(mbs_data *d, mbs_loops *L)
 {
-    const double old = L->cond;
+    const double old = L->cond_sel;
+    const int pref_off = L->pref_off;
     memcpy(L->dep_bak, L->dep, (size_t)L->nv * sizeof(int));
     memcpy(L->ind_bak, L->ind, (size_t)L->nv * sizeof(int));
     int st = loops_partition(d, L);
     if (st == MBS_OK) st = loops_factor_jv(d, L);
-    if (st == MBS_OK && L->cond < 0.5 * old) {
+    const double gain = L->prefer ? PREFER_COND : 2.0; /* with preferences: as eager */
+    if (st == MBS_OK && (gain * L->cond_sel < old || L->pref_off > pref_off)) {
         L->nevents++;
-        L->cond_retry = MBS_LOOP_REPARTITION_RATIO * fmax(L->cond, 1.0);
+        L->cond_retry = MBS_LOOP_REPARTITION_RATIO * fmax(L->cond_sel, 1.0);
         L->cond_smooth = MBS_LOOP_SMOOTH_COND;
         return MBS_OK;
     }
     memcpy(L->dep, L->dep_bak, (size_t)L->nv * sizeof(int));
     memcpy(L->ind, L->ind_bak, (size_t)L->nv * sizeof(int));
+    L->pref_off = pref_off;
     L->cond_retry = RETRY_GROWTH * old;
+    L->pref_retry = PREFER_RETRY * old;
     return loops_factor_jv(d, L);
+}
+
+/* 1 when the preferred partition serves, conditioned beyond PREFER_COND and worse than at
+   the last attempt to leave it: time to see whether a better one exists. */
+static int prefer_due(const mbs_loops *L)
+{
+    return L->prefer && !L->pref_off && L->cond_sel > PREFER_COND && L->cond_sel > L->pref_retry;
 }
 
 /* Without cut-joint rows the active rows are distinct coordinates: q_k and v_k take their
@@ -321,7 +344,7 @@ static int close_coordinates(mbs_data *d, mbs_loops *L)
         d->q[ev->qrows[k].qindex] = d->ev->st.row_pos[k];
         d->v[ev->qrows[k].vindex] = d->ev->row_vel[k];
     }
-    L->cond = 1.0;
+    L->cond = L->cond_sel = 1.0;
     L->lu_here = 0;
     return MBS_OK;
 }
@@ -333,7 +356,7 @@ int loops_close_once(mbs_data *d, mbs_loops *L, int flags)
     if (L->mcut == 0) return close_coordinates(d, L);
     int st = newton(d, L);
     if (st == MBS_OK && L->cond_retry == 0.0)
-        L->cond_retry = MBS_LOOP_REPARTITION_RATIO * fmax(L->cond, 1.0);
+        L->cond_retry = MBS_LOOP_REPARTITION_RATIO * fmax(L->cond_sel, 1.0);
     if (st == MBS_ERR_SINGULAR && (flags & MBS_CLOSE_RECOVER)) {
         memcpy(d->q, L->qbak, (size_t)L->nq * sizeof(double));
         mbs_kinematics(d);
@@ -345,8 +368,11 @@ int loops_close_once(mbs_data *d, mbs_loops *L, int flags)
         }
     }
     if (st == MBS_OK && (flags & MBS_CLOSE_CHECK)) st = check_dropped(d, L);
-    if (st == MBS_OK && (flags & MBS_CLOSE_REPARTITION) && L->cond > L->cond_retry)
+    if (st == MBS_OK && (flags & MBS_CLOSE_REPARTITION) &&
+        (L->cond_sel > L->cond_retry || prefer_due(L)))
         st = try_repartition(d, L);
+    else if (st == MBS_OK && (flags & MBS_CLOSE_REPARTITION) && L->pref_off)
+        st = loops_prefer_back(d, L);
     if (st == MBS_OK) st = project(d, L);
     return st;
 }
@@ -477,6 +503,7 @@ int loops_newton_assemble(mbs_data *d)
     mbs_loops *L = d->loops;
     save_state(d, L);
     L->hold_pass = L->hold != NULL;
+    L->keep_pref = 1; /* the preferred coordinates keep the user's values */
     int st = assemble(d, L);
     L->hold_pass = 0;
     if (L->hold && (st == MBS_ERR_CONVERGENCE || st == MBS_ERR_SINGULAR)) {
@@ -484,6 +511,7 @@ int loops_newton_assemble(mbs_data *d)
         if (st == MBS_OK) st = check_held(d, L);
         if (st != MBS_OK) restore_state(d, L);
     }
+    L->keep_pref = 0;
     return st;
 }
 

@@ -221,7 +221,7 @@ static int smooth_sample(mbs_data *d, mbs_loops *L, double tau)
    states at +-tau are no longer near-singular (loops.h). Falls back to the direct value. */
 static int forward_smoothed(mbs_data *d, mbs_loops *L)
 {
-    const double cond0 = L->cond;
+    const double cond0 = L->cond, sel0 = L->cond_sel;
     double vmax = 0.0;
     for (int i = 0; i < L->nv; ++i) vmax = fmax(vmax, fabs(d->v[i]));
     memcpy(L->qsm, d->q, (size_t)L->nq * sizeof(double));
@@ -241,7 +241,7 @@ static int forward_smoothed(mbs_data *d, mbs_loops *L)
     } else if (st2 == MBS_OK) {
         st2 = forward_direct(d, L);
     }
-    L->cond = cond0;
+    L->cond = cond0, L->cond_sel = sel0;
     loops_mark_closed(d, L, 0);
     return st2;
 }

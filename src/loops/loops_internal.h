@@ -28,6 +28,10 @@
 #define PROJECT_MAXIT 6        /* velocity projection corrections at most */
 #define HOLD_TOL 1e-9          /* a held coordinate that assembly moved further (tangent
                                   units: rad, m) could not keep its value */
+#define PREFER_COND 1.5        /* a partition of preferred coordinates (state_priority) this
+                                  much worse conditioned than the best is singular there ... */
+#define PREFER_BACK 1.2        /* ... and regular again below this (hysteresis) */
+#define PREFER_RETRY 1.25      /* no better partition: look again at a J_v this much worse */
 
 struct mbs_loops {
     mbs_con_topo t;
@@ -81,6 +85,15 @@ struct mbs_loops {
     /* coordinates held at assembly (mbs_set_joint_hold): the model's mask, NULL if none */
     const unsigned char *hold;
     int hold_pass;           /* 1 while mbs_loops_assemble runs: partitions prefer them */
+    int prefer;              /* some joint has a state_priority (weights not all 1) */
+    int keep_pref;           /* 1 while an assembly or analysis makes the partition: its
+                                weights as they are (the preferred coordinates keep their
+                                values), no switch to the best partition */
+    int pref_off;            /* the partition is the best one, not the preferred (singular
+                                at the partition's q) */
+    double pref_retry;       /* the preferred J_v's condition at the last failed attempt */
+    double cond_sel;         /* J_v's condition relative to the rows (loops_jv_cond): what
+                                the repartitions compare (cond: its own, the tolerances') */
 };
 
 
@@ -105,6 +118,12 @@ int loops_select_all(mbs_data *d, mbs_loops *L);
 /* LU of J_v (active rows x dependent columns of L->J) and its condition estimate
    max |U_ii| / min |U_ii|; MBS_ERR_SINGULAR on a zero pivot. */
 int loops_factor_jv(mbs_data *d, mbs_loops *L);
+/* LU of J_v into L->LU for the dependent dofs in L->dep: its condition relative to the rows
+   (INFINITY when singular; no message) and into *piv max |U_ii| / min |U_ii|. */
+double loops_jv_cond(mbs_loops *L, double *piv);
+/* At a closed state while the partition is not the preferred one: back to the preferred one
+   when it is regular here again (an event); a status. */
+int loops_prefer_back(mbs_data *d, mbs_loops *L);
 /* Active Jacobian rows and the LU of J_v at the current kinematics. */
 int loops_jac_factor(mbs_data *d, mbs_loops *L);
 /* x = J_v^-1 b in place (r values). */

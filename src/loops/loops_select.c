@@ -40,6 +40,7 @@ static int ws_alloc(mbs_loops *L, const mbs_model *m)
         ok &= (*ip[i] = calloc(in[i], sizeof(int))) != NULL;
     if (!ok) return MBS_ERR_NOMEM;
     for (int k = 0; k < L->nv; ++k) L->weight[k] = priority_weight(m, k);
+    for (int k = 0; k < L->nv; ++k) L->prefer |= L->weight[k] != 1.0;
     if (mbs_con_topo_init(m, &L->t) != MBS_OK) return MBS_ERR_NOMEM;
     L->Z = calloc(mn1 * (size_t)(L->t.maxclo + 1), sizeof(double));
     return L->Z ? MBS_OK : MBS_ERR_NOMEM;
@@ -180,7 +181,7 @@ static int weighted_qrp(mbs_loops *L, const unsigned char *skip)
 {
     const int r = L->rank, nv = L->nv;
     for (int j = 0; j < nv; ++j) {
-        const double w = skip && skip[j] ? 0.0 : L->weight[j];
+        const double w = skip && skip[j] ? 0.0 : L->pref_off ? 1.0 : L->weight[j];
         for (int i = 0; i < r; ++i)
             L->qr[i + (size_t)j * (size_t)r] = L->J[(size_t)i * (size_t)nv + (size_t)j] * w;
     }
@@ -217,18 +218,21 @@ static void partition_coordinates(const mbs_data *d, mbs_loops *L)
     for (int k = 0; k < n; ++k) L->dep[r + k] = L->ind[k];
 }
 
-/* Pivoted QR of the weighted active rows J_a (rank x nv): the first rank pivots are the
-   dependent coordinates (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models" eq. 10); during assembly held coordinates are taken only
-   when the others do not suffice (take_held). Needs L->J of the active rows. */
-int loops_partition(mbs_data *d, mbs_loops *L)
+/* The first rank pivots of the QR as the dependent dofs, both lists ascending. */
+static void take_pivots(mbs_loops *L)
 {
     const int r = L->rank, nv = L->nv;
-    const unsigned char *held = L->hold_pass ? L->hold : NULL;
-    L->lu_ok = 0;
-    if (L->mcut == 0) {
-        partition_coordinates(d, L);
-        return MBS_OK;
-    }
+    for (int k = 0; k < nv; ++k) L->dep[k] = r > 0 ? L->jpvt[k] - 1 : k; /* rank 0: all free */
+    sort_ints(L->dep, r);
+    sort_ints(L->dep + r, nv - r);
+    for (int k = 0; k < nv - r; ++k) L->ind[k] = L->dep[r + k];
+}
+
+/* The partition of the QR (weighted unless L->pref_off) into L->dep; MBS_ERR_SINGULAR when
+   J_a has no valid one. */
+static int qr_partition(mbs_data *d, mbs_loops *L, const unsigned char *held)
+{
+    const int r = L->rank, nv = L->nv;
     for (int j = 0; j < nv; ++j) L->jpvt[j] = 0;
     if (r > 0) {
         int info = weighted_qrp(L, held);
@@ -243,11 +247,63 @@ int loops_partition(mbs_data *d, mbs_loops *L)
                                  loops_row_label(d, L, L->arow[r - 1], buf, (int)sizeof buf));
         }
     }
-    for (int k = 0; k < nv; ++k) L->dep[k] = r > 0 ? L->jpvt[k] - 1 : k; /* rank 0: all free */
-    sort_ints(L->dep, r);
-    sort_ints(L->dep + r, nv - r);
-    for (int k = 0; k < nv - r; ++k) L->ind[k] = L->dep[r + k];
+    take_pivots(L);
     return MBS_OK;
+}
+
+/* Pivoted QR of the weighted active rows J_a (rank x nv): the first rank pivots are the
+   dependent coordinates (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models" eq. 10); during assembly held coordinates are taken only
+   when the others do not suffice (take_held). Dynamic state selection (Otter, Elmqvist,
+   Mattsson 2003, "The New Modelica MultiBody Library", §7): the
+   preferred coordinates (state_priority) stay independent only while they are regular: where
+   their J_v is PREFER_COND times worse conditioned than the best partition's (a preferred
+   crank at its limit position, where it turns back), the best one serves (L->pref_off) until
+   loops_prefer_back finds them regular again. Needs L->J of the active rows. */
+int loops_partition(mbs_data *d, mbs_loops *L)
+{
+    const unsigned char *held = L->hold_pass ? L->hold : NULL;
+    L->lu_ok = 0;
+    L->pref_off = 0;
+    L->pref_retry = 0.0;
+    if (L->mcut == 0) {
+        partition_coordinates(d, L);
+        return MBS_OK;
+    }
+    int st = qr_partition(d, L, held);
+    if (st != MBS_OK || held || L->keep_pref || !L->prefer || L->rank == 0) return st;
+    double piv;
+    const double c_pref = loops_jv_cond(L, &piv);
+    if (!(c_pref > PREFER_COND)) return MBS_OK;
+    memcpy(L->dep_bak, L->dep, (size_t)L->nv * sizeof(int));
+    memcpy(L->ind_bak, L->ind, (size_t)L->nv * sizeof(int));
+    L->pref_off = 1;
+    st = qr_partition(d, L, NULL);
+    if (st == MBS_OK && PREFER_COND * loops_jv_cond(L, &piv) < c_pref) return MBS_OK;
+    memcpy(L->dep, L->dep_bak, (size_t)L->nv * sizeof(int)); /* no better one: keep them */
+    memcpy(L->ind, L->ind_bak, (size_t)L->nv * sizeof(int));
+    L->pref_off = 0;
+    return MBS_OK;
+}
+
+/* See loops_internal.h. */
+int loops_prefer_back(mbs_data *d, mbs_loops *L)
+{
+    const double old = L->cond_sel;
+    double piv;
+    memcpy(L->dep_bak, L->dep, (size_t)L->nv * sizeof(int));
+    memcpy(L->ind_bak, L->ind, (size_t)L->nv * sizeof(int));
+    L->pref_off = 0;
+    int st = qr_partition(d, L, NULL);
+    if (st == MBS_OK && loops_jv_cond(L, &piv) <= PREFER_BACK * old) {
+        L->nevents++;
+        L->cond_retry = 0.0;
+        L->cond_smooth = MBS_LOOP_SMOOTH_COND;
+        return loops_factor_jv(d, L);
+    }
+    memcpy(L->dep, L->dep_bak, (size_t)L->nv * sizeof(int));
+    memcpy(L->ind, L->ind_bak, (size_t)L->nv * sizeof(int));
+    L->pref_off = 1;
+    return loops_factor_jv(d, L);
 }
 
 /* A fresh selection at the data's q: kinematics, all rows, RRQR, loops_partition (an event). */
@@ -328,7 +384,9 @@ int mbs_loops_partition_holding(mbs_data *d, const unsigned char *hold)
         L->y[k] = L->weight[k];
         if (hold && hold[k]) L->weight[k] = 0.0;
     }
+    L->keep_pref = 1;
     st = loops_partition(d, L);
+    L->keep_pref = 0;
     for (int k = 0; k < L->nv; ++k) L->weight[k] = L->y[k];
     if (st == MBS_OK) st = loops_factor_jv(d, L);
     if (st != MBS_OK) {
@@ -482,7 +540,7 @@ int mbs_loops_set_partition(mbs_data *d, const unsigned char *dep)
         L->lu_ok = 0;
         return st;
     }
-    L->cond_retry = MBS_LOOP_REPARTITION_RATIO * fmax(L->cond, 1.0);
+    L->cond_retry = MBS_LOOP_REPARTITION_RATIO * fmax(L->cond_sel, 1.0);
     L->cond_smooth = MBS_LOOP_SMOOTH_COND;
     return MBS_OK;
 }

@@ -18,6 +18,10 @@ struct mbs_loops_snap {
     /* the conditioning history: Newton's tolerance (newton_tol), the next repartition
        (cond_retry), smoothing (cond_smooth), chord steps and the exact projection (cond) */
     double cond, cond_retry, cond_smooth;
+    /* whether the best partition serves instead of the preferred one (dynamic state
+       selection) and when to look again */
+    int pref_off;
+    double pref_retry, cond_sel;
     /* the LU of J_v that Newton's first (chord) steps reuse from the last closure */
     int lu_ok;
     double *LU;              /* [rank rank], saved only when lu_ok */
@@ -81,6 +85,8 @@ int mbs_loops_snap_create(const mbs_data *d, mbs_loops_snap **out)
         memcpy((dst)->ind, (src)->ind, (size_t)(L)->nv * sizeof(int));                         \
         (dst)->cond = (src)->cond, (dst)->cond_retry = (src)->cond_retry;                      \
         (dst)->cond_smooth = (src)->cond_smooth, (dst)->lu_ok = (src)->lu_ok;                  \
+        (dst)->pref_off = (src)->pref_off, (dst)->pref_retry = (src)->pref_retry;              \
+        (dst)->cond_sel = (src)->cond_sel;                                                     \
         if ((src)->lu_ok) {                                                                    \
             memcpy((dst)->LU, (src)->LU, (size_t)(src)->rank * (size_t)(src)->rank *           \
                                              sizeof(double));                                  \
