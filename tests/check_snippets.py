@@ -14,6 +14,7 @@ Per markdown file, its ```c blocks are compiled against include/mbs/mbs.h:
 """
 import os
 import re
+import shlex
 import subprocess
 import tempfile
 
@@ -37,7 +38,9 @@ def compile_tu(cc, root, lib, code, link):
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "snippet.c")
         open(src, "w").write(code)
-        args = [cc] + FLAGS + ["-I", os.path.join(root, "include"), src]
+        # $MBS_SNIPPET_FLAGS: a sanitizer build's library needs its runtime linked too
+        args = shlex.split(cc) + FLAGS + shlex.split(os.environ.get("MBS_SNIPPET_FLAGS", ""))
+        args += ["-I", os.path.join(root, "include"), src]
         args += [lib, "-lm", "-o", os.path.join(tmp, "a.out")] if link else ["-c", "-o", os.path.join(tmp, "a.o")]
         r = subprocess.run(args, capture_output=True, text=True)
         if r.returncode == 0:
