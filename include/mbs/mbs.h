@@ -571,7 +571,7 @@ typedef struct mbs_position_target {
 int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
                         const unsigned char *fixed);
 /* ---------------------------------------------------------------- events, prescribed motion,
-   joint friction, brakes and stops (src/events/; docs/api.md "Events") */
+   joint friction, brakes and stops (docs/api.md "Events") */
 /* State events. g is a zero-crossing function of the state: every stepper finds the sign
    changes of g along the motion (both directions), stops there (fixed-step kinds: within
    mbs_stepper_def.event_tol, default 1e-9 s, on the far side of the crossing; CVODE: its
@@ -678,7 +678,7 @@ int mbs_joint_stop_state(const mbs_data *d, int joint, int dof);
    does not. */
 double mbs_joint_stop_beyond(const mbs_data *d, int *element);
 /* ---------------------------------------------------------------- forces between frames,
-   user line laws, parameters of a compiled model, sensitivities (issue 14) */
+   user line laws, parameters of a compiled model, sensitivities */
 
 /* Point masses (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library", Fig. 7;
    MSL Parts.PointMass): a body with mass > 0 and zero inertia that no joint but its own tree
