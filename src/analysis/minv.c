@@ -126,9 +126,9 @@ MBS_ALWAYS_INLINE void forward_kernel(const mbs_derivs *w, int i0, int n, double
 }
 
 /* forward_kernel, one-dof joints compiled apart (their vectors stay in registers). */
-MBS_WIDE_LOOPS static void forward_joint(const mbs_derivs *w, int i0, int n, double *X,
-                                         size_t ldx, const double *Pp, double *Pb,
-                                         size_t j0, size_t j1)
+static void forward_joint(const mbs_derivs *w, int i0, int n, double *X,
+                          size_t ldx, const double *Pp, double *Pb,
+                          size_t j0, size_t j1)
 {
     if (n == 1) forward_kernel(w, i0, 1, X, ldx, Pp, Pb, j0, j1);
     else forward_kernel(w, i0, n, X, ldx, Pp, Pb, j0, j1);
@@ -176,9 +176,9 @@ static int run_groups(size_t j, size_t j1)
    child), RUN_GROUPS column groups at a time with their accelerations in registers: the same
    operations in the same order per column (a joint past its first_column's group skips it,
    and so do those below). */
-MBS_WIDE_LOOPS static void forward_run(const mbs_derivs *w, const int *dof, int n, double *X,
-                                       size_t ldx, const double *Pp, double *Pb, int upper,
-                                       size_t j0, size_t j1)
+static void forward_run(const mbs_derivs *w, const int *dof, int n, double *X,
+                        size_t ldx, const double *Pp, double *Pb, int upper,
+                        size_t j0, size_t j1)
 {
     int ng = 0;
     for (size_t j = first_column(dof[0], upper, j0); j < j1; j += 8 * (size_t)ng) {
@@ -292,10 +292,10 @@ MBS_ALWAYS_INLINE void backward_kernel(const mbs_derivs *w, int i0, int n, const
 }
 
 /* backward_kernel, one-dof joints compiled apart. */
-MBS_WIDE_LOOPS static void backward_joint(const mbs_derivs *w, int i0, int n,
-                                          const double *Dinv, double *X, size_t ldx,
-                                          const double *Fb, double *Fp, int assign,
-                                          size_t j0, size_t j1)
+static void backward_joint(const mbs_derivs *w, int i0, int n,
+                           const double *Dinv, double *X, size_t ldx,
+                           const double *Fb, double *Fp, int assign,
+                           size_t j0, size_t j1)
 {
     if (n == 1) backward_kernel(w, i0, 1, Dinv, X, ldx, Fb, Fp, assign, j0, j1);
     else backward_kernel(w, i0, n, Dinv, X, ldx, Fb, Fp, assign, j0, j1);
@@ -326,10 +326,10 @@ static void zero_forces(double *F, size_t j0, size_t j1)
    groups at a time with their forces in registers: the same operations in the same order per
    column (a group starts at the deepest joint whose first_column reaches it, from the zero
    forces of those below). */
-MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, const int *dof,
-                                        int n, double *X, size_t ldx, const double *Fb,
-                                        double *Fp, int assign, int upper, size_t j0,
-                                        size_t j1)
+static void backward_run(const mbs_data *d, const mbs_derivs *w, const int *dof,
+                         int n, double *X, size_t ldx, const double *Fb,
+                         double *Fp, int assign, int upper, size_t j0,
+                         size_t j1)
 {
     int ng = 0;
     for (size_t j = first_column(dof[0], upper, j0); j < j1; j += 8 * (size_t)ng) {
