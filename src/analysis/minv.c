@@ -155,8 +155,10 @@ static inline tree_rec tree_at(const mbs_derivs *w, int t)
 
 /* Column groups of 8 a run (below) carries at once: independent chains of operations for
    the processor to overlap, their vectors in registers (4 x 6 of the 32 AVX-512 registers;
-   bench_count on a Zen 4: chain 30's derivatives 5 % faster than with 3, slower with 5). */
-#define RUN_GROUPS 4
+   bench_count on a Zen 4: chain 30's derivatives 5 % faster than with 3, slower with 5). With
+   AVX2's 16 registers two (chain 30 ~10 % faster than four, which spill more); SSE2 measured
+   slower with one than with four. */
+#define RUN_GROUPS (MBS_SIMD_W == 4 ? 2 : 4)
 #if defined(__GNUC__) && !defined(__clang__)
 #define MBS_UNROLL_GROUPS _Pragma("GCC unroll 4")
 #else
