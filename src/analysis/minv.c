@@ -185,10 +185,11 @@ static void forward_run(const mbs_derivs *w, const int *dof, int n, double *X,
     int ng = 0;
     for (size_t j = first_column(dof[0], upper, j0); j < j1; j += 8 * (size_t)ng) {
         ng = run_groups(j, j1);
-        mbs_d8 a[RUN_GROUPS][6], r;
-        for (int g = 0; g < ng; ++g)
+        mbs_d8 a[RUN_GROUPS][6], r; /* indexed by constants alone (unrolled): registers */
+        MBS_UNROLL_GROUPS
+        for (int g = 0; g < RUN_GROUPS; ++g)
             for (int c = 0; c < 6; ++c) {
-                if (Pp) D8_LOAD(a[g][c], Pp + 6 * (j + 8 * (size_t)g) + 8 * (size_t)c);
+                if (Pp && g < ng) D8_LOAD(a[g][c], Pp + 6 * (j + 8 * (size_t)g) + 8 * (size_t)c);
                 else a[g][c] = D8_ZERO;
             }
         for (int k = 0; k < n; ++k) {
@@ -211,8 +212,9 @@ static void forward_run(const mbs_derivs *w, const int *dof, int n, double *X,
             }
         }
         const size_t s1 = first_column(dof[n - 1], upper, j0);
-        for (int g = 0; Pb && g < ng; ++g)
-            if (j + 8 * (size_t)g >= s1)
+        MBS_UNROLL_GROUPS
+        for (int g = 0; g < RUN_GROUPS; ++g)
+            if (Pb && g < ng && j + 8 * (size_t)g >= s1)
                 for (int c = 0; c < 6; ++c)
                     D8_STORE(Pb + 6 * (j + 8 * (size_t)g) + 8 * (size_t)c, a[g][c]);
     }
@@ -366,8 +368,9 @@ static void backward_run(const mbs_data *d, const mbs_derivs *w, const int *dof,
                 for (int c = 0; c < 6; ++c) D8_AXPY(f[g][c], U[c], x);
             }
         }
-        for (int g = 0; Fp && g < ng; ++g)
-            for (int c = 0; c < 6; ++c) {
+        MBS_UNROLL_GROUPS
+        for (int g = 0; g < RUN_GROUPS; ++g)
+            for (int c = 0; Fp && g < ng && c < 6; ++c) {
                 double *o = Fp + 6 * (j + 8 * (size_t)g) + 8 * (size_t)c;
                 if (!assign) {
                     mbs_d8 h;
