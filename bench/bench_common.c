@@ -33,9 +33,39 @@ int bench_parse_args(int argc, char **argv, bench_opts *out)
     return 0;
 }
 
-/* Cores online and the 1-minute load average from /proc/loadavg (when there is one). */
+/* The processor's model name and its vector extensions from /proc/cpuinfo (when there is
+   one), and the SIMD variant the derivative passes run (MBS_SIMD selects it). */
+static void print_cpu(void)
+{
+    static const char *const ext[] = {"sse2", "avx", "avx2", "fma", "avx512f", "asimd", "sve"};
+    char line[4096], model[256] = "";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    printf("cpu:");
+    while (f && fgets(line, sizeof line, f)) {
+        const int is_flags = strncmp(line, "flags", 5) == 0 || strncmp(line, "Features", 8) == 0;
+        if (!model[0] && strncmp(line, "model name", 10) == 0 && strchr(line, ':'))
+            snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
+        if (!is_flags) continue;
+        model[strcspn(model, "\n")] = 0;
+        printf(" %s; vector extensions:", model[0] ? model : "(no model name)");
+        for (size_t i = 0; i < sizeof ext / sizeof ext[0]; ++i) {
+            char pat[32];
+            snprintf(pat, sizeof pat, " %s", ext[i]);
+            const char *at = strstr(line, pat);
+            const char end = at ? at[strlen(pat)] : 0;
+            if (at && (end == ' ' || end == '\n')) printf(" %s", ext[i]);
+        }
+        break;
+    }
+    if (f) fclose(f);
+    printf("; SIMD variant of the derivatives: %s\n", mbs_simd_variant());
+}
+
+/* Cores online and the 1-minute load average from /proc/loadavg (when there is one), the
+   processor and the SIMD variant. */
 void bench_print_machine(void)
 {
+    print_cpu();
     double load = -1.0;
     FILE *f = fopen("/proc/loadavg", "r");
     if (f) {

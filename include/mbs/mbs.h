@@ -897,6 +897,11 @@ int mbs_inverse_dynamics_derivatives(mbs_data *d, const double *qacc, double *dt
    it): dqacc/dq = -M^-1 dtau/dq, dqacc/dv = -M^-1 dtau/dv at that qacc, dqacc/dtau = M^-1. */
 int mbs_forward_dynamics_derivatives(mbs_data *d, double *dqacc_dq, double *dqacc_dv,
                                      double *dqacc_dtau);
+/* The SIMD variant the derivative passes run: "avx512", "avx2", "sse2", "neon" or "scalar".
+   Chosen once at start-up: the widest the build holds and the processor runs, or the one
+   the environment variable MBS_SIMD names when it is built and the processor runs it.
+   Every variant gives the same results (the scalar one is their reference). */
+const char *mbs_simd_variant(void);
 /* State-space model about the current (t, q, v, tau): dx/dt = A x + B dtau. A is nx x nx
    (row stride nx), B nx x nv (row stride nv, nullable); *nx = 2 nv for a tree, 2 ndof with
    closed loops, plus nux (mbs_model_nuser_states) with user states; the caller sizes A for

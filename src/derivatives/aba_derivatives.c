@@ -50,8 +50,8 @@ MBS_ALWAYS_INLINE void row_out(double *restrict out, const double *restrict x, i
    ones, or (sym) M^-1 from the upper triangle at X (the rows from the diagonal, the rest
    from the rows above); returns the first row that is not finite, or -1. One check of the
    whole matrix: the search for the row only when it fails. */
-MBS_WIDE_LOOPS static int copy_out(double *restrict out, int ld, const double *restrict X,
-                                   size_t ldx, int n, int lead, int sym)
+static int copy_out(double *restrict out, int ld, const double *restrict X,
+                    size_t ldx, int n, int lead, int sym)
 {
     mbs_d8 z[4] = {D8_ZERO, D8_ZERO, D8_ZERO, D8_ZERO};
     double t = 0.0;

@@ -1,4 +1,4 @@
-/* Derivatives of the dynamics of trees, linearisation and modes (src/analysis/): the
+/* Derivatives of the dynamics of trees, with linearisation and modes (src/analysis/) on top: the
  * workspace, sized at mbs_data_create, and the passes shared by their files.
  *
  * Every quantity of the derivative passes is expressed in world axes about the origin of the
@@ -19,6 +19,7 @@
 #define MBS_ANALYSIS_DERIVS_H
 
 #include "core/internal.h"
+#include "derivatives/derivs_simd.h"
 
 /* Per dof: [S | dV | dA | E], 24 doubles, world axes about the subtree's root origin. */
 #define MBS_DV_S 0
@@ -27,52 +28,16 @@
 #define MBS_DV_E 18
 #define MBS_DV_STRIDE 24
 
-/* Loops over contiguous columns (M^-1 and its products, minv.c, aba_derivatives.c): on
-   x86-64 with GCC they are also compiled for AVX2 and AVX-512 and the widest the processor
-   runs is picked at load time (each element gets the same multiplies and adds in the same
-   order, without contraction under -std=c11, so every variant gives the same bits). Not
-   under ThreadSanitizer: it instruments the variants' resolvers, which the dynamic loader
-   runs before the sanitizer's runtime is up (a crash at start). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
-    !defined(__SANITIZE_THREAD__)
-#define MBS_WIDE_LOOPS __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define MBS_WIDE_LOOPS
-#endif
-
-/* Eight doubles of contiguous columns: the GCC/Clang vector extension (lane by lane the
-   IEEE operations of scalar code) or a plain struct; never passed by value. */
-#if defined(__GNUC__)
-typedef double mbs_d8 __attribute__((vector_size(64), aligned(8)));
-#define D8_ZERO ((mbs_d8){0, 0, 0, 0, 0, 0, 0, 0})
-#define D8_AXPY(acc, s, x) ((acc) += (s) * (x)) /* acc += s x */
-#define D8_AXMY(acc, s, x) ((acc) -= (s) * (x)) /* acc -= s x */
-#define D8_SCALE(o, s, x) ((o) = (s) * (x))     /* o = s x */
-#define D8_SUB(acc, x) ((acc) -= (x))
-#define D8_LANE(v, e) ((v)[e])
-#else
-typedef struct mbs_d8 { double x[8]; } mbs_d8;
-#define D8_ZERO ((mbs_d8){{0, 0, 0, 0, 0, 0, 0, 0}})
-#define D8_AXPY(acc, s, v)                                                                   \
-    do {                                                                                     \
-        for (int e_ = 0; e_ < 8; ++e_) (acc).x[e_] += (s) * (v).x[e_];                      \
-    } while (0)
-#define D8_AXMY(acc, s, v)                                                                   \
-    do {                                                                                     \
-        for (int e_ = 0; e_ < 8; ++e_) (acc).x[e_] -= (s) * (v).x[e_];                      \
-    } while (0)
-#define D8_SCALE(o, s, v)                                                                    \
-    do {                                                                                     \
-        for (int e_ = 0; e_ < 8; ++e_) (o).x[e_] = (s) * (v).x[e_];                         \
-    } while (0)
-#define D8_SUB(acc, v)                                                                       \
-    do {                                                                                     \
-        for (int e_ = 0; e_ < 8; ++e_) (acc).x[e_] -= (v).x[e_];                            \
-    } while (0)
-#define D8_LANE(v, e) ((v).x[e])
-#endif
-#define D8_LOAD(v, p) memcpy(&(v), (p), sizeof(mbs_d8))
-#define D8_STORE(p, v) memcpy((p), &(v), sizeof(mbs_d8))
+/* Eight doubles of contiguous columns (M^-1 and its products, the lanes, the pairs): the SIMD
+   layer's mbs_d8, as wide as the variant these files are compiled for (derivs_simd.h). */
+#define D8_ZERO MBS_D8_ZERO
+#define D8_AXPY(acc, s, x) mbs_d8_axpy(&(acc), (s), &(x)) /* acc += s x */
+#define D8_AXMY(acc, s, x) mbs_d8_axmy(&(acc), (s), &(x)) /* acc -= s x */
+#define D8_SCALE(o, s, x) mbs_d8_scale(&(o), (s), &(x))   /* o = s x */
+#define D8_SUB(acc, x) mbs_d8_sub(&(acc), &(x))
+#define D8_LANE(v, e) mbs_d8_lane(&(v), (e))
+#define D8_LOAD(v, p) mbs_d8_load(&(v), (p))
+#define D8_STORE(p, v) mbs_d8_store((p), &(v))
 
 /* Central-difference step of the force elements without an analytic derivative (force
    callbacks), in each tangent coordinate and, times max(1, |v_l|), each rate. */

@@ -1,5 +1,5 @@
 /* The workspace of the derivatives, linearisation and modes (derivs.h), taken once at
- * mbs_data_create: nothing in src/analysis/ allocates after it. */
+ * mbs_data_create: nothing in src/derivatives/ or src/analysis/ allocates after it. */
 #include <stdlib.h>
 
 #include "derivatives/derivs.h"

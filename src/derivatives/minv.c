@@ -126,9 +126,9 @@ MBS_ALWAYS_INLINE void forward_kernel(const mbs_derivs *w, int i0, int n, double
 }
 
 /* forward_kernel, one-dof joints compiled apart (their vectors stay in registers). */
-MBS_WIDE_LOOPS static void forward_joint(const mbs_derivs *w, int i0, int n, double *X,
-                                         size_t ldx, const double *Pp, double *Pb,
-                                         size_t j0, size_t j1)
+static void forward_joint(const mbs_derivs *w, int i0, int n, double *X,
+                          size_t ldx, const double *Pp, double *Pb,
+                          size_t j0, size_t j1)
 {
     if (n == 1) forward_kernel(w, i0, 1, X, ldx, Pp, Pb, j0, j1);
     else forward_kernel(w, i0, n, X, ldx, Pp, Pb, j0, j1);
@@ -155,8 +155,10 @@ static inline tree_rec tree_at(const mbs_derivs *w, int t)
 
 /* Column groups of 8 a run (below) carries at once: independent chains of operations for
    the processor to overlap, their vectors in registers (4 x 6 of the 32 AVX-512 registers;
-   bench_count on a Zen 4: chain 30's derivatives 5 % faster than with 3, slower with 5). */
-#define RUN_GROUPS 4
+   bench_count on a Zen 4: chain 30's derivatives 5 % faster than with 3, slower with 5). With
+   AVX2's 16 registers two (chain 30 ~10 % faster than four, which spill more); SSE2 measured
+   slower with one than with four. */
+#define RUN_GROUPS (MBS_SIMD_W == 4 ? 2 : 4)
 #if defined(__GNUC__) && !defined(__clang__)
 #define MBS_UNROLL_GROUPS _Pragma("GCC unroll 4")
 #else
@@ -176,17 +178,18 @@ static int run_groups(size_t j, size_t j1)
    child), RUN_GROUPS column groups at a time with their accelerations in registers: the same
    operations in the same order per column (a joint past its first_column's group skips it,
    and so do those below). */
-MBS_WIDE_LOOPS static void forward_run(const mbs_derivs *w, const int *dof, int n, double *X,
-                                       size_t ldx, const double *Pp, double *Pb, int upper,
-                                       size_t j0, size_t j1)
+static void forward_run(const mbs_derivs *w, const int *dof, int n, double *X,
+                        size_t ldx, const double *Pp, double *Pb, int upper,
+                        size_t j0, size_t j1)
 {
     int ng = 0;
     for (size_t j = first_column(dof[0], upper, j0); j < j1; j += 8 * (size_t)ng) {
         ng = run_groups(j, j1);
-        mbs_d8 a[RUN_GROUPS][6], r;
-        for (int g = 0; g < ng; ++g)
+        mbs_d8 a[RUN_GROUPS][6], r; /* indexed by constants alone (unrolled): registers */
+        MBS_UNROLL_GROUPS
+        for (int g = 0; g < RUN_GROUPS; ++g)
             for (int c = 0; c < 6; ++c) {
-                if (Pp) D8_LOAD(a[g][c], Pp + 6 * (j + 8 * (size_t)g) + 8 * (size_t)c);
+                if (Pp && g < ng) D8_LOAD(a[g][c], Pp + 6 * (j + 8 * (size_t)g) + 8 * (size_t)c);
                 else a[g][c] = D8_ZERO;
             }
         for (int k = 0; k < n; ++k) {
@@ -209,8 +212,9 @@ MBS_WIDE_LOOPS static void forward_run(const mbs_derivs *w, const int *dof, int 
             }
         }
         const size_t s1 = first_column(dof[n - 1], upper, j0);
-        for (int g = 0; Pb && g < ng; ++g)
-            if (j + 8 * (size_t)g >= s1)
+        MBS_UNROLL_GROUPS
+        for (int g = 0; g < RUN_GROUPS; ++g)
+            if (Pb && g < ng && j + 8 * (size_t)g >= s1)
                 for (int c = 0; c < 6; ++c)
                     D8_STORE(Pb + 6 * (j + 8 * (size_t)g) + 8 * (size_t)c, a[g][c]);
     }
@@ -292,10 +296,10 @@ MBS_ALWAYS_INLINE void backward_kernel(const mbs_derivs *w, int i0, int n, const
 }
 
 /* backward_kernel, one-dof joints compiled apart. */
-MBS_WIDE_LOOPS static void backward_joint(const mbs_derivs *w, int i0, int n,
-                                          const double *Dinv, double *X, size_t ldx,
-                                          const double *Fb, double *Fp, int assign,
-                                          size_t j0, size_t j1)
+static void backward_joint(const mbs_derivs *w, int i0, int n,
+                           const double *Dinv, double *X, size_t ldx,
+                           const double *Fb, double *Fp, int assign,
+                           size_t j0, size_t j1)
 {
     if (n == 1) backward_kernel(w, i0, 1, Dinv, X, ldx, Fb, Fp, assign, j0, j1);
     else backward_kernel(w, i0, n, Dinv, X, ldx, Fb, Fp, assign, j0, j1);
@@ -326,10 +330,10 @@ static void zero_forces(double *F, size_t j0, size_t j1)
    groups at a time with their forces in registers: the same operations in the same order per
    column (a group starts at the deepest joint whose first_column reaches it, from the zero
    forces of those below). */
-MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, const int *dof,
-                                        int n, double *X, size_t ldx, const double *Fb,
-                                        double *Fp, int assign, int upper, size_t j0,
-                                        size_t j1)
+static void backward_run(const mbs_data *d, const mbs_derivs *w, const int *dof,
+                         int n, double *X, size_t ldx, const double *Fb,
+                         double *Fp, int assign, int upper, size_t j0,
+                         size_t j1)
 {
     int ng = 0;
     for (size_t j = first_column(dof[0], upper, j0); j < j1; j += 8 * (size_t)ng) {
@@ -364,8 +368,9 @@ MBS_WIDE_LOOPS static void backward_run(const mbs_data *d, const mbs_derivs *w, 
                 for (int c = 0; c < 6; ++c) D8_AXPY(f[g][c], U[c], x);
             }
         }
-        for (int g = 0; Fp && g < ng; ++g)
-            for (int c = 0; c < 6; ++c) {
+        MBS_UNROLL_GROUPS
+        for (int g = 0; g < RUN_GROUPS; ++g)
+            for (int c = 0; Fp && g < ng && c < 6; ++c) {
                 double *o = Fp + 6 * (j + 8 * (size_t)g) + 8 * (size_t)c;
                 if (!assign) {
                     mbs_d8 h;

@@ -80,8 +80,8 @@ MBS_ALWAYS_INLINE void lane_body(const double *restrict L, size_t ld, int e,
 }
 
 /* The body terms of the 8 lanes from the rows at L (stride ld). */
-MBS_WIDE_LOOPS static void lanes_bodies(const double *restrict L, size_t ld,
-                                        double (*restrict O)[8])
+static void lanes_bodies(const double *restrict L, size_t ld,
+                         double (*restrict O)[8])
 {
     for (int e = 0; e < 8; ++e) lane_body(L, ld, e, O);
 }
@@ -173,8 +173,8 @@ MBS_ALWAYS_INLINE void lane_vectors(const double *restrict L, size_t ld, int e,
 
 /* lane_vectors of the 8 lanes from the rows at L (stride ld; a loop the compiler runs on
    wide registers). */
-MBS_WIDE_LOOPS static void lanes_vectors(const double *restrict L, size_t ld,
-                                         double (*restrict O)[8])
+static void lanes_vectors(const double *restrict L, size_t ld,
+                          double (*restrict O)[8])
 {
     for (int e = 0; e < 8; ++e) lane_vectors(L, ld, e, O);
 }

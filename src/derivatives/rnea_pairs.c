@@ -134,7 +134,7 @@ MBS_ALWAYS_INLINE void pairs_of(const mbs_derivs *w, int k, int depth, const pai
 }
 
 /* Every pair of dof k with the depth ancestors on the path. */
-MBS_WIDE_LOOPS static void dof_pairs(const mbs_derivs *w, int k, int depth, const pair_out *o)
+static void dof_pairs(const mbs_derivs *w, int k, int depth, const pair_out *o)
 {
     if (o->M) pairs_of(w, k, depth, o, 1);
     else pairs_of(w, k, depth, o, 0);
@@ -204,8 +204,8 @@ MBS_ALWAYS_INLINE void root_pairs_m(const mbs_derivs *w, int i0, int n, int k0, 
 }
 
 /* root_pairs_m with M's entries or without. */
-MBS_WIDE_LOOPS static void root_pairs(const mbs_derivs *w, int i0, int n, int k0, int k1,
-                                      const pair_out *o)
+static void root_pairs(const mbs_derivs *w, int i0, int n, int k0, int k1,
+                       const pair_out *o)
 {
     if (o->M) root_pairs_m(w, i0, n, k0, k1, o, 1);
     else root_pairs_m(w, i0, n, k0, k1, o, 0);

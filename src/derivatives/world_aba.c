@@ -79,7 +79,7 @@ static void joint_velocity(const mbs_data *d, mbs_derivs *w, const mbs_joint_mod
 
 /* Pass A over the tree, parents first (joints by w->wtree: the model's joint records are
    large, one cache line or more each). */
-MBS_WIDE_LOOPS static void pass_velocities(const mbs_data *d, mbs_derivs *w)
+static void pass_velocities(const mbs_data *d, mbs_derivs *w)
 {
     const mbs_model *m = d->model;
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
@@ -113,7 +113,7 @@ MBS_ALWAYS_INLINE void rbi_to_ia(double *restrict M, const mbs_rbi *restrict I)
    and pA_b = v x* I v - f_ext, f_ext moved to world axes about the subtree origin
    ([R n + o x R f; R f]), after the bodies' lanes left F = v x* I v; pA_b = F when gravity
    is the base's acceleration (g_base: f_ext is gravity alone). */
-MBS_WIDE_LOOPS static void articulated_init(mbs_data *d, const mbs_derivs *w, int g_base)
+static void articulated_init(mbs_data *d, const mbs_derivs *w, int g_base)
 {
     for (int b = 1; b < d->model->nbody; ++b) {
         const double *R = d->x_world[b].R, *o = w->o + 3 * b, *fe = d->f_ext + 6 * b;
@@ -285,9 +285,9 @@ static int joint_articulated(mbs_data *d, mbs_derivs *w, const mbs_joint_model *
     return n == 6 ? joint_articulated_n(d, w, jm, 6, p) : joint_articulated_n(d, w, jm, n, p);
 }
 
-/* Pass B over the tree, children first (its 6-vector loops also compiled wide, derivs.h);
+/* Pass B over the tree, children first (compiled per SIMD variant, derivs_simd.h);
    a0 as one_dof_articulated's. */
-MBS_WIDE_LOOPS static int pass_articulated(mbs_data *d, mbs_derivs *w, const double *a0)
+static int pass_articulated(mbs_data *d, mbs_derivs *w, const double *a0)
 {
     const mbs_model *m = d->model;
     for (int t = m->ntree - 1; t >= 0; --t) {
@@ -351,8 +351,8 @@ static void joint_acceleration(mbs_data *d, mbs_derivs *w, const mbs_joint_model
 
 /* Pass C over the tree, parents first, from the world's acceleration a0 (aba_a0 as
    joint_acceleration's a0). */
-MBS_WIDE_LOOPS static void pass_accelerations(mbs_data *d, mbs_derivs *w, const double a0[6],
-                                              const double *aba_a0)
+static void pass_accelerations(mbs_data *d, mbs_derivs *w, const double a0[6],
+                               const double *aba_a0)
 {
     const mbs_model *m = d->model;
     static const double zero[6] = {0, 0, 0, 0, 0, 0};
