@@ -7,6 +7,7 @@
  * leaks, and integrate/difference/neutral/normalize agree on a mixed model. */
 #include "common.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -359,6 +360,12 @@ static void test_null_model_args(void **state)
     assert_int_equal(mbs_difference_q(m, NULL, q, v), MBS_ERR_ARG);
     assert_int_equal(mbs_difference_q(m, q, NULL, v), MBS_ERR_ARG);
     assert_int_equal(mbs_difference_q(m, q, q, NULL), MBS_ERR_ARG);
+    /* finite coordinates whose difference overflows (it returned MBS_OK with inf) */
+    double q1[7];
+    memcpy(q1, q, sizeof q1);
+    q[0] = -DBL_MAX, q1[0] = DBL_MAX;
+    assert_int_equal(mbs_difference_q(m, q, q1, v), MBS_ERR_NONFINITE);
+    assert_int_equal(mbs_neutral_q(m, q), MBS_OK);
     assert_int_equal(mbs_normalize_q(NULL, q), MBS_ERR_ARG);
     assert_int_equal(mbs_normalize_q(m, NULL), MBS_ERR_ARG);
     assert_int_equal(mbs_neutral_q(NULL, q), MBS_ERR_ARG);
