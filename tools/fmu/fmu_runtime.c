@@ -15,6 +15,7 @@
 #include "core/model.h"
 #include "solvers/loops.h"
 #include "fmu_guid.h"
+#include "io/regular.h"
 #include "fmu_instance.h"
 
 fmi2Status fmu_say(fmu *c, fmi2Status status, const char *fmt, ...)
@@ -38,13 +39,15 @@ static const char *uri_path(const char *uri)
     return uri;
 }
 
-/* The model file in the resources folder (model.urdf or model.xml) into path; 0 or -1. */
+/* The model file in the resources folder (model.urdf or model.xml, a regular file: a FIFO
+   there would block fmi2Instantiate for ever) into path; 0 or -1. */
 static int model_path(const char *resources, char *path, size_t len)
 {
     static const char *const names[] = {"model.urdf", "model.xml"};
+    char why[160];
     for (int k = 0; k < 2; ++k) {
         snprintf(path, len, "%.900s/%s", uri_path(resources), names[k]);
-        FILE *f = fopen(path, "rb");
+        FILE *f = mbs_fopen_regular(path, why, sizeof why);
         if (f) return fclose(f), 0;
     }
     return -1;
