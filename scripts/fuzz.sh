@@ -3,13 +3,14 @@
 # ./build-fuzz: fuzz_api (random API call sequences) and fuzz_load (the model-file loader),
 # each run for SECONDS (default 60) from a copy of its checked-in seed corpus. CI runs it
 # with the default; run it for hours by hand with a larger value. Prints each harness's
-# executions and coverage; exit status 1 when a harness finds a broken contract or a crash.
+# executions and coverage, then the per-folder line coverage of src/ by the checked-in
+# corpora; exit status 1 when a harness finds a broken contract or a crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 bash scripts/install-deps.sh
 missing=()
-for p in clang libclang-rt-14-dev; do
+for p in clang libclang-rt-14-dev llvm; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -39,5 +40,35 @@ for h in api load; do
   summary=$(grep -E '^#[0-9]+' "$work/$h.log" | tail -n 1)
   echo "fuzz_$h: ${seconds}s: $summary"
 done
+
+# Per-folder line coverage of src/ by the checked-in corpora replayed once (clang's
+# source-based coverage, a build of its own in ./build-fuzz-cov): a fixed set of inputs, so
+# the figures compare between commits.
+if [ ! -f build-fuzz-cov/build.ninja ]; then
+  CC=clang meson setup build-fuzz-cov -Dc_args="-fprofile-instr-generate -fcoverage-mapping" \
+    -Dtests=false -Dbench=false -Dwerror=false >/dev/null
+fi
+ninja -C build-fuzz-cov libmbs.a >/dev/null
+for h in api load; do
+  clang -O1 -g -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping -Iinclude \
+    "tests/fuzz/fuzz_$h.c" build-fuzz-cov/libmbs.a $libs -o "$work/cov_$h"
+  LLVM_PROFILE_FILE="$work/cov_$h.profraw" "$work/cov_$h" -runs=0 "tests/fuzz/corpus_$h" \
+    > /dev/null 2>&1 || true
+done
+llvm-profdata merge -o "$work/cov.profdata" "$work"/cov_*.profraw
+llvm-cov export -summary-only -instr-profile="$work/cov.profdata" "$work/cov_api" \
+  -object "$work/cov_load" | python3 -c '
+import json, sys, collections
+lines = collections.defaultdict(lambda: [0, 0])
+for f in json.load(sys.stdin)["data"][0]["files"]:
+    name = f["filename"]
+    if "/src/" not in name: continue
+    folder = name.split("/src/", 1)[1].split("/")[0]
+    for key in (folder, "src (all)"):
+        lines[key][0] += f["summary"]["lines"]["covered"]
+        lines[key][1] += f["summary"]["lines"]["count"]
+print("line coverage of src/ by the checked-in corpora (fuzz_api + fuzz_load):")
+for k, (c, n) in sorted(lines.items()):
+    print(f"  {k:12s} {100.0 * c / n:5.1f} %  ({c} of {n} lines)")'
 [ $status -eq 0 ] && echo "fuzz: ok"
 exit $status

@@ -7,6 +7,7 @@
  * leaks, and integrate/difference/neutral/normalize agree on a mixed model. */
 #include "common.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -372,6 +373,12 @@ static void test_null_model_args(void **state)
     assert_int_equal(mbs_difference_q(m, NULL, q, v), MBS_ERR_ARG);
     assert_int_equal(mbs_difference_q(m, q, NULL, v), MBS_ERR_ARG);
     assert_int_equal(mbs_difference_q(m, q, q, NULL), MBS_ERR_ARG);
+    /* finite coordinates whose difference overflows (it returned MBS_OK with inf) */
+    double q1[7];
+    memcpy(q1, q, sizeof q1);
+    q[0] = -DBL_MAX, q1[0] = DBL_MAX;
+    assert_int_equal(mbs_difference_q(m, q, q1, v), MBS_ERR_NONFINITE);
+    assert_int_equal(mbs_neutral_q(m, q), MBS_OK);
     assert_int_equal(mbs_normalize_q(NULL, q), MBS_ERR_ARG);
     assert_int_equal(mbs_normalize_q(m, NULL), MBS_ERR_ARG);
     assert_int_equal(mbs_neutral_q(NULL, q), MBS_ERR_ARG);
@@ -522,17 +529,6 @@ static void test_bad_bodies(void **state)
     rotated_inertia(d.inertia, R, 1.0, 1.0, 2.1);
     assert_int_equal(mbs_add_body(b, &d), MBS_ERR_ARG);
     assert_msg(b, "body \"rot\" (id 2): principal moments", "triangle inequality");
-    /* a negative moment far below the rounding of the largest one: the eigenvalue test
-       (relative to the largest) passed it, and the kinetic energy came out negative */
-    d = body_def("neg");
-    memset(d.inertia, 0, sizeof d.inertia);
-    d.inertia[0] = -0.5, d.inertia[4] = d.inertia[8] = 1e20;
-    assert_int_equal(mbs_add_body(b, &d), MBS_ERR_ARG);
-    assert_msg(b, "body \"neg\" (id 2): inertia not positive semi-definite", "moment -0.5 about "
-               "the body's x axis");
-    d.inertia[0] = 0.0, d.inertia[8] = -0.5, d.inertia[4] = 1e20, d.inertia[2] = d.inertia[6] = 0.1;
-    assert_int_equal(mbs_add_body(b, &d), MBS_ERR_ARG);
-    assert_msg(b, "body \"neg\" (id 2): inertia not positive semi-definite", "z axis");
     assert_int_equal(b->nbody, 1);
     /* valid edge cases: a rod (triangle equality), a point mass, a massless link */
     rotated_inertia(d.inertia, R, 0.0, 1.0, 1.0);
@@ -552,6 +548,27 @@ static void test_bad_bodies(void **state)
     assert_true(b->bodies[5].inertia[1] == b->bodies[5].inertia[3]);
     assert_string_equal(b->bodies[0].name, "good");
     assert_string_equal(b->bodies[5].name, "nearsym");
+    mbs_builder_destroy(b);
+}
+
+/* A negative moment far below the rounding of the largest one: the eigenvalue test
+   (relative to the largest) passed diag(-0.5, 1e20, 1e20), and the kinetic energy came out
+   negative; refused naming the axis, with off-diagonal terms too. */
+static void test_negative_moment(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    add_body(b, "good");
+    mbs_body_def d = body_def("neg");
+    memset(d.inertia, 0, sizeof d.inertia);
+    d.inertia[0] = -0.5, d.inertia[4] = d.inertia[8] = 1e20;
+    assert_int_equal(mbs_add_body(b, &d), MBS_ERR_ARG);
+    assert_msg(b, "body \"neg\" (id 2): inertia not positive semi-definite", "moment -0.5 about "
+               "the body's x axis");
+    d.inertia[0] = 0.0, d.inertia[8] = -0.5, d.inertia[4] = 1e20, d.inertia[2] = d.inertia[6] = 0.1;
+    assert_int_equal(mbs_add_body(b, &d), MBS_ERR_ARG);
+    assert_msg(b, "body \"neg\" (id 2): inertia not positive semi-definite", "z axis");
+    assert_int_equal(b->nbody, 1);
     mbs_builder_destroy(b);
 }
 
@@ -1636,6 +1653,7 @@ int main(void)
         cmocka_unit_test(test_first_failure_sticky),
         cmocka_unit_test(test_gravity_setters),
         cmocka_unit_test(test_bad_bodies),
+        cmocka_unit_test(test_negative_moment),
         cmocka_unit_test(test_bad_joints),
         cmocka_unit_test(test_joint_normalisation),
         cmocka_unit_test(test_compile_mixed),

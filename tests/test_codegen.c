@@ -108,6 +108,36 @@ static void test_random_trees(void **state)
 }
 
 /* A constant joint force (a drive) beside a joint spring: generated code equals the library. */
+/* The model path in the generated file's first comment cannot end it or open another: a
+   path holding "*" "/" injected what followed into the code. The first comment end is the
+   header's own, and a newline in the path is no line break. */
+static void test_source_comment(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jd.child = 1;
+    assert_int_equal(mbs_add_joint(b, &jd), 0);
+    mbs_model *m = test_compile_ok(b);
+    char *text = NULL, why[256];
+    size_t size = 0;
+    FILE *f = open_memstream(&text, &size);
+    assert_non_null(f);
+    cg_options opt = {.prefix = "gen", .source = "/tmp/evil*/ int injected = 1; /*\nx/model.urdf"};
+    assert_true(cg_write(f, m, &opt, why, (int)sizeof why) > 0);
+    fclose(f);
+    const char *end = strstr(text, "*/"), *own = strstr(text, "no SUNDIALS. */");
+    assert_non_null(own);
+    assert_true(end == own + strlen("no SUNDIALS. "));
+    const char *opened = strstr(text + 2, "/*");
+    assert_true(!opened || opened > end);
+    assert_non_null(strstr(text, "evil*\\/ int injected = 1; /\\*\\012x/model.urdf"));
+    free(text);
+    mbs_model_destroy(m);
+}
+
 static void test_joint_force(void **state)
 {
     (void)state;
@@ -264,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_random_trees),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_joint_force),
+        cmocka_unit_test(test_source_comment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

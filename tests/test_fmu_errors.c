@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -123,6 +124,15 @@ static void test_bad_values(void **state)
     assert_null(f->instantiate("x", fmi2CoSimulation, loop.guid, NULL, &fmu_callbacks, 0, 0));
     assert_null(f->instantiate("x", fmi2CoSimulation, loop.guid, "file:///nonexistent", &fmu_callbacks, 0, 0));
     assert_int_equal(fmu_log_count, 4);
+    char dir[] = "/tmp/mbs_fmu_fifo_XXXXXX", fifo[64], uri[80]; /* it blocked for ever */
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/model.urdf", dir);
+    snprintf(uri, sizeof uri, "file://%s", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_null(f->instantiate("x", fmi2CoSimulation, loop.guid, uri, &fmu_callbacks, 0, 0));
+    assert_true(strstr(fmu_log_last, "no model.urdf or model.xml") != NULL);
+    remove(fifo), rmdir(dir);
+    fmu_log_count = 4;
     fmi2Component c = f->instantiate("v", fmi2CoSimulation, loop.guid, loop.resources, &fmu_callbacks, 0, 0);
     const fmi2ValueReference ss = fmu_vr(&loop, "mbs.step_size", "parameter"), fx = fmu_vr(&loop, "push.fx", "input"),
                              tz = fmu_vr(&loop, "push.tz", "input"), tau = fmu_vr(&loop, "rev1.tau", "input"),

@@ -746,6 +746,38 @@ static void test_cardan_angles(void **state)
     test_assert_close(R2, Ry90, 9, 1e-15, "exact gimbal lock: same matrix");
 }
 
+/* mbs_forward_dynamics at a Cardan joint's singularity (middle angle +-90 degrees, exactly
+   and within 1e-9) names the joint and the angle (it said "massless end of a chain?" of its
+   body, which has mass); the free joint's Cardan angles too. */
+static void test_cardan_singular_named(void **state)
+{
+    (void)state;
+    const mbs_joint_type types[2] = {MBS_JOINT_SPHERICAL, MBS_JOINT_FREE};
+    for (int k = 0; k < 2; ++k) {
+        mbs_builder *b = mbs_builder_create();
+        mbs_body_def bd = mbs_default_body_def();
+        bd.com[2] = -0.5;
+        const int body = mbs_add_body(b, &bd);
+        mbs_joint_def jd = mbs_default_joint_def(types[k]);
+        jd.child = body, jd.rotation = MBS_ROT_CARDAN, jd.name = "ball";
+        assert_true(mbs_add_joint(b, &jd) >= 0);
+        mbs_model *m = test_compile_ok(b);
+        mbs_data *d = mbs_data_create(m);
+        const int a2 = mbs_model_joint_nq(m, 0) - 2;
+        const double angles[2] = {PI / 2, -PI / 2 + 1e-9};
+        for (int i = 0; i < 2; ++i) {
+            mbs_data_q(d)[a2] = angles[i];
+            assert_int_equal(mbs_forward_dynamics(d), MBS_ERR_SINGULAR);
+            if (!strstr(mbs_data_error(d), "joint \"ball\": Cardan angles at their singularity"))
+                fail_msg("%s", mbs_data_error(d));
+        }
+        mbs_data_q(d)[a2] = 0.3; /* away from it: fine */
+        assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+}
+
 /* Rate matrix: inverse solve, derivative vs central differences, singular solve refused. */
 static void test_cardan_rates(void **state)
 {
@@ -833,6 +865,7 @@ int main(void)
         cmocka_unit_test(test_quat_normalize_robust),
         cmocka_unit_test(test_cardan_angles),
         cmocka_unit_test(test_cardan_rates),
+        cmocka_unit_test(test_cardan_singular_named),
         cmocka_unit_test(test_mat_helpers),
         cmocka_unit_test(test_report),
     };

@@ -969,6 +969,20 @@ static void test_assembly_failures(void **state)
     snap_same(d, &s);
     mbs_data_destroy(d);
     lm_mech_free(&mech);
+
+    /* an assembly that succeeds clears the message of the failure before it (it stayed) */
+    lm_fourbar ok = lm_default_fourbar();
+    build_ok(lm_build_fourbar(&ok, &mech), &mech);
+    d = new_data(&mech);
+    lm_fourbar_set(&ok, &mech, d, th, w);
+    mbs_data_q(d)[0] = NAN;
+    assert_int_equal(mbs_forward_dynamics(d), MBS_ERR_NONFINITE);
+    assert_true(strlen(mbs_data_error(d)) > 0);
+    lm_fourbar_set(&ok, &mech, d, th, w);
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    assert_string_equal(mbs_data_error(d), "");
+    mbs_data_destroy(d);
+    lm_mech_free(&mech);
 }
 
 /* A cut joint (or distance joint) naming a body that does not exist: MBS_ERR_ARG at

@@ -398,6 +398,59 @@ static void test_refused(void **state)
     mbs_model_destroy(m);
 }
 
+/* What the callback of test_set_param_in_callback saw: the model to change, the statuses. */
+typedef struct nested_set {
+    mbs_model *m;
+    int st[3];
+} nested_set;
+
+/* A force callback that tries to change its own model while it runs. */
+static int set_param_cb(mbs_data *d, void *user)
+{
+    (void)d;
+    nested_set *n = user;
+    const mbs_param mass = {MBS_PARAM_MASS, 1, 0};
+    const double g[3] = {0.0, 0.0, -1.0};
+    n->st[0] = mbs_model_set_param(n->m, &mass, 5.0);
+    n->st[1] = mbs_model_set_gravity(n->m, g);
+    mbs_body_def bd = mbs_default_body_def();
+    n->st[2] = mbs_model_set_body(n->m, 1, &bd);
+    return 0;
+}
+
+/* mbs_model_set_param (and the other model setters) from inside a force callback would
+   change the evaluation that is running: refused with MBS_ERR_STATE naming the callback
+   (it was applied); the same call outside the callback goes through. */
+static void test_set_param_in_callback(void **state)
+{
+    (void)state;
+    nested_set n = {NULL, {0, 0, 0}};
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    bd.mass = 2.0;
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+    jd.child = 1;
+    assert_true(mbs_add_joint(b, &jd) >= 0);
+    assert_true(mbs_add_force_callback(b, "meddler", set_param_cb, &n) >= 0);
+    assert_int_equal(mbs_compile(b, &n.m), MBS_OK);
+    mbs_builder_destroy(b);
+    mbs_data *d = mbs_data_create(n.m);
+    assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+    for (int k = 0; k < 3; ++k) assert_int_equal(n.st[k], MBS_ERR_STATE);
+    assert_non_null(strstr(mbs_model_error(n.m), "mbs_model_set_body: not allowed inside the "
+                           "callback of force callback \"meddler\""));
+    const mbs_param mass = {MBS_PARAM_MASS, 1, 0};
+    double x = 0.0;
+    assert_int_equal(mbs_model_get_param(n.m, &mass, &x), MBS_OK);
+    assert_true(x == 2.0);
+    assert_int_equal(mbs_model_set_param(n.m, &mass, 5.0), MBS_OK); /* outside: applied */
+    assert_int_equal(mbs_model_get_param(n.m, &mass, &x), MBS_OK);
+    assert_true(x == 5.0);
+    mbs_data_destroy(d);
+    mbs_model_destroy(n.m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_planar_path),
         cmocka_unit_test(test_data_sees_change),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_set_param_in_callback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "sim_anim.h"
 
 extern char **environ;
 
@@ -879,6 +880,66 @@ static void test_cli_load_options(void **state)
     "type=\"continuous\"><parent link=\"world\"/><child link=\"bob\"/><axis xyz=\"0 0 1\"/>"   \
     "</joint><gravity xyz=\"0 -9.81 0\"/>" extra "</robot>"
 
+/* Names a CSV reader would split (a comma, a quote, a line break) are quoted as RFC 4180
+   asks, a quote doubled; plain names stay bare. The header was one line per line break. */
+static void test_csv_header_quoting(void **state)
+{
+    (void)state;
+    char *names[4] = {"t", "q.a,b", "v.say \"hi\"", "x.two\nlines"};
+    sim_table t = {.ncol = 4, .names = names};
+    sim_csv c;
+    char err[SIM_MSG];
+    const char *path = scratch(2, "quoted.csv");
+    assert_int_equal(sim_csv_open(&c, path, &t, err, sizeof err), 0);
+    assert_int_equal(sim_csv_close(&c, err, sizeof err), 0);
+    char *text = slurp(path);
+    assert_string_equal(text, "t,\"q.a,b\",\"v.say \"\"hi\"\"\",\"x.two\nlines\"\n");
+    free(text);
+}
+
+/* Inputs that are no regular file are refused at once (a FIFO as the model blocked mbs-sim
+   for ever; a FIFO or /dev/zero as a mesh is not read); an output that is the model file, or
+   two outputs that are one file, are refused before anything is written. */
+static void test_cli_hostile_paths(void **state)
+{
+    (void)state;
+    need_cli();
+    char *out, *err;
+    char fifo[160];
+    snprintf(fifo, sizeof fifo, "%s", scratch(2, "fifo.xml"));
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *a1[] = {"run", fifo, "--t-end", "0.01", NULL};
+    assert_int_equal(run_cli(a1, &out, &err), 1);
+    if (!strstr(err, "not a regular file (a FIFO)")) fail_msg("stderr: %s", err);
+    free(out), free(err);
+    float *tri = NULL;
+    long ntri = 0;
+    char msg[SIM_MSG];
+    const double one[3] = {1, 1, 1};
+    assert_int_equal(sim_mesh_load(NULL, fifo, one, &tri, &ntri, msg, sizeof msg), -1);
+    assert_int_equal(sim_mesh_load(NULL, "/dev/zero", one, &tri, &ntri, msg, sizeof msg), -1);
+    assert_null(tri);
+    const char *model = scratch_file(3, "self.xml", PENDULUM_FILE(""));
+    const char *a2[] = {"run", model, "--t-end", "0.01", "--out", model, NULL};
+    assert_int_equal(run_cli(a2, &out, &err), 2);
+    if (!strstr(err, "--out and the model file name the same file")) fail_msg("stderr: %s", err);
+    free(out), free(err);
+    char twin[160], csv[160];
+    snprintf(csv, sizeof csv, "%s", scratch(2, "twin.csv"));
+    snprintf(twin, sizeof twin, "%s/./twin.csv", g_dir); /* another spelling of one file */
+    const char *a3[] = {"run", model, "--t-end", "0.01", "--out", csv, "--gltf", twin, NULL};
+    assert_int_equal(run_cli(a3, &out, &err), 2);
+    if (!strstr(err, "--out and --gltf name the same file")) fail_msg("stderr: %s", err);
+    free(out), free(err);
+    const char *a4[] = {"run", model, "--t-end", "0.01", "--out", csv, "--animate", csv, NULL};
+    assert_int_equal(run_cli(a4, &out, &err), 2);
+    if (!strstr(err, "--out and --animate name the same file")) fail_msg("stderr: %s", err);
+    free(out), free(err);
+    struct stat sb;
+    assert_true(stat(csv, &sb) != 0); /* nothing written */
+    remove(fifo);
+}
+
 /* A model file's mbs-sim elements: run settings, energy check, tracked point, plot signals
    and start values come from the file; bad elements name the file, line and element. */
 static void test_model_metadata(void **state)
@@ -1235,7 +1296,8 @@ static int teardown(void **state)
     (void)state;
     static const char *const files[] = {"stdout.txt", "stderr.txt", "w.svg", "p.csv",
                                         "p.svg",      "f.csv",      "f.svg", "A.csv",
-                                        "B.csv",      "bad.xml",    "pend.xml"};
+                                        "B.csv",      "bad.xml",    "pend.xml",
+                                        "quoted.csv", "self.xml"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) remove(scratch(0, files[i]));
     return rmdir(g_dir);
 }
@@ -1357,6 +1419,8 @@ int main(void)
         cmocka_unit_test(test_cli_stop_check),
         cmocka_unit_test(test_cli_models_env),
         cmocka_unit_test(test_model_metadata),
+        cmocka_unit_test(test_csv_header_quoting),
+        cmocka_unit_test(test_cli_hostile_paths),
         cmocka_unit_test(test_cli_csv_and_svg),
         cmocka_unit_test(test_cli_plot_decimation),
         cmocka_unit_test(test_equilibrium_every_mechanism),

@@ -6,6 +6,7 @@
  * untouched; every bad input. Measured numbers are printed with print_message. */
 #include "common.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,15 @@ static void test_bad_step(void **state)
     mbs_data_set_time(d, 1e20);
     assert_int_equal(mbs_stepper_step(kinds[0], 1e-3), MBS_ERR_ARG);
     assert_true(mbs_data_time(d) == 1e20);
+    /* t + dt beyond the doubles: refused, t kept (Euler and RK4 returned MBS_OK, t = +inf) */
+    mbs_stepper *euler = stepper_ok(d, MBS_STEP_EULER, 1e-6, 1e-8);
+    for (int k = 0; k < 2; ++k) {
+        mbs_data_set_time(d, DBL_MAX); /* q + dt v stays finite: only the time overflows */
+        assert_int_equal(mbs_stepper_step(k ? euler : kinds[0], 1e293), MBS_ERR_NONFINITE);
+        assert_non_null(strstr(mbs_data_error(d), "not finite"));
+        assert_true(mbs_data_time(d) == DBL_MAX && mbs_data_q(d)[0] == q0);
+    }
+    mbs_stepper_destroy(euler);
     /* RK4 with max_step 1e-6 and at most 3 substeps cannot take dt = 1 */
     mbs_stepper_def fixed = mbs_default_stepper_def(MBS_STEP_RK4);
     fixed.max_step = 1e-6;

@@ -293,7 +293,8 @@ int mbs_set_body_wrench(mbs_data *d, int body, const double force[3], const doub
 /* q-manifold operations over all tree joints; q, q_out (nq x 1), v (nv x 1). */
 int mbs_integrate_q(const mbs_model *m, const double *q, const double *v, double dt,
                     double *q_out);
-/* v_out (nv x 1) with integrate_q(q0, v_out, 1) == q1. */
+/* v_out (nv x 1) with integrate_q(q0, v_out, 1) == q1; MBS_ERR_NONFINITE when a difference
+   overflows (v_out then holds it). */
 int mbs_difference_q(const mbs_model *m, const double *q0, const double *q1, double *v_out);
 int mbs_normalize_q(const mbs_model *m, double *q);
 int mbs_neutral_q(const mbs_model *m, double *q);

@@ -294,6 +294,8 @@ int mbs_assemble(mbs_data *d)
     if (st != MBS_OK) {
         for (int i = 0; i < nq; ++i) d->q[i] = q0[i];
         for (int i = 0; i < nv; ++i) d->v[i] = v0[i];
+    } else {
+        d->error[0] = '\0'; /* a retry's message (or an older one) does not describe this */
     }
     return st;
 }

@@ -4,6 +4,7 @@
  * triangles only and completed (lower triangle mirrored) when the body's own joint is
  * processed, so d->IA holds full matrices after the backward pass. */
 #include "core/kernels.h"
+#include "core/rotation.h"
 /* -O3 (GCC) vectorizes the 6-vector and upper-triangle loops of the passes; measured
    ~3-5 ns per body less on the benchmark chains and humanoid. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -27,10 +28,21 @@ static void aba_init(mbs_data *d)
     }
 }
 
-/* See kernels.h: report a singular articulated inertia at body b. */
+/* See kernels.h: report a singular articulated inertia at body b; a Cardan joint into b near
+   its singularity (middle angle near +-90 degrees: its rate subspace loses rank there) is
+   named as the cause, not a missing mass. */
 int mbs_aba_singular(mbs_data *d, int b)
 {
     char buf[96];
+    const mbs_model *m = d->model;
+    const mbs_joint_model *jm = &m->joints[m->bodies[b].joint];
+    const double a2 = jm->rotation == MBS_ROT_CARDAN && jm->nq >= 3 ? d->q[jm->qadr + jm->nq - 2] : 0.0;
+    if (fabs(cos(a2)) < MBS_CARDAN_REBASE_COS)
+        return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "joint %s: Cardan angles at their singularity "
+                             "(middle angle %.6g rad, cos %.3g): the rates cannot express the "
+                             "rotation there (use quaternions, or a stepper, which re-bases the "
+                             "angles before)", mbs_joint_label(m, m->bodies[b].joint, buf,
+                             (int)sizeof buf), a2, cos(a2));
     return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR,
                          "body %s: articulated inertia singular (massless end of a chain?)",
                          mbs_body_label(d->model, b, buf, (int)sizeof buf));

@@ -40,6 +40,9 @@ const char *mbs_name_label(const char *name, int id, char *buf, int len);
    running callback, before they touch anything; kinematic queries (poses, velocities,
    Jacobians, COM, momentum) are allowed. MBS_OK when no callback runs. */
 int mbs_refuse_nested(mbs_data *d, const char *call);
+/* The same rule for the model's setters (mbs_model_set_param and the like): MBS_ERR_STATE
+   with the message in err when a force callback of a data of m runs on this thread. */
+int mbs_refuse_nested_model(const mbs_model *m, char *err, const char *call);
 
 /* Forward kinematics pass: x_up, x_world, S, vel, cvel from q, v (RBDA §4.4). */
 void mbs_kinematics(mbs_data *d);

@@ -76,7 +76,8 @@ int mbs_difference_q(const mbs_model *m, const double *q0, const double *q1, dou
         const mbs_joint_ops *ops = coord_ops(j);
         if (ops) ops->difference(j, q0 + j->qadr, q1 + j->qadr, v_out + j->vadr);
     }
-    return MBS_OK;
+    /* finite coordinates far apart (-DBL_MAX and DBL_MAX) differ by more than a double */
+    return mbs_all_finite(v_out, m->nv) ? MBS_OK : MBS_ERR_NONFINITE;
 }
 
 /* Project q back onto the manifold (unit quaternions) in place. */

@@ -26,12 +26,31 @@ int mbs_refuse_nested(mbs_data *d, const char *call)
                          call, f->ops->name, callback_label(f, d, label, sizeof label));
 }
 
+/* The data whose force callback runs on this thread (NULL: none): a model shared by other
+   threads' data is not theirs to see, so the mark is the thread's own. */
+static _Thread_local const mbs_data *callback_data;
+
+/* See internal.h. */
+int mbs_refuse_nested_model(const mbs_model *m, char *err, const char *call)
+{
+    const mbs_data *d = callback_data;
+    if (!d || d->model != m) return MBS_OK;
+    char label[96];
+    const mbs_force_model *f = &m->forces[d->in_callback - 1];
+    return mbs_errorf(err, MBS_ERR_STATE, "%s: not allowed inside the callback of %s %s (it "
+                      "would change the evaluation that is running)", call, f->ops->name,
+                      callback_label(f, d, label, sizeof label));
+}
+
 /* Run the user's function with the apply_* calls enabled. */
 static int callback_apply(const mbs_force_model *f, mbs_data *d)
 {
     char label[96];
+    const mbs_data *outer = callback_data;
     d->in_callback = (int)(f - d->model->forces) + 1;
+    callback_data = d;
     int rc = f->fn(d, f->user);
+    callback_data = outer;
     d->in_callback = 0;
     d->callback_status = rc;
     if (rc == 0) return MBS_OK;

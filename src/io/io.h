@@ -67,6 +67,12 @@ typedef struct io_ctx {
     double inertia_floor;    /* inertia entries below it are rounding junk, read as 0 */
 } io_ctx;
 
+/* The document of model file path as the loader reads it (doc.c): a regular file only, no
+   network, a <!DOCTYPE> refused at its line, libxml2 printing nothing; NULL with
+   "path[:line]: message" in err (len bytes) and the status in *status. Also for the tools,
+   which read their own elements of the same files. */
+xmlDoc *io_read_doc(const char *path, char *err, size_t len, int *status);
+
 /* The builder's error "path:line: <element name="x">: message" and status (< 0). */
 int io_fail(io_ctx *c, const xmlNode *n, int status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -1,7 +1,6 @@
 /* mbs_builder_load: the file read with libxml2, then its links, joints and elements handed
  * to the builder in that order; any failure rolls the builder back (io.h). */
 #include "io/io.h"
-#include "io/regular.h"
 
 #include <libxml/parser.h>
 #include <math.h>
@@ -9,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int io_is(const xmlNode *n, const char *tag)
 {
@@ -218,72 +216,6 @@ static int read_robot(io_ctx *c, const xmlNode *robot)
     return st;
 }
 
-/* A <!DOCTYPE> stops the parse at once: URDF has no DTD, and an internal subset's entities
-   would cost time (re-expanded at every read) and could reach outside the file. */
-static void refuse_doctype(void *ctx, const xmlChar *name, const xmlChar *ext, const xmlChar *sys)
-{
-    (void)name, (void)ext, (void)sys;
-    xmlParserCtxtPtr p = ctx;
-    *(int *)p->_private = p->input ? p->input->line : 1;
-    xmlStopParser(p);
-}
-
-/* libxml2's messages go into ours (ctxt->lastError), never to stderr. */
-static void quiet(void *user, xmlErrorPtr e)
-{
-    (void)user, (void)e;
-}
-
-/* The document of the open file fd, parsed without network, DTD or output; NULL with the
-   message in b's error. */
-static xmlDoc *parse_fd(mbs_builder *b, const char *path, int fd, int *st)
-{
-    xmlParserCtxtPtr p = xmlNewParserCtxt();
-    if (!p) {
-        *st = mbs_errorf(b->error, MBS_ERR_NOMEM, "%s: out of memory", path);
-        return NULL;
-    }
-    int doctype = 0;
-    p->_private = &doctype;
-    p->sax->internalSubset = refuse_doctype;
-    p->sax->serror = quiet;
-    xmlDoc *doc = xmlCtxtReadFd(p, fd, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
-                                XML_PARSE_NOWARNING);
-    if (doc && !doctype) {
-        xmlFreeParserCtxt(p);
-        return doc;
-    }
-    xmlFreeDoc(doc);
-    const xmlError *e = xmlCtxtGetLastError(p);
-    char msg[200] = "cannot be read";
-    if (doctype) {
-        snprintf(msg, sizeof msg, "a <!DOCTYPE> (a DTD, entity declarations) is not allowed in "
-                 "a model file");
-    } else if (e && e->message) {
-        snprintf(msg, sizeof msg, "%s", e->message);
-        msg[strcspn(msg, "\n")] = '\0';
-    }
-    *st = mbs_errorf(b->error, MBS_ERR_ARG, "%s:%d: not a model file: %s", path,
-                     doctype ? doctype : e ? e->line : 0, msg);
-    xmlFreeParserCtxt(p);
-    return NULL;
-}
-
-/* Read the file, a regular file only (a FIFO or a device would block or never end). */
-static xmlDoc *read_xml(mbs_builder *b, const char *path, int *st)
-{
-    xmlInitParser();
-    char why[160];
-    const int fd = mbs_open_regular(path, why, sizeof why);
-    if (fd < 0) {
-        *st = mbs_errorf(b->error, MBS_ERR_ARG, "%s: %s", path, why);
-        return NULL;
-    }
-    xmlDoc *doc = parse_fd(b, path, fd, st);
-    close(fd);
-    return doc;
-}
-
 static int builder_load_impl(mbs_builder *b, const char *path)
 {
     return mbs_builder_load_with(b, path, NULL);
@@ -294,7 +226,7 @@ int mbs_builder_load_with(mbs_builder *b, const char *path, const mbs_load_optio
     if (!b) return MBS_ERR_ARG;
     if (!path) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_builder_load: path is NULL");
     int st = MBS_OK;
-    xmlDoc *doc = read_xml(b, path, &st);
+    xmlDoc *doc = io_read_doc(path, b->error, MBS_ERROR_LEN, &st);
     if (!doc) return st;
     io_ctx c;
     memset(&c, 0, sizeof c);

@@ -86,6 +86,8 @@ int mbs_model_set_body(mbs_model *m, int body, const mbs_body_def *def)
 {
     read_error_model = NULL;
     if (!m) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested_model(m, m->error, "mbs_model_set_body");
+    if (nested != MBS_OK) return nested;
     if (!def) return mbs_errorf(m->error, MBS_ERR_ARG, "mbs_model_set_body: def is NULL");
     if (body < 1 || body >= m->nbody)
         return mbs_errorf(m->error, MBS_ERR_ARG, "mbs_model_set_body: body %d out of range "
@@ -262,6 +264,8 @@ int mbs_model_set_param(mbs_model *m, const mbs_param *p, double value)
 {
     read_error_model = NULL;
     if (!m) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested_model(m, m->error, "mbs_model_set_param");
+    if (nested != MBS_OK) return nested;
     int st = mbs_param_check(m, p, m->error);
     if (st != MBS_OK) return st;
     if (p->kind <= MBS_PARAM_INERTIA) {
@@ -282,6 +286,8 @@ int mbs_model_set_gravity(mbs_model *m, const double g[3])
 {
     read_error_model = NULL;
     if (!m) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested_model(m, m->error, "mbs_model_set_gravity");
+    if (nested != MBS_OK) return nested;
     if (!g) return mbs_errorf(m->error, MBS_ERR_ARG, "mbs_model_set_gravity: g is NULL");
     if (!mbs_all_bounded(g, 3))
         return mbs_errorf(m->error, MBS_ERR_ARG, "gravity: g is not finite or beyond 1e100 in "
@@ -297,6 +303,8 @@ int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu)
 {
     read_error_model = NULL;
     if (!m) return MBS_ERR_ARG;
+    const int nested = mbs_refuse_nested_model(m, m->error, "mbs_model_set_point_gravity");
+    if (nested != MBS_OK) return nested;
     const int st = mbs_point_gravity_check(m->error, "mbs_model_set_point_gravity", center, mu);
     if (st != MBS_OK) return st;
     m->gravity_kind = MBS_GRAVITY_POINT;

@@ -332,6 +332,9 @@ static int check_step(mbs_stepper *s, double dt, long *n)
     if (!(d->time + dt > d->time))
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_stepper_step: dt = %g is below the "
                              "resolution of t = %.17g", dt, d->time);
+    if (!isfinite(d->time + dt))
+        return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "mbs_stepper_step: t + dt = %.17g + %g is "
+                             "not finite", d->time, dt);
     if ((*n = substep_count(s, dt)) < 0)
         return MBS_DATA_FAIL(d, MBS_ERR_SOLVER, "mbs_stepper_step: %s: dt = %g needs more than "
                              "max_internal_steps = %ld steps of max_step = %g", s->kind->name,

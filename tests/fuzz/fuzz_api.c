@@ -1,7 +1,9 @@
 /* libFuzzer harness: random API call sequences. The input builds a model (bodies, joints of
  * every type, cut joints, springs, start values, held coordinates, drives, gravity) from its
  * bytes, then runs dynamics, queries, assembly and steps on states it also chooses (or the
- * model's start values). It checks the contract, not only "no crash":
+ * model's start values); an input ending in EXTRA_MARK also adds, from its last bytes,
+ * closed-form loop closure, a curve contact, an event, a rotor and a line force with two
+ * masses. It checks the contract, not only "no crash":
  * every non-OK status is documented and has a message; after an OK call every output is
  * finite; after a failed step time, q, v and lambda are bitwise as before. */
 #include "fuzz_common.h"
@@ -53,6 +55,61 @@ static void build(fz *f, mbs_builder *b)
     if (fz_byte(f) < 40) {
         const double g[3] = {fz_real(f, 10.0), fz_real(f, 10.0), fz_real(f, 10.0)};
         fz_check_status(mbs_builder_set_gravity(b, g), mbs_builder_error(b), "set_gravity");
+    }
+}
+
+/* An event on the data's first coordinate (q[0] - c, or time - c without coordinates); its
+   handler kicks v[0]. */
+static double event_g(mbs_data *d, void *user)
+{
+    const double c = *(const double *)user;
+    return mbs_model_nq(mbs_data_model(d)) > 0 ? mbs_data_q(d)[0] - c : mbs_data_time(d) - c;
+}
+static int event_h(mbs_data *d, void *user)
+{
+    (void)user;
+    if (mbs_model_nv(mbs_data_model(d)) > 0) mbs_data_v(d)[0] *= -0.5;
+    return 0;
+}
+
+/* The extras of an input ending in EXTRA_MARK (its last EXTRA_BYTES, read apart from the
+   rest so that an input without them means what it meant): closed-form loop closure, a
+   curve-curve contact, an event, a rotor and a line force with two masses, each when its
+   flag bit is set. */
+#define EXTRA_MARK 0xA7
+#define EXTRA_BYTES 24
+static void build_extras(fz *f, mbs_builder *b, double *event_c)
+{
+    const unsigned flags = fz_byte(f);
+    if (flags & 1) fz_check_status(mbs_builder_set_closure(b, MBS_CLOSURE_ANALYTIC), mbs_builder_error(b), "set_closure");
+    if (flags & 2) {
+        mbs_curve_joint_def cj = mbs_default_curve_joint_def();
+        cj.parent = (int)(fz_byte(f) % (NB + 1)), cj.child = (int)(fz_byte(f) % (NB + 1));
+        cj.curve_parent.kind = (mbs_curve_kind)(fz_byte(f) % 3), cj.curve_child.kind = (mbs_curve_kind)(fz_byte(f) % 3);
+        cj.curve_parent.a = fz_real(f, 0.5), cj.curve_parent.b = fz_real(f, 0.5), cj.curve_child.a = fz_real(f, 0.5);
+        cj.curve_child.b = fz_real(f, 0.5), cj.rolling = fz_byte(f) & 1, cj.frame_parent.pos[1] = fz_real(f, 0.5);
+        const int id = mbs_add_curve_joint(b, &cj);
+        fz_check_status(id < 0 ? id : 0, mbs_builder_error(b), "add_curve_joint");
+    }
+    if (flags & 4) {
+        *event_c = fz_real(f, 1.0);
+        const int id = mbs_add_event(b, "fuzz", event_g, flags & 8 ? event_h : NULL, event_c);
+        fz_check_status(id < 0 ? id : 0, mbs_builder_error(b), "add_event");
+    }
+    if (flags & 16) {
+        mbs_rotor_def r = mbs_default_rotor_def();
+        r.joint = (int)(fz_byte(f) % (NB + 3)) - 1, r.dof = (int)(fz_byte(f) % 3);
+        r.inertia = fz_real(f, 0.1), r.ratio = fz_real(f, 20.0), r.housing = (int)(fz_byte(f) % (NB + 1));
+        const int id = mbs_add_rotor(b, &r);
+        fz_check_status(id < 0 ? id : 0, mbs_builder_error(b), "add_rotor");
+    }
+    if (flags & 32) {
+        mbs_line_force_two_masses_def t = mbs_default_line_force_two_masses_def();
+        t.body_a = (int)(fz_byte(f) % (NB + 1)), t.body_b = (int)(fz_byte(f) % (NB + 1));
+        t.stiffness = fz_real(f, 50.0), t.rest_length = fz_real(f, 0.5), t.mass_a = fz_real(f, 1.0);
+        t.distance_a = fz_real(f, 0.3), t.mass_b = fz_real(f, 1.0), t.point_b[0] = fz_real(f, 0.5);
+        const int id = mbs_add_line_force_two_masses(b, &t);
+        fz_check_status(id < 0 ? id : 0, mbs_builder_error(b), "add_line_force_two_masses");
     }
 }
 
@@ -139,9 +196,12 @@ static void call(fz *f, mbs_data *d, mbs_stepper *s, const mbs_model *m, double 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fz f = {data, size};
+    const int extras = size > EXTRA_BYTES && data[size - 1] == EXTRA_MARK;
+    fz f = {data, extras ? size - EXTRA_BYTES : size}, x = {data + f.n, EXTRA_BYTES - 1};
+    double event_c = 0.0;
     mbs_builder *b = mbs_builder_create();
     build(&f, b);
+    if (extras) build_extras(&x, b, &event_c);
     mbs_model *m = NULL;
     const int st = mbs_compile(b, &m);
     fz_check_status(st, mbs_builder_error(b), "compile");

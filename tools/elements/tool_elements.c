@@ -1,5 +1,6 @@
 /* The tools' elements of a model file (tool_elements.h): <track> and <input>. */
 #include "tool_elements.h"
+#include "io/io.h"
 
 #include <libxml/parser.h>
 #include <math.h>
@@ -95,11 +96,12 @@ static int read_points(const char *path, const xmlNode *root, tool_elements *e, 
 int tool_elements_read(const char *path, tool_elements *out, char *err, size_t len)
 {
     memset(out, 0, sizeof *out);
-    xmlInitParser();
-    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    const xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
     int st = 0;
-    if (!root || strcmp((const char *)root->name, "robot") != 0) {
+    xmlDoc *doc = io_read_doc(path, err, len, &st); /* as the library reads it */
+    const xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
+    if (!doc) {
+        st = -1;
+    } else if (!root || strcmp((const char *)root->name, "robot") != 0) {
         snprintf(err, len, "%s: not a model file (no <robot> element)", path);
         st = -1;
     } else {

@@ -1,13 +1,15 @@
 /* GUID of a model file (fmu_guid.h): 64-bit FNV-1a of the bytes, twice with different
    offsets, printed in the 8-4-4-4-12 layout. */
 #include "fmu_guid.h"
+#include "io/regular.h"
 
 #include <stdint.h>
 #include <stdio.h>
 
 int fmu_guid_of_file(const char *path, char *out, size_t len)
 {
-    FILE *f = fopen(path, "rb");
+    char why[160];
+    FILE *f = mbs_fopen_regular(path, why, sizeof why); /* a FIFO would block for ever */
     if (!f) return -1;
     uint64_t h1 = 14695981039346656037ull, h2 = 0x9e3779b97f4a7c15ull;
     int ch;

@@ -15,6 +15,7 @@
 #include "core/model.h"
 #include "loops/loops.h"
 #include "fmu_guid.h"
+#include "io/regular.h"
 #include "fmu_instance.h"
 #include "fmu_uri.h"
 
@@ -31,13 +32,15 @@ fmi2Status fmu_say(fmu *c, fmi2Status status, const char *fmt, ...)
     return status;
 }
 
-/* The model file in the resources folder (model.urdf or model.xml) into path; 0 or -1. */
+/* The model file in the resources folder (model.urdf or model.xml, a regular file: a FIFO
+   there would block fmi2Instantiate for ever) into path; 0 or -1. */
 static int model_path(const char *dir, char *path, size_t len)
 {
     static const char *const names[] = {"model.urdf", "model.xml"};
+    char why[160];
     for (int k = 0; k < 2; ++k) {
         snprintf(path, len, "%.3900s/%s", dir, names[k]);
-        FILE *f = fopen(path, "rb");
+        FILE *f = mbs_fopen_regular(path, why, sizeof why);
         if (f) return fclose(f), 0;
     }
     return -1;

@@ -67,6 +67,14 @@ typedef struct sim_options {
     long every;          /* CSV: every k-th sample (default 1) */
 } sim_options;
 
+/* ---- output paths (sim_paths.c) */
+/* 1 when a and b name one file: the same device and inode when both exist, else the same
+   folder (realpath) and file name. */
+int sim_same_file(const char *a, const char *b);
+/* --out, --plot, --animate, --gltf pairwise different files, and none the model file (model,
+   NULL for a built-in one): 0, or -1 naming the two in err. */
+int sim_check_outputs(const sim_options *o, const char *model, char *err, size_t n);
+
 /* ---- model files (sim_model.c) */
 /* 1 if name ends with .urdf or .xml. */
 int sim_is_model_file(const char *name);

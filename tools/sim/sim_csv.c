@@ -1,8 +1,25 @@
-/* CSV output of a run: one header line of column names, then one row per sample. */
+/* CSV output of a run: one header line of column names (RFC 4180 quoting), then one row per
+ * sample. */
 #include <errno.h>
 #include <string.h>
 
 #include "sim.h"
+
+/* One header field, quoted as RFC 4180 asks when it holds a comma, a quote or a line break
+   (a joint may be named anything): inside quotes a quote is doubled. */
+static void write_name(FILE *f, const char *name)
+{
+    if (!name[strcspn(name, ",\"\r\n")]) {
+        fputs(name, f);
+        return;
+    }
+    fputc('"', f);
+    for (const char *p = name; *p; ++p) {
+        if (*p == '"') fputc('"', f);
+        fputc(*p, f);
+    }
+    fputc('"', f);
+}
 
 /* Open path and write the header; -1 with "cannot write 'path': reason". */
 int sim_csv_open(sim_csv *c, const char *path, const sim_table *t, char *err, size_t n)
@@ -13,7 +30,10 @@ int sim_csv_open(sim_csv *c, const char *path, const sim_table *t, char *err, si
         snprintf(err, n, "cannot write '%s': %s", path, strerror(errno));
         return -1;
     }
-    for (int i = 0; i < t->ncol; ++i) fprintf(c->f, "%s%s", i ? "," : "", t->names[i]);
+    for (int i = 0; i < t->ncol; ++i) {
+        if (i) fputc(',', c->f);
+        write_name(c->f, t->names[i]);
+    }
     fputc('\n', c->f);
     if (ferror(c->f)) {
         snprintf(err, n, "cannot write '%s': %s", path, strerror(errno));

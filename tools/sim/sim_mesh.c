@@ -8,14 +8,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/regular.h"
 #include "sim_anim.h"
 
 #define MESH_MAX_TRIANGLES 2000000L
 
-/* Open the first candidate path of a mesh name that exists (binary mode). */
+/* Open the first candidate path of a mesh name that is a regular file (binary mode): a
+   device (/dev/zero) never ends, a FIFO would block for ever. */
 static FILE *open_mesh(const char *dir, const char *name, char *path, size_t n)
 {
     const char *rest = name;
+    char why[160];
     int package = 0;
     if (!strncmp(name, "file://", 7)) rest = name + 7;
     if (!strncmp(name, "package://", 10)) {
@@ -26,12 +29,12 @@ static FILE *open_mesh(const char *dir, const char *name, char *path, size_t n)
     static const char *const ups[] = {"", "../", "../../"};
     if (!package) {
         snprintf(path, n, "%s", rest);
-        FILE *f = fopen(path, "rb");
+        FILE *f = mbs_fopen_regular(path, why, sizeof why);
         if (f || rest[0] == '/') return f;
     }
     for (int k = 0; dir && dir[0] && k < (package ? 3 : 1); ++k) {
         snprintf(path, n, "%s/%s%s", dir, ups[k], rest);
-        FILE *f = fopen(path, "rb");
+        FILE *f = mbs_fopen_regular(path, why, sizeof why);
         if (f) return f;
     }
     return NULL;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/io.h"
 #include "sim.h"
 #include "tool_elements.h"
 
@@ -168,11 +169,12 @@ mech *sim_model_open(const char *path, char *err, size_t len)
     sim_model *s = calloc(1, sizeof *s);
     if (!s) return snprintf(err, len, "out of memory"), NULL;
     set_defaults(s, path);
-    xmlInitParser();
-    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    const xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
     int st = 0;
-    if (!root || strcmp((const char *)root->name, "robot") != 0) {
+    xmlDoc *doc = io_read_doc(path, err, len, &st); /* as the library reads it */
+    const xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
+    if (!doc) {
+        st = -1;
+    } else if (!root || strcmp((const char *)root->name, "robot") != 0) {
         mbs_builder *b = mbs_builder_create(); /* the library's message for what is wrong */
         const int lst = b ? mbs_builder_load(b, path) : MBS_ERR_NOMEM;
         snprintf(err, len, "%s", lst != MBS_OK && b ? mbs_builder_error(b) : "cannot be read");

@@ -222,10 +222,7 @@ int sim_resolve(const mech *m, const sim_options *o, sim_settings *s, char *err,
         snprintf(err, n, "--dt %g is longer than --t-end %g: no full step fits", s->dt, s->t_end);
         return -1;
     }
-    if (o->csv_path && o->svg_path && strcmp(o->csv_path, o->svg_path) == 0) {
-        snprintf(err, n, "--out and --plot name the same file '%s'", o->csv_path);
-        return -1;
-    }
+    if (sim_check_outputs(o, m->path, err, n) < 0) return -1;
     const double steps = ceil(s->t_end / s->dt - 1e-9);
     if (steps > (double)SIM_MAX_STEPS) {
         snprintf(err, n, "--t-end %g with --dt %g makes %.3g steps (at most %ld)", s->t_end, s->dt,
