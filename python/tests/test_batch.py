@@ -109,3 +109,27 @@ def test_gil_released():
     inside = [t for t in ticks if span["start"] + 0.02 < t < span["end"] - 0.02]
     assert span["end"] - span["start"] > 0.1
     assert len(inside) > 5
+
+
+def test_monte_carlo_example_nominal():
+    """The Monte Carlo example's nominal four-bar: its assembled coupler point equals the
+    closed form (the crank's circle and the rocker's circle intersected), and a few samples
+    run without failure."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                        "monte_carlo_fourbar.py")
+    spec = importlib.util.spec_from_file_location("monte_carlo_fourbar", path)
+    mc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mc)
+    a, b, c, d = mc.NOMINAL
+    A = np.array([a * np.cos(mc.CRANK0), a * np.sin(mc.CRANK0)])
+    D = np.linalg.norm([d, 0] - A)
+    e = ([d, 0] - A) / D
+    x = (b * b - c * c + D * D) / (2 * D)
+    B = A + x * e - np.sqrt(b * b - x * x) * np.array([-e[1], e[0]])  # the lower branch
+    u = (B - A) / b
+    P = A + (b / 2) * u + 0.1 * np.array([-u[1], u[0]])
+    p0, p1, status = mc.sample(mc.NOMINAL)
+    assert status == 0 and np.abs(p0 - P).max() < 1e-9
+    p0s, p1s, st = mc.run(mc.NOMINAL + 1e-4 * np.arange(12).reshape(3, 4), 2)
+    assert (st == 0).all() and p1s.shape == (3, 2)
