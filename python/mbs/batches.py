@@ -47,8 +47,8 @@ def load_model(path, **load_options):
 
 
 def _models(model, n):
-    """n models: the same Model n times (shared), or n made by loading a path or calling a
-    factory (one per thread, for per-run parameters)."""
+    """n models: the same Model n times, or n made by loading a path or calling a factory
+    (one per thread, for per-run parameters)."""
     if isinstance(model, Model):
         return [model] * n
     if isinstance(model, (str, os.PathLike)):
@@ -124,7 +124,7 @@ def batch(model, q0=None, v0=None, dt=1e-3, nstep=1000, params=None, values=None
     if specs and isinstance(model, Model) and threads > 1:
         raise ValueError("batch: per-run parameters on several threads need one model per "
                          "thread: pass the model file path or a factory")
-    models = _models(model, int(threads))
+    models = _models(model, int(threads) if specs else 1) * (1 if specs else int(threads))
     m = models[0]
     q0, v0 = _runs(K, m.nq, q0, "q0"), _runs(K, m.nv, v0, "v0")
     tau, values = _runs(K, m.nv, tau, "tau"), _runs(K, len(specs), values, "values")
