@@ -1,6 +1,7 @@
 """Scaling of mbs.batch (Python over the C thread pool): K runs of one model stepped with RK4
 at 1 kHz on 1 and 2 threads, against a Python loop of Data/Stepper calls; prints the CPU,
-the load average and a table of runs per second and speed-ups, and checks the threaded
+the load average and a table of wall and CPU seconds (all threads), runs per second and
+speed-ups, and checks the threaded
 results are bitwise those of one thread.
 Usage: /usr/bin/python3 bench/bench_batch.py [--quick]"""
 import os
@@ -26,9 +27,10 @@ def cpu():
 
 
 def timed(fn):
-    t = time.perf_counter()
+    """Wall time and CPU time of this process (all its threads) of fn(), and its result."""
+    t, c = time.perf_counter(), time.process_time()
     out = fn()
-    return time.perf_counter() - t, out
+    return time.perf_counter() - t, time.process_time() - c, out
 
 
 def bench(name, path, opts, K, nstep):
@@ -36,9 +38,9 @@ def bench(name, path, opts, K, nstep):
     v0 = np.tile(mbs.Data(m).v, (K, 1)) + np.linspace(0, 1, K)[:, None]
     rows, ref = [], None
     for threads in (1, 2):
-        wall, res = timed(lambda: mbs.batch(m, v0=v0, nstep=nstep, threads=threads))
+        wall, cpu_s, res = timed(lambda: mbs.batch(m, v0=v0, nstep=nstep, threads=threads))
         ref = res if ref is None else ref
-        rows.append((f"mbs.batch, {threads} thread{'s' if threads > 1 else ''}", wall,
+        rows.append((f"mbs.batch, {threads} thread{'s' if threads > 1 else ''}", wall, cpu_s,
                      np.array_equal(res.q, ref.q) and np.array_equal(res.v, ref.v)))
     k_loop = max(1, K // 16)  # the Python loop on fewer runs, scaled up
 
@@ -49,13 +51,15 @@ def bench(name, path, opts, K, nstep):
             s = mbs.Stepper(d, "rk4")
             for _ in range(nstep):
                 s.step(1e-3)
-    wall, _ = timed(loop)
-    rows.append(("Python loop of Stepper.step", wall * K / k_loop, None))
+    wall, cpu_s, _ = timed(loop)
+    rows.append(("Python loop of Stepper.step", wall * K / k_loop, cpu_s * K / k_loop, None))
     print(f"\n{name}: K = {K} runs x {nstep} RK4 steps of 1 ms")
-    print(f"  {'':32s} {'wall s':>8s} {'runs/s':>9s} {'sim s/wall s':>13s} {'speed-up':>9s} bitwise")
-    for label, wall, same in rows:
-        print(f"  {label:32s} {wall:8.3f} {K / wall:9.1f} {K * nstep * 1e-3 / wall:13.1f} "
-              f"{rows[0][1] / wall:9.2f} {'' if same is None else ('yes' if same else 'NO')}")
+    print(f"  {'':30s} {'wall s':>7s} {'cpu s':>7s} {'runs/s':>8s} {'sim s/wall s':>13s} "
+          f"{'speed-up':>9s} bitwise")
+    for label, wall, cpu_s, same in rows:
+        print(f"  {label:30s} {wall:7.3f} {cpu_s:7.3f} {K / wall:8.1f} "
+              f"{K * nstep * 1e-3 / wall:13.1f} {rows[0][1] / wall:9.2f} "
+              f"{'' if same is None else ('yes' if same else 'NO')}")
 
 
 def main():
