@@ -819,6 +819,39 @@ int mbs_model_set_body(mbs_model *m, int body, const mbs_body_def *def);
 int mbs_model_set_gravity(mbs_model *m, const double g[3]);
 int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu);
 
+/* Batch runs: many independent runs of one model stepped at once on a pool of threads (a
+   sweep, a Monte Carlo study). A batch holds nrun data objects, each with its own stepper
+   made from def, and nthread - 1 threads started at creation (the caller is thread 0); run k
+   is always stepped by thread k % nthread, on a data object of models[k % nthread]. Give the
+   same compiled model nthread times to share it (read-only), or nthread models compiled from
+   the same description to vary parameters per run (mbs_batch_set_params). After create,
+   nothing allocates: mbs_batch_run only steps. Results are bitwise those of stepping each
+   run alone with the same calls. Set each run's start state and inputs through
+   mbs_batch_data (q, v, tau, time; mbs_assemble for loops) before running. */
+typedef struct mbs_batch mbs_batch;
+/* NULL on a bad argument (nthread or nrun < 1, a NULL model, models of different sizes) or
+   out of memory. The models must outlive the batch. */
+mbs_batch *mbs_batch_create(mbs_model *const *models, int nthread, int nrun,
+                            const mbs_stepper_def *def);
+void mbs_batch_destroy(mbs_batch *b); /* joins the threads; NULL allowed */
+int mbs_batch_nrun(const mbs_batch *b);
+mbs_data *mbs_batch_data(mbs_batch *b, int run); /* NULL when run is out of range */
+/* Per-run parameters: before stepping run k, each mbs_batch_run sets params[i] to
+   values[k np + i] (values is nrun x np, row-major) on the model of its thread. The arrays
+   are the caller's and are read at every run; np = 0 turns it off. MBS_ERR_ARG when np > 0
+   and two threads share a model. A CVODE stepper restarts its integrator when a run's
+   parameters are set, i.e. at each mbs_batch_run call. */
+int mbs_batch_set_params(mbs_batch *b, const mbs_param *params, int np, const double *values);
+/* Step every run that has not failed nstep times by mbs_stepper_step(dt). A run whose step
+   (or parameter change) fails keeps that status and is not stepped again, its data left as
+   the failing call left it (message in mbs_data_error of its data, or mbs_model_error of its
+   thread's model for a refused parameter); the other runs go on. Returns MBS_OK when every
+   run is MBS_OK, else the status of the first failed run (MBS_ERR_ARG for a bad dt or
+   nstep). Not reentrant on one batch. */
+int mbs_batch_run(mbs_batch *b, double dt, long nstep);
+int mbs_batch_status(const mbs_batch *b, int run); /* MBS_OK, the failed status, or ARG */
+int mbs_batch_clear_status(mbs_batch *b);          /* every run MBS_OK again (after a fix) */
+
 /* Parameter sensitivities (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful
    symbolic generator of multibody models", §3.5.2, the direct method): d(trajectory)/d(p)
    for chosen parameters, integrated with the motion by SUNDIALS CVODES' forward sensitivity

@@ -20,6 +20,8 @@ from .data import Data, Stepper
 from . import extra_forces  # Builder.add_frame_force / add_line_force, Data.set_frame_force
 from . import user_states  # Builder.add_user_states, Data.user_states and the like
 from .params import Sensitivity, PARAMS  # Model.set_param and the like, sensitivities
+from .batches import batch, load_model, BatchResult  # many runs on a pool of C threads
+from .cluster import sweep  # run chunks mapped over a Dask distributed client
 from ._lib import lib as _clib
 from .errors import (Error, ArgError, NoMemError, StateError, TopologyError, SingularError,
                      ConvergenceError, InconsistentError, NonfiniteError, SolverError,
@@ -28,6 +30,7 @@ from .errors import (Error, ArgError, NoMemError, StateError, TopologyError, Sin
 __version__ = _clib.mbs_version().decode()  # the version of the libmbs that was loaded
 
 __all__ = ["Builder", "Model", "Data", "Stepper", "Sensitivity", "PARAMS", "WORLD",
+           "batch", "load_model", "BatchResult", "sweep",
            "JOINT_TYPES", "STEPPERS",
            "status_name", "Error", "ArgError", "NoMemError", "StateError", "TopologyError",
            "SingularError", "ConvergenceError", "InconsistentError", "NonfiniteError",

@@ -324,17 +324,24 @@ class Data:
         return self._call(lib.mbs_set_brake_limit(self._d, int(brake), float(limit)))
 
 
+def stepper_def(kind, options):
+    """The mbs_stepper_def of a kind name and options (rtol, atol, max_step,
+    max_internal_steps)."""
+    d = lib.mbs_default_stepper_def(choice(STEPPERS, kind, 'stepper'))
+    for key, value in options.items():
+        if key not in ("rtol", "atol", "max_step", "max_internal_steps"):
+            raise TypeError(f"unknown stepper option {key!r}")
+        setattr(d, key, value)
+    return d
+
+
 class Stepper:
     """mbs_stepper: kind 'euler', 'rk4', 'adams' or 'bdf' (mbs-sim's names; also
     'cvode_adams', 'cvode_bdf'); options as in mbs_stepper_def (rtol, atol, max_step,
     max_internal_steps)."""
 
     def __init__(self, data, kind="rk4", **options):
-        d = lib.mbs_default_stepper_def(choice(STEPPERS, kind, 'stepper'))
-        for key, value in options.items():
-            if key not in ("rtol", "atol", "max_step", "max_internal_steps"):
-                raise TypeError(f"unknown stepper option {key!r}")
-            setattr(d, key, value)
+        d = stepper_def(kind, options)
         self.data = data
         self._s = lib.mbs_stepper_create(data._d, ctypes.byref(d))
         if not self._s:
