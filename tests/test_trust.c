@@ -113,6 +113,56 @@ static void test_guard_accepts_stable_steps(void **state)
     }
 }
 
+/* Stiff contact, the common case the guard is for: a ball of 1 kg dropped 0.2 m onto an
+   elastic stop of 1e8 N/m with RK4 at 1 ms fails (MBS_ERR_SOLVER) on the first step in
+   contact, state restored, instead of returning MBS_OK from a bounce whose energy explodes;
+   at 1e5 N/m (h omega 0.3) 10^5 steps run and the energy never rises. */
+static void test_guard_stiff_contact(void **state)
+{
+    (void)state;
+    const double k[2] = {1e8, 1e5};
+    for (int c = 0; c < 2; ++c) {
+        mbs_builder *b = mbs_builder_create();
+        mbs_body_def bd = mbs_default_body_def();
+        bd.name = "ball";
+        assert_int_equal(mbs_add_body(b, &bd), 1);
+        mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+        jd.name = "z";
+        jd.child = 1;
+        assert_int_equal(mbs_add_joint(b, &jd), 0);
+        mbs_joint_stop_def sd = mbs_default_joint_stop_def();
+        sd.joint = 0, sd.lower = 0.0, sd.law = MBS_STOP_ELASTIC, sd.stiffness = k[c];
+        assert_int_equal(mbs_add_joint_stop(b, &sd), 0);
+        mbs_model *m = test_compile_ok(b);
+        mbs_data *d = mbs_data_create(m);
+        mbs_data_q(d)[0] = 0.2;
+        const double e0 = energy(d);
+        mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);
+        mbs_stepper *s = mbs_stepper_create(d, &def);
+        int st = MBS_OK;
+        long i = 0;
+        double emax = e0;
+        for (; i < 100000 && st == MBS_OK; ++i) {
+            st = mbs_stepper_step(s, 1e-3);
+            emax = fmax(emax, energy(d));
+        }
+        if (c == 0) {
+            assert_int_equal(st, MBS_ERR_SOLVER);
+            assert_true(i > 150 && i < 250); /* the fall takes 0.2 s */
+            print_message("stiff contact: refused at step %ld, q %.3g\n", i, mbs_data_q(d)[0]);
+            /* restored: the state the last good step left (a piece into the contact) */
+            assert_true(mbs_data_q(d)[0] > -1e-3 && energy(d) <= e0 * (1.0 + 1e-9));
+            assert_non_null(strstr(mbs_data_error(d), "beyond the method's stability"));
+        } else {
+            assert_int_equal(st, MBS_OK);
+        }
+        assert_true(emax <= e0 * (1.0 + 1e-9));
+        mbs_stepper_destroy(s);
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+}
+
 /* ---------------------------------------------------------------- nodes */
 
 /* Three collinear unit springs: world x = 0 to the node (rest 0.5), world x = 4 to the node
@@ -266,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_guard_refuses_unstable_steps),
         cmocka_unit_test(test_guard_opt_out),
         cmocka_unit_test(test_guard_accepts_stable_steps),
+        cmocka_unit_test(test_guard_stiff_contact),
         cmocka_unit_test(test_node_start),
         cmocka_unit_test(test_node_start_file),
     };
