@@ -320,7 +320,7 @@ typedef struct mbs_stepper_def {
        than any useful value (about 100 machine epsilons of t) and ignores it. */
     double event_tol;
     /* RK4: a divergence guard, on by default (0). A step beyond the method's stability
-       (h times the fastest rate of the linearised motion above 2.9, estimated from the
+       (h times the fastest rate of the linearised motion above 2.78, estimated from the
        step's own stages at O(nv) cost: a stiff spring or contact at too large a step)
        fails with MBS_ERR_SOLVER, state restored, the message suggesting a step, instead of
        returning MBS_OK while the energy grows without bound. Nonzero turns it off (a hard
