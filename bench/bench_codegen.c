@@ -10,7 +10,7 @@
 
 #include "bench_common.h"
 #include "codegen_build.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 #include "loop_mechanisms.h"
 
 typedef int (*fd_fn)(const double *, const double *, const double *, double *);

@@ -10,13 +10,17 @@ Checks, failing with one line per problem:
     docs/api.md; every status code MBS_OK / MBS_ERR_* has a "### `name`" entry in
     docs/errors.md, and mbs_status_name's table in src/core/status.c knows it;
   * every relative link in README.md and docs/*.md points to an existing file and, with a
-    #fragment, to an existing heading of that file.
+    #fragment, to an existing heading of that file;
+  * the C code blocks of README.md and docs/*.md compile (check_snippets.py says how).
 """
 import os
 import re
 import shutil
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_snippets import check_snippets  # noqa: E402
 
 
 def strip_comments(text):
@@ -128,10 +132,12 @@ def main():
     mds = [os.path.join(root, "README.md")] + sorted(
         os.path.join(docs, f) for f in os.listdir(docs) if f.endswith(".md"))
     problems += check_links(root, mds)
+    snippet_problems, nsnippets = check_snippets(root, lib, mds)
+    problems += snippet_problems
     for p in problems:
         print("check_docs: " + p)
     print(f"check_docs: {len(funcs)} functions, {len(types)} types, {len(consts)} constants, "
-          f"{len(mds)} markdown files checked, {len(problems)} problems")
+          f"{len(mds)} markdown files and {nsnippets} C blocks checked, {len(problems)} problems")
     return 1 if problems else 0
 
 

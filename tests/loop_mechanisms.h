@@ -135,7 +135,7 @@ void lm_slider_crank_state(const lm_slider_crank *p, const lm_mech *mech, mbs_da
 void lm_slider_crank_set(const lm_slider_crank *p, const lm_mech *mech, mbs_data *d,
                          const double s[3], const double sd[3]);
 
-/* ---------------------------------------------------------------- door on hinges (seed 004 §6)
+/* ---------------------------------------------------------------- door on hinges (Elmqvist, Mattsson, Chapuis 2009, "Redundancies in Multibody Systems and Automatic Coupling of CATIA and Modelica" §6)
    Door 0.8 m wide (x), 2 m high (y), 0.04 thick, 20 kg, hinged on the world y axis.
    nhinge 1: world-hinge1-door only. nhinge 2: also a cut revolute hinge2 at y = 1.8
    (hinge1 at y = 0.2), with its world-side frame moved by offset (offset 0: coaxial).

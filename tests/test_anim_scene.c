@@ -1,4 +1,4 @@
-/* The animation scene and recording of mbs-sim (tools/sim_anim.c): a body's own visuals are
+/* The animation scene and recording of mbs-sim (tools/sim/sim_anim.c): a body's own visuals are
  * drawn as given (mesh visuals counted, not drawn), a body without visuals gets a sphere at
  * its centre of mass sized by the cube root of its mass and a cylinder along the axis of the
  * joint into it, springs and distance rods become moving lines; frames are taken at 60 fps

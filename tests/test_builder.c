@@ -216,11 +216,13 @@ static void test_errorf_finite_labels(void **state)
     assert_int_equal(mbs_errorf(buf, MBS_ERR_ARG, "body %s: %d", "\"a\"", 7), MBS_ERR_ARG);
     assert_string_equal(buf, "body \"a\": 7");
     assert_int_equal(mbs_errorf(NULL, MBS_ERR_STATE, "x"), MBS_ERR_STATE);
-    char longname[600];
+    char longname[2 * MBS_ERROR_LEN];
     memset(longname, 'x', sizeof longname - 1);
     longname[sizeof longname - 1] = '\0';
     assert_int_equal(mbs_errorf(buf, MBS_ERR_NOMEM, "%s", longname), MBS_ERR_NOMEM);
     assert_int_equal((int)strlen(buf), MBS_ERROR_LEN - 1);
+    assert_string_equal(buf + MBS_ERROR_LEN - 4, "..."); /* a cut message says so */
+    assert_true(MBS_ERROR_LEN >= 1024);                 /* room for a long path and element */
 
     double x[4] = {1.0, -2.0, 0.0, 1e300};
     assert_int_equal(mbs_all_finite(x, 4), 1);
@@ -520,6 +522,17 @@ static void test_bad_bodies(void **state)
     rotated_inertia(d.inertia, R, 1.0, 1.0, 2.1);
     assert_int_equal(mbs_add_body(b, &d), MBS_ERR_ARG);
     assert_msg(b, "body \"rot\" (id 2): principal moments", "triangle inequality");
+    /* a negative moment far below the rounding of the largest one: the eigenvalue test
+       (relative to the largest) passed it, and the kinetic energy came out negative */
+    d = body_def("neg");
+    memset(d.inertia, 0, sizeof d.inertia);
+    d.inertia[0] = -0.5, d.inertia[4] = d.inertia[8] = 1e20;
+    assert_int_equal(mbs_add_body(b, &d), MBS_ERR_ARG);
+    assert_msg(b, "body \"neg\" (id 2): inertia not positive semi-definite", "moment -0.5 about "
+               "the body's x axis");
+    d.inertia[0] = 0.0, d.inertia[8] = -0.5, d.inertia[4] = 1e20, d.inertia[2] = d.inertia[6] = 0.1;
+    assert_int_equal(mbs_add_body(b, &d), MBS_ERR_ARG);
+    assert_msg(b, "body \"neg\" (id 2): inertia not positive semi-definite", "z axis");
     assert_int_equal(b->nbody, 1);
     /* valid edge cases: a rod (triangle equality), a point mass, a massless link */
     rotated_inertia(d.inertia, R, 0.0, 1.0, 1.0);

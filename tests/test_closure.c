@@ -1,4 +1,4 @@
-/* Loops closed in closed form (src/closure/; Otter, Elmqvist, Mattsson 2003, "The New
+/* Loops closed in closed form (src/loops/analytic/; Otter, Elmqvist, Mattsson 2003, "The New
  * Modelica MultiBody Library", §7.2-7.3) against the Newton path of the same mechanism
  * (mbs_builder_set_closure(MBS_CLOSURE_NEWTON)), which is independent of them: a different
  * algorithm (Newton-Raphson on the constraint rows, projection, multipliers from

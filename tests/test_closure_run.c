@@ -1,4 +1,4 @@
-/* Loops closed in closed form, in motion (src/closure/; Otter, Elmqvist, Mattsson 2003,
+/* Loops closed in closed form, in motion (src/loops/analytic/; Otter, Elmqvist, Mattsson 2003,
  * "The New Modelica MultiBody Library", §7.2-7.3):
  *   - trajectories against the Newton path over 5 s with RK4 at 1 ms (1e-9): an inline six
  *     (six coupled JointRRP loops on one crankshaft), mbs-sim's V6 engine (MSL EngineV6's

@@ -1,4 +1,4 @@
-/* Cut-joint constraint rows (src/solvers/constraints.c) against independent references:
+/* Cut-joint constraint rows (src/loops/constraints.c) against independent references:
  *  - Jacobian columns and J̇q̇ against 4th-order central differences of h along the flow
  *    q(t) = integrate(q, v t) of random trees with cut joints of every type;
  *  - every type's rows vanish on the joint's own manifold (the child placed by the joint's
@@ -23,8 +23,8 @@
 #include "core/internal.h"
 #include "core/linalg.h"
 #include "core/rotation.h"
-#include "solvers/constraints.h"
-#include "solvers/loops.h"
+#include "loops/constraints.h"
+#include "loops/loops.h"
 
 #define NTYPES 9
 static const mbs_joint_type cut_types[NTYPES] = {

@@ -1,4 +1,4 @@
-/* State events and joint stops (src/events/, src/solvers/stepper_events.c).
+/* State events and joint stops (src/events/, src/steppers/stepper_events.c).
  * Closed forms: a body falling from z0 crosses z = 0 at t = sqrt(2 z0 / g) (RK4 is exact for
  * this quadratic motion, so the location error is the event tolerance alone; CVODE within
  * its own accuracy); a bouncing ball with restitution e hits at t_1 = sqrt(2 z0 / g),
@@ -8,7 +8,7 @@
  * composition with the local-error estimate and with max_step substeps. */
 #include "common.h"
 #include "loop_mechanisms.h"
-#include "solvers/loops.h" /* mbs_loops_events: partitions made */
+#include "loops/loops.h" /* mbs_loops_events: partitions made */
 
 #include <math.h>
 #include <stdio.h>

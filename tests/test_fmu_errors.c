@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -153,7 +154,22 @@ static void test_bad_values(void **state)
     REFUSED(f->do_step(c, 0.0, 0.0, fmi2True), "fmi2DoStep");
     REFUSED(f->do_step(c, 0.0, INFINITY, fmi2True), "fmi2DoStep");
     REFUSED(f->do_step(c, 0.5, 0.01, fmi2True), "but the FMU is at 0");
+    /* h / step_size beyond 2^63 ran no step and answered fmi2OK with the time moved; 10^9
+       steps in one call had no bound: both refused, the instance still at 0 and usable */
+    REFUSED(f->do_step(c, 0.0, 1e17, fmi2True), "internal steps, beyond the bound of 10000000");
+    REFUSED(f->do_step(c, 0.0, 1e6, fmi2True), "1e+09 internal steps");
+    assert_int_equal(f->real_status(c, fmi2LastSuccessfulTime, &x), fmi2OK);
+    assert_true(x == 0.0);
     assert_int_equal(f->do_step(c, 0.0, 0.01, fmi2True), fmi2OK);
+    f->free_instance(c);
+    c = f->instantiate("tiny", fmi2CoSimulation, loop.guid, loop.resources, &fmu_callbacks, 0, 0);
+    const double tiny = 1e-300;
+    assert_int_equal(f->set_real(c, &ss, 1, &tiny), fmi2OK);
+    assert_int_equal(f->setup(c, 0, 0.0, 1e17, 0, 0.0), fmi2OK);
+    assert_int_equal(f->enter_init(c), fmi2OK);
+    assert_int_equal(f->exit_init(c), fmi2OK);
+    REFUSED(f->do_step(c, 1e17, 1.0, fmi2True), "below the rounding of t"); /* 1e17 + 1 == 1e17 */
+    REFUSED(f->do_step(c, 1e17, 100.0, fmi2True), "beyond the bound"); /* 1e302 steps */
     f->free_instance(c);
 }
 
@@ -257,6 +273,81 @@ static void test_pack_errors(void **state)
     }
 }
 
+/* fmi2Instantiate's resource location as RFC 3986 and FMI 2.0 section 2.1.3 define it: an
+   escaped space, the host localhost, file:/path, a trailing slash and the scheme in capitals
+   are read; another host, a bad escape and another scheme are refused with a message. */
+static void test_resource_uris(void **state)
+{
+    (void)state;
+    const fmi *f = &pend.f;
+    char link[128], uri[512];
+    snprintf(link, sizeof link, "%s/res dir", pend.dir);
+    assert_int_equal(symlink("resources", link), 0);
+    const char *const good[] = {"file://%s/res%%20dir", "FILE://localhost%s/res%%20dir/",
+                                "file://LocalHost%s/resources", "file:%s/resources/",
+                                "file://%s/res%%20d%%69r?query#fragment", "%s/res dir"};
+    for (size_t k = 0; k < sizeof good / sizeof good[0]; ++k) {
+        snprintf(uri, sizeof uri, good[k], pend.dir);
+        fmi2Component c = f->instantiate("u", fmi2CoSimulation, pend.guid, uri, &fmu_callbacks, 0, 0);
+        if (!c) fail_msg("%s refused: %s", uri, fmu_log_last);
+        f->free_instance(c);
+    }
+    const char *const bad[][2] = {{"file://otherhost%s/resources", "host \"otherhost\" is not this machine"},
+                                  {"file://%s/res%%2", "bad percent-escape"},
+                                  {"file://%s/res%%00dir", "%00 in the path"},
+                                  {"http://localhost%s/resources", "only file: URIs"},
+                                  {"file:res%s", "not an absolute path"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+        snprintf(uri, sizeof uri, bad[k][0], pend.dir);
+        assert_null(f->instantiate("u", fmi2CoSimulation, pend.guid, uri, &fmu_callbacks, 0, 0));
+        if (!strstr(fmu_log_last, bad[k][1])) fail_msg("%s: \"%s\"", uri, fmu_log_last);
+    }
+    unlink(link);
+}
+
+/* Runs cmd (stderr into a scratch file); the exit status, the message in msg (caller frees). */
+static int run_cmd(const char *cmd, char **msg)
+{
+    char full[4096];
+    const char *err = fmu_scratch(2, "cmd.err", "");
+    snprintf(full, sizeof full, "%s 2> '%s' > /dev/null", cmd, err);
+    const int st = system(full);
+    *msg = fmu_slurp(err, NULL);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* mbs-fmu run from the build tree finds the runtime beside itself (no MBS_FMU_RUNTIME); a
+   copy elsewhere names the places it looked; a missing runtime or model file is named with
+   the system's reason; --help exits 0. */
+static void test_runtime_lookup(void **state)
+{
+    (void)state;
+    char cmd[3000], model[512], out[512], copy[512];
+    char *msg;
+    snprintf(model, sizeof model, "%s/double_pendulum.xml", getenv("MBS_MODELS"));
+    snprintf(out, sizeof out, "%s/lookup.fmu", pend.dir);
+    snprintf(cmd, sizeof cmd, "env -u MBS_FMU_RUNTIME '%s' '%s' -o '%s'", getenv("MBS_FMU"), model, out);
+    if (run_cmd(cmd, &msg) != 0) fail_msg("from the build tree: %s", msg);
+    free(msg);
+    snprintf(copy, sizeof copy, "%s/mbs-fmu", pend.dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && env -u MBS_FMU_RUNTIME '%s' '%s' -o '%s'", getenv("MBS_FMU"),
+             copy, copy, model, out);
+    assert_int_equal(run_cmd(cmd, &msg), 1);
+    if (!strstr(msg, "the FMU runtime libmbs_fmi2.so is not in ") || !strstr(msg, pend.dir)) fail_msg("%s", msg);
+    free(msg);
+    snprintf(cmd, sizeof cmd, "'%s' '%s' -o '%s' --runtime '%s/none.so'", getenv("MBS_FMU"), model, out, pend.dir);
+    assert_int_equal(run_cmd(cmd, &msg), 1);
+    if (!strstr(msg, "none.so: No such file or directory")) fail_msg("%s", msg);
+    free(msg);
+    snprintf(cmd, sizeof cmd, "'%s' '%s/none.xml' -o '%s'", getenv("MBS_FMU"), pend.dir, out);
+    assert_int_equal(run_cmd(cmd, &msg), 1);
+    if (!strstr(msg, "none.xml: No such file or directory")) fail_msg("%s", msg);
+    free(msg);
+    snprintf(cmd, sizeof cmd, "'%s' --help", getenv("MBS_FMU"));
+    assert_int_equal(run_cmd(cmd, &msg), 0);
+    free(msg);
+}
+
 int main(void)
 {
     if (!getenv("MBS_FMU") || !getenv("MBS_FMU_RUNTIME") || !getenv("MBS_MODELS")) {
@@ -268,6 +359,8 @@ int main(void)
         cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_rejected_step),
         cmocka_unit_test(test_pack_errors),
+        cmocka_unit_test(test_resource_uris),
+        cmocka_unit_test(test_runtime_lookup),
     };
     return cmocka_run_group_tests(tests, pack_all, unpack_all);
 }

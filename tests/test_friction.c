@@ -1,4 +1,4 @@
-/* Joint friction with locking, brakes (src/events/event_modes.c, src/forces/joint_friction.c).
+/* Joint friction with locking, brakes (src/steppers/event_modes.c, src/elements/joint_friction.c).
  * Closed forms: a block on an incline sticks for tan a < mu_s (locked, friction m g sin a)
  * and slides with g (sin a - mu cos a) otherwise, thrown up the slope it stops at
  * v0 / (g (sin a + mu cos a)) and then sticks or slides back (1e-9); a pendulum with

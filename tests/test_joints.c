@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/rotation.h"
-#include "joints/joint.h"
+#include "core/joint.h"
 
 #define NJOINT 4    /* random joint models (axes) per ops table */
 #define NSAMPLE 25  /* random states per joint model */

@@ -355,6 +355,39 @@ static void test_sensitivities(void **state)
     mbs_model_destroy(m);
 }
 
+/* xdot = -3 x: one user state's rate. */
+static int decay_rate(mbs_data *d, const double *x, double *xdot, void *user)
+{
+    (void)d, (void)user;
+    xdot[0] = -3.0 * x[0];
+    return MBS_OK;
+}
+
+/* A model without a degree of freedom (one body welded to the world) and one user state
+   xdot = -3 x: nx = 1, A = [-3], one eigenvalue -3 (the sort's scratch of two values must not
+   come from A's single entry; ASan reports the write past it). */
+static void test_modes_one_state(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def bd = mbs_default_body_def();
+    const int body = mbs_add_body(b, &bd);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_FIXED);
+    jd.parent = MBS_WORLD, jd.child = body;
+    assert_true(mbs_add_joint(b, &jd) >= 0);
+    assert_true(mbs_add_user_states(b, "decay", 1, decay_rate, NULL) >= 0);
+    mbs_model *m = test_compile_ok(b);
+    assert_int_equal(mbs_model_nv(m), 0);
+    mbs_data *d = mbs_data_create(m);
+    double re[2] = {0.0, 0.0}, im[2] = {1.0, 1.0};
+    int n = 2;
+    if (mbs_modes(d, re, im, &n) != MBS_OK) fail_msg("mbs_modes: %s", mbs_data_error(d));
+    assert_int_equal(n, 1);
+    assert_true(re[0] == -3.0 && im[0] == 0.0);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -362,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_pendulum_motor),
         cmocka_unit_test(test_fourbar_motor),
         cmocka_unit_test(test_sensitivities),
+        cmocka_unit_test(test_modes_one_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

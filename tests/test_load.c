@@ -189,7 +189,8 @@ static const bad_file bad_files[] = {
     {"duplicate link", "<robot>\n" L1 L1 "</robot>", 3, "a second link named \"a\""},
     {"duplicate joint", "<robot>\n<link name=\"w\"/>\n" L1 "<link name=\"b\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>\n"
         J("j", "revolute", "w", "a") J("j", "revolute", "a", "b") "</robot>", 6, "a second joint named \"j\""},
-    {"inertia not positive definite", "<robot>\n<link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"-3\"/></inertial></link>\n</robot>", 2, "inertia"},
+    {"inertia not positive definite", "<robot>\n<link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"-3\"/></inertial></link>\n"
+        "<link name=\"world\"/>\n" J("j", "revolute", "world", "a") "</robot>", 2, "inertia"}, /* moving: a welded link's inertia is ignored */
     {"empty file", "", 1, "Document is empty"},
     {"not XML", "this is not a model\n", 1, "not a model file"},
     {"not a robot", "<mujoco/>\n", 1, "root element must be <robot>"},
@@ -204,6 +205,18 @@ static const bad_file bad_files[] = {
     {"joint force value", "<robot>\n<link name=\"world\"/>\n" L1 J("j", "revolute", "world", "a") "<joint_force joint=\"j\"/>\n</robot>", 5, "<joint_force>: attribute force is missing"},
     {"joint force joint", "<robot>\n<link name=\"world\"/>\n" L1 J("j", "revolute", "world", "a") "<joint_force joint=\"k\" force=\"1\"/>\n</robot>", 5, "joint \"k\" is not a joint of the file"},
 };
+
+/* A file that is not there, or a folder: the system's reason, before libxml2 reads anything. */
+static void test_missing_file(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    assert_int_equal(mbs_builder_load(b, "/nonexistent/robot.urdf"), MBS_ERR_ARG);
+    assert_string_equal(mbs_builder_error(b), "/nonexistent/robot.urdf: No such file or directory");
+    assert_int_equal(mbs_builder_load(b, "/tmp"), MBS_ERR_ARG);
+    assert_string_equal(mbs_builder_error(b), "/tmp: not a regular file (a directory)");
+    mbs_builder_destroy(b);
+}
 
 /* Every bad file: its status, a message naming file, line and element; builder unchanged. */
 static void test_malformed(void **state)
@@ -265,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_superset_loop),
         cmocka_unit_test(test_rot_and_joint_force),
         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_missing_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,7 +36,7 @@ static void call_ok(mbs_data *d, int rc, const char *what)
 /* Angle difference wrapped to (-pi, pi]. */
 static double wrap(double a) { return remainder(a, 2.0 * PI); }
 
-/* Scalar rows of a cut joint type (DESIGN.md §5). */
+/* Scalar rows of a cut joint type. */
 static int rows_of(mbs_joint_type t)
 {
     switch (t) {

@@ -1,4 +1,4 @@
-/* Planar models with loops in planar algebra (src/closure/planar_loops.c): a planar model
+/* Planar models with loops in planar algebra (src/loops/analytic/planar_loops.c): a planar model
  * whose loops are all planar closed-form assemblies (JointRRR, RRP, RPP; Otter, Elmqvist,
  * Mattsson 2003, "The New Modelica MultiBody Library", §7.3) runs its kinematics, forces and
  * reduced dynamics with 3-vectors (Höbinger, Otter, "PlanarMultiBody - a Modelica library

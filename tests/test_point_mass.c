@@ -501,7 +501,7 @@ static void chain_place(mbs_data *d, const double pos[9])
    MBS_ERR_SINGULAR at the first forward dynamics: the spin of each mass about its own rod
    was a coordinate that moves nothing). The spherical chain gets two swing rates per mass
    (6 dofs), the rod chain translations with three distance rows; both fall from the same
-   bent position under gravity and the masses agree to 2e-7 m after 1 s of RK4 at 0.25 ms, and
+   bent position under gravity and the masses agree to 2e-7 m after 1 s of RK4 at 0.125 ms, and
    the spherical chain keeps its energy to 1e-6 over 10^5 steps. */
 static void test_point_mass_chains(void **state)
 {
@@ -522,10 +522,10 @@ static void test_point_mass_chains(void **state)
     mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);
     mbs_stepper *ss = mbs_stepper_create(ds, &def), *sr = mbs_stepper_create(dr, &def);
     const double e0 = total_energy(ds);
-    for (int i = 0; i < 4000; ++i) { /* the difference: 1.7e-5, 1.6e-6, 9.8e-8 m at h =
-                                        1e-3, 5e-4, 2.5e-4 (4th order: the models agree) */
-        if (mbs_stepper_step(ss, 2.5e-4) != MBS_OK) fail_msg("%s", mbs_data_error(ds));
-        if (mbs_stepper_step(sr, 2.5e-4) != MBS_OK) fail_msg("%s", mbs_data_error(dr));
+    for (int i = 0; i < 8000; ++i) { /* the difference: 6.0e-7, 4.3e-8 m at h = 2.5e-4,
+                                        1.25e-4 (4th order: the models agree) */
+        if (mbs_stepper_step(ss, 1.25e-4) != MBS_OK) fail_msg("%s", mbs_data_error(ds));
+        if (mbs_stepper_step(sr, 1.25e-4) != MBS_OK) fail_msg("%s", mbs_data_error(dr));
     }
     chain_masses(ds, 1.0, pos), chain_masses(dr, 0.0, pos2);
     double worst = 0.0;

@@ -1,4 +1,4 @@
-/* Reference trajectories from other tools (../shared/refdata, see its README.md): the
+/* Reference trajectories from other tools (the Modelica Standard Library and IFToMM trajectories in ../shared/refdata): the
  * Modelica Standard Library examples Elementary.Pendulum, DoublePendulum and SpringMassSystem
  * (Dymola, DASSL 1e-6) and the IFToMM benchmark A01 simple pendulum. Each model is built
  * with the library exactly as the README describes, simulated with CVODE (rtol <= 1e-8) and

@@ -697,6 +697,52 @@ static void test_cli_list_and_demo(void **state)
     sim_models_free(all, count);
 }
 
+/* --help after any command prints the help on stdout with status 0; a model file that is
+   not there is named with the system's reason, not as a parse failure. */
+static void test_cli_help_and_missing_file(void **state)
+{
+    (void)state;
+    need_cli();
+    static const char *const helps[][4] = {{"--help", NULL}, {"run", "pendulum", "--help", NULL},
+                                           {"equilibrium", "--help", NULL}, {"modes", "-h", NULL},
+                                           {"linearize", "pendulum", "--help", NULL}, {"list", "--help", NULL}};
+    for (size_t i = 0; i < sizeof helps / sizeof helps[0]; ++i) {
+        char *out, *err;
+        assert_int_equal(run_cli(helps[i], &out, &err), SIM_EXIT_OK);
+        if (strncmp(out, "usage: mbs-sim", 14) != 0 || err[0]) fail_msg("%s: '%s' '%s'", helps[i][0], out, err);
+        free(out);
+        free(err);
+    }
+    const char *missing[] = {"run", scratch(2, "none.urdf"), NULL};
+    char *out, *err;
+    assert_int_equal(run_cli(missing, &out, &err), SIM_EXIT_FAIL);
+    if (!strstr(err, "none.urdf: No such file or directory\n")) fail_msg("got: %s", err);
+    free(out);
+    free(err);
+}
+
+/* The CSV's numbers read back as the doubles that were written (17 significant digits). */
+static void test_csv_round_trip(void **state)
+{
+    (void)state;
+    const double row[6] = {0.1, 1.0 / 3.0, 3.141592653589793, -2.2250738585072014e-308, 1e300 / 7.0,
+                           nextafter(1.0, 2.0)};
+    char *names[6] = {"a", "b", "c", "d", "e", "f"}, err[SIM_MSG];
+    sim_table t = {.ncol = 6, .names = names};
+    sim_csv c;
+    const char *path = scratch(2, "round.csv");
+    assert_int_equal(sim_csv_open(&c, path, &t, err, sizeof err), 0);
+    assert_int_equal(sim_csv_row(&c, row, 6, err, sizeof err), 0);
+    assert_int_equal(sim_csv_close(&c, err, sizeof err), 0);
+    char *text = slurp(path), *p = strchr(text, '\n') + 1;
+    for (int i = 0; i < 6; ++i) {
+        const double x = strtod(p, &p);
+        if (memcmp(&x, &row[i], sizeof x) != 0) fail_msg("column %d: %.17g read back as %.17g", i, row[i], x);
+        ++p;
+    }
+    free(text);
+}
+
 /* Bad command lines: exit status 2 and exactly one line "mbs-sim: <message>". */
 static void test_cli_bad_command_lines(void **state)
 {
@@ -721,6 +767,8 @@ static void test_cli_bad_command_lines(void **state)
         {{"run", "pendulum", "--plot", "x.svg", "--signals=q.rev,foo", NULL},
          "mbs-sim: pendulum: --signals: no signal 'foo' (signals: q.rev, v.rev,"},
         {{"list", "extra", NULL}, "mbs-sim: list: takes no arguments\n"},
+        {{"run", "pendulum", "--plot", "x.png", NULL},
+         "mbs-sim: --plot x.png: plots are written as SVG only; name the file .svg"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         char *out, *err;
@@ -799,6 +847,29 @@ static const char *scratch_file(int slot, const char *name, const char *text)
     fputs(text, f);
     fclose(f);
     return path;
+}
+
+/* A robot file as shipped: its foreign elements are warnings on stderr, the run goes on;
+   --floating-base frees the root (7 degrees of freedom instead of 1). */
+static void test_cli_load_options(void **state)
+{
+    (void)state;
+    need_cli();
+    const char *path = scratch_file(2, "shipped.urdf",
+        "<robot name=\"r\">\n<link name=\"base\"><inertial><mass value=\"2\"/><inertia ixx=\"0.1\" ixy=\"0\" "
+        "ixz=\"0\" iyy=\"0.1\" iyz=\"0\" izz=\"0.1\"/></inertial></link>\n<link name=\"arm\"><inertial>"
+        "<origin xyz=\"0.5 0 0\"/><mass value=\"1\"/><inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.01\" "
+        "iyz=\"0\" izz=\"0.01\"/></inertial></link>\n<joint name=\"hinge\" type=\"revolute\"><parent "
+        "link=\"base\"/><child link=\"arm\"/><axis xyz=\"0 1 0\"/></joint>\n<sensor name=\"imu\"/>\n</robot>\n");
+    for (int fl = 0; fl < 2; ++fl) {
+        const char *args[] = {"run", path, "--t-end", "0.05", fl ? "--floating-base" : "--check", NULL};
+        char *out, *err;
+        assert_int_equal(run_cli(args, &out, &err), SIM_EXIT_OK);
+        if (!strstr(err, "mbs-sim: warning: ") || !strstr(err, ":5: <sensor name=\"imu\">: skipped")) fail_msg("%s", err);
+        if (!strstr(out, fl ? "7 degrees of freedom" : "1 degree of freedom")) fail_msg("%s", out);
+        free(out);
+        free(err);
+    }
 }
 
 #define PENDULUM_FILE(extra)                                                                 \
@@ -1292,6 +1363,9 @@ int main(void)
         cmocka_unit_test(test_cli_equilibrium),
         cmocka_unit_test(test_linear_every_mechanism),
         cmocka_unit_test(test_cli_modes_linearize),
+        cmocka_unit_test(test_cli_help_and_missing_file),
+        cmocka_unit_test(test_csv_round_trip),
+        cmocka_unit_test(test_cli_load_options),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

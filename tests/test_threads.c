@@ -1,11 +1,12 @@
-/* One compiled model shared by two threads, each with its own data and stepper (DESIGN §1:
- * the model is immutable after compile). Each thread's trajectory must equal, bit for bit,
+/* One compiled model shared by two threads, each with its own data and stepper (the model is
+ * immutable after compile; parameter reads write nothing into it). Each thread's trajectory must equal, bit for bit,
  * the same run made alone on the main thread. Run under ThreadSanitizer by
  * scripts/test-tsan.sh, which makes any shared mutable state a failure. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -90,11 +91,57 @@ static void fourbar_rk4(void **state)
     lm_mech_free(&mech);
 }
 
+/* Parameter reads of one shared model from two threads, failing ones included: reading
+   writes nothing into the model (a race ThreadSanitizer reports otherwise), and each thread
+   reads its own failure's message. */
+typedef struct reader {
+    const mbs_model *m;
+    int bad_body;        /* an out-of-range body id this thread asks for */
+    int ok;              /* every good read gave the mass, every bad one its own message */
+} reader;
+
+static void *read_params(void *arg)
+{
+    reader *r = arg;
+    char want[64];
+    snprintf(want, sizeof want, "body %d out of range", r->bad_body);
+    r->ok = 1;
+    for (int n = 0; n < 2000; n++) {
+        double x = 0.0;
+        const mbs_param good = {MBS_PARAM_MASS, 1, 0}, bad = {MBS_PARAM_MASS, r->bad_body, 0};
+        r->ok &= mbs_model_get_param(r->m, &good, &x) == MBS_OK && x > 0.0;
+        r->ok &= mbs_model_get_param(r->m, &bad, &x) == MBS_ERR_ARG;
+        r->ok &= strstr(mbs_model_error(r->m), want) != NULL;
+    }
+    return NULL;
+}
+
+static void shared_parameter_reads(void **state)
+{
+    (void)state;
+    test_tree_opts o = test_default_tree_opts(4);
+    mbs_model *m = test_random_tree(3, &o);
+    assert_non_null(m);
+    reader r[2] = {{m, 100, 0}, {m, 200, 0}};
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, read_params, &r[i]), 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    assert_true(r[0].ok && r[1].ok);
+    /* a failed change is the model's message again, for every thread */
+    const mbs_param bad = {MBS_PARAM_MASS, 1, 0};
+    assert_int_equal(mbs_model_set_param(m, &bad, -1.0), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_model_error(m), "mass"));
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tree_rk4_and_cvode),
         cmocka_unit_test(fourbar_rk4),
+        cmocka_unit_test(shared_parameter_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

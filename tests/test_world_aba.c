@@ -1,5 +1,5 @@
 /* The world-frame articulated-body pass of the forward-dynamics derivatives
- * (src/analysis/world_aba.c): its qacc against mbs_forward_dynamics (the body-frame ABA,
+ * (src/derivatives/world_aba.c): its qacc against mbs_forward_dynamics (the body-frame ABA,
  * 1e-12 relative) on random trees of every joint type with no, uniform gravity, damped
  * joint and line springs (f_ext and gen_force nonzero), without force elements (gravity as
  * the base's acceleration) and on floating chains (free root,
@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "common.h"
-#include "analysis/derivs.h"
+#include "derivatives/derivs.h"
 
 #define NMAX 80
 

@@ -66,6 +66,8 @@ extern "C" {
 
 /* Static name of a status, e.g. "MBS_ERR_ARG"; "MBS_UNKNOWN_STATUS" for other values. */
 const char *mbs_status_name(int status);
+/* Static version string of the library, e.g. "0.1.0". */
+const char *mbs_version(void);
 
 typedef struct mbs_builder mbs_builder;
 typedef struct mbs_model mbs_model;
@@ -406,6 +408,27 @@ int mbs_joint_reaction(mbs_data *d, int joint, double force[3], double torque[3]
    docs/model-files.md. */
 int mbs_builder_load(mbs_builder *b, const char *path);
 
+/* Robot files as they ship. Both loaders skip what lies outside URDF's links and joints and
+   outside mbs's superset (<sensor>, <mujoco>, Drake's <frame>, elements of any XML namespace
+   such as <drake:joint>); an inertia that fails the checks of mbs_add_body is read with its
+   entries below 1e-12 of the file's largest as zero (rounding junk), and ignored on a link
+   that cannot move (welded to the world through fixed joints); each such case is a warning. An
+   unknown element without a namespace is still refused (a typo of the superset). */
+typedef void (*mbs_load_warning_fn)(void *user, const char *message);
+typedef struct mbs_load_options {
+    int floating_base;    /* 1: the root link gets a free joint (named "floating_base") instead
+                             of a weld to the world; files with a "world" link are unchanged */
+    int balance_inertia;  /* 1: principal moments of a moving link that violate the triangle
+                             inequality are replaced by their mean (MuJoCo's balanceinertia),
+                             a warning each; 0 (default): such a link is refused */
+    mbs_load_warning_fn warning; /* called with each warning ("file:line: <element>: ..."),
+                                    during the call only; NULL: warnings are dropped */
+    void *user;           /* handed to warning */
+} mbs_load_options;
+mbs_load_options mbs_default_load_options(void); /* all 0: what mbs_builder_load does */
+/* mbs_builder_load with options (NULL: the defaults). */
+int mbs_builder_load_with(mbs_builder *b, const char *path, const mbs_load_options *opt);
+
 /* ---------------------------------------------------------------- planar models */
 /* A model whose tree joints all move in one plane (revolute axes parallel, prismatic axes
    perpendicular to them, planar joints with that normal, fixed joints), no force callback,
@@ -553,7 +576,7 @@ typedef struct mbs_position_target {
 int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
                         const unsigned char *fixed);
 /* ---------------------------------------------------------------- events, prescribed motion,
-   joint friction, brakes and stops (src/events/; docs/api.md "Events") */
+   joint friction, brakes and stops (docs/api.md "Events") */
 /* State events. g is a zero-crossing function of the state: every stepper finds the sign
    changes of g along the motion (both directions), stops there (fixed-step kinds: within
    mbs_stepper_def.event_tol, default 1e-9 s, on the far side of the crossing; CVODE: its
@@ -660,7 +683,7 @@ int mbs_joint_stop_state(const mbs_data *d, int joint, int dof);
    does not. */
 double mbs_joint_stop_beyond(const mbs_data *d, int *element);
 /* ---------------------------------------------------------------- forces between frames,
-   user line laws, parameters of a compiled model, sensitivities (issue 14) */
+   user line laws, parameters of a compiled model, sensitivities */
 
 /* Point masses (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library", Fig. 7;
    MSL Parts.PointMass): a body with mass > 0 and zero inertia that no joint but its own tree
@@ -742,7 +765,9 @@ int mbs_add_line_force(mbs_builder *b, const mbs_line_force_def *def); /* elemen
    Data objects read the model at every call, so data made from the model see the change at
    their next call; a stepper restarts its integrator (CVODE's history) at its next step.
    The model is shared, not locked: do not change a parameter while another thread runs a
-   call on a data object of the same model (between runs it is safe). */
+   call on a data object of the same model (between runs it is safe). Reading parameters
+   (mbs_model_get_param) writes nothing into the model: any number of threads may read a
+   shared model at once. */
 typedef enum mbs_param_kind {
     MBS_PARAM_MASS,       /* body id: mass */
     MBS_PARAM_COM,        /* body id: com[index], index 0..2 */
@@ -781,9 +806,12 @@ typedef struct mbs_param {
     int id;    /* body or force element id */
     int index; /* component, where the kind has several */
 } mbs_param;
-/* Message of the last failed parameter call on m; "" when there was none. */
+/* Message of the last failed parameter call on m: the calling thread's last failed
+   mbs_model_get_param on m when that was its last parameter call on m, else the last failed
+   change of m; "" when there was none. */
 const char *mbs_model_error(const mbs_model *m);
-/* Current value of a parameter (MBS_ERR_ARG for a bad parameter, message in the model's). */
+/* Current value of a parameter (MBS_ERR_ARG for a bad parameter; the message is kept per
+   thread, not in the model). */
 int mbs_model_get_param(const mbs_model *m, const mbs_param *p, double *value);
 /* Set one parameter. */
 int mbs_model_set_param(mbs_model *m, const mbs_param *p, double value);
@@ -910,7 +938,7 @@ int mbs_linearize_coordinates(mbs_data *d, unsigned char *independent, int *n);
 int mbs_modes(mbs_data *d, double *eig_re, double *eig_im, int *n);
 /* ---------------------------------------------------------------- loops closed in closed form */
 /* Compile recognises loops with the structure of the assemblies of the Modelica MultiBody
-   library (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library", §7.2-7.3;
+   library (Otter, Elmqvist, Mattsson 2003, §7.2-7.3;
    MSL Joints.Assemblies) and closes them in closed form instead of by Newton's method:
      JointSSR, JointSSP   a distance joint (rod with ball ends) and a revolute or prismatic
                           joint of its loop;
@@ -979,6 +1007,9 @@ typedef struct mbs_curve {
     int flip;               /* nonzero: contact on the other side (normal reversed) */
     mbs_curve_fn fn;        /* MBS_CURVE_USER */
     void *user;
+    double period;          /* MBS_CURVE_USER: > 0 for a closed curve, p(s + period) = p(s)
+                               (a cam, a closed spline); 0 open. Circles and ellipses are
+                               periodic by themselves. */
 } mbs_curve;
 typedef struct mbs_curve_joint_def {
     const char *name;
@@ -992,12 +1023,15 @@ typedef struct mbs_curve_joint_def {
 mbs_curve_joint_def mbs_default_curve_joint_def(void);
 /* Joint id (>= 0, type MBS_JOINT_CURVE, always a cut joint) or a negative status:
    MBS_ERR_ARG for a bad body, frame, curve kind, a radius or semi-axis <= 0 or beyond 1e100,
-   a user curve without fn, two lines (which cannot touch at one point) or non-finite s. */
+   a user curve without fn or with a negative or non-finite period, two lines (which cannot
+   touch at one point) or non-finite s. */
 int mbs_add_curve_joint(mbs_builder *b, const mbs_curve_joint_def *def);
 /* The contact of a curve joint at the data's state: parameters s (2: parent, child curve),
    the contact point on the parent curve and its contact normal (world, 3 each; any output
-   may be NULL). MBS_ERR_ARG for a bad id; MBS_ERR_CONVERGENCE when no contact point is
-   found near the last one (the message says where). */
+   may be NULL). The parameter of a periodic curve (circle, ellipse, user curve with a
+   period) is kept within one period, [-period/2, period/2), so it never grows with the turns.
+   MBS_ERR_ARG for a bad id; MBS_ERR_CONVERGENCE when no contact point is found near the last
+   one (the message says where). */
 int mbs_curve_joint_contact(mbs_data *d, int joint, double s[2], double point[3],
                             double normal[3]);
 

@@ -20,9 +20,12 @@ from .data import Data, Stepper
 from . import extra_forces  # Builder.add_frame_force / add_line_force, Data.set_frame_force
 from . import user_states  # Builder.add_user_states, Data.user_states and the like
 from .params import Sensitivity, PARAMS  # Model.set_param and the like, sensitivities
+from ._lib import lib as _clib
 from .errors import (Error, ArgError, NoMemError, StateError, TopologyError, SingularError,
                      ConvergenceError, InconsistentError, NonfiniteError, SolverError,
                      CallbackError)
+
+__version__ = _clib.mbs_version().decode()  # the version of the libmbs that was loaded
 
 __all__ = ["Builder", "Model", "Data", "Stepper", "Sensitivity", "PARAMS", "WORLD",
            "JOINT_TYPES", "STEPPERS",

@@ -1,7 +1,8 @@
 """Loading libmbs and declaring the C prototypes (ctypes, no compiled extension).
 
-The shared library is found, in this order, at $MBS_LIBRARY, next to this package when it
-was installed with the library (_config.py written by meson), through the system loader
+The shared library is found, in this order, at $MBS_LIBRARY, where _config.py (written by
+meson at install time) says: the installed library, or a path relative to this package (a
+wheel from `pip install .` holds libmbs.so beside this file), through the system loader
 (ldconfig), and in ../build of a source tree.
 
 The def structs (mbs_body_def, ...) end with a reserved tail: mbs appends new fields at the
@@ -22,15 +23,15 @@ def _candidates():
     env = os.environ.get("MBS_LIBRARY")
     if env:
         yield env
+    here = os.path.dirname(os.path.abspath(__file__))
     try:
         from . import _config  # written at install time
-        yield _config.LIBRARY
+        yield os.path.join(here, _config.LIBRARY)  # an absolute LIBRARY stays as it is
     except ImportError:
         pass
     found = ctypes.util.find_library("mbs")
     if found:
         yield found
-    here = os.path.dirname(os.path.abspath(__file__))
     for name in ("libmbs.so.0", "libmbs.so"):  # an uninstalled build: soname file first
         yield os.path.join(here, "..", "..", "build", name)
 
@@ -47,6 +48,15 @@ def _load():
 
 
 lib = _load()
+
+
+LOAD_WARNING_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
+
+
+class LoadOptions(ctypes.Structure):
+    _fields_ = [("floating_base", ctypes.c_int), ("balance_inertia", ctypes.c_int),
+                ("warning", LOAD_WARNING_FN), ("user", ctypes.c_void_p),
+                ("_tail", ctypes.c_char * _TAIL)]
 
 
 class Frame(ctypes.Structure):
@@ -131,6 +141,7 @@ _V, _P, _I, _D = ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_double
 _S = ctypes.c_char_p
 _PROTOTYPES = {
     "mbs_status_name": (_S, [_I]),
+    "mbs_version": (_S, []),
     "mbs_builder_create": (_P, []),
     "mbs_builder_destroy": (None, [_P]),
     "mbs_builder_error": (_S, [_P]),
@@ -228,6 +239,8 @@ _PROTOTYPES = {
     "mbs_data_friction_force": (_D, [_P, _I, _I]),
     "mbs_data_driving_force": (_D, [_P, _I, _I]),
     "mbs_set_brake_limit": (_I, [_P, _I, _D]),
+    "mbs_default_load_options": (LoadOptions, []),
+    "mbs_builder_load_with": (_I, [_P, ctypes.c_char_p, ctypes.POINTER(LoadOptions)]),
 }
 
 for _name, (_res, _args) in _PROTOTYPES.items():

@@ -15,7 +15,18 @@ JOINT_TYPES = {"revolute": 0, "prismatic": 1, "cylindrical": 2, "universal": 3,
                "translational": 9}
 ROTATIONS = {"quaternion": 0, "cardan": 1}
 CLOSURES = {"newton": 0, "analytic": 1}
-STEPPERS = {"euler": 0, "rk4": 1, "cvode_adams": 2, "cvode_bdf": 3}
+# mbs-sim's names (--stepper adams, bdf) and the C ones (MBS_STEP_CVODE_ADAMS, ...)
+STEPPERS = {"euler": 0, "rk4": 1, "adams": 2, "bdf": 3, "cvode_adams": 2, "cvode_bdf": 3}
+
+
+def choice(table, name, what):
+    """The C value of a name of table; ArgError naming the valid choices for any other."""
+    try:
+        return table[name]
+    except (KeyError, TypeError):
+        from .errors import ArgError
+        raise ArgError(-1, "MBS_ERR_ARG",
+                       f"unknown {what} {name!r} (one of {', '.join(table)})") from None
 
 
 def status_name(status):
@@ -113,7 +124,7 @@ class Builder:
         return self._call(lib.mbs_builder_set_no_gravity(self._b))
 
     def set_root_rotation(self, rotation):
-        return self._call(lib.mbs_builder_set_root_rotation(self._b, ROTATIONS[rotation]))
+        return self._call(lib.mbs_builder_set_root_rotation(self._b, choice(ROTATIONS, rotation, 'rotation')))
 
     def set_planar(self, on):
         """False keeps a planar model on the 3-D path (MBS_PLANAR_OFF); True: found at compile."""
@@ -122,7 +133,7 @@ class Builder:
     def set_closure(self, closure):
         """"analytic" (default: loops with an assembly's structure closed in closed form) or
         "newton" (Newton's method for every loop)."""
-        return self._call(lib.mbs_builder_set_closure(self._b, CLOSURES[closure]))
+        return self._call(lib.mbs_builder_set_closure(self._b, choice(CLOSURES, closure, 'closure')))
 
     def add_body(self, name=None, mass=1.0, com=(0, 0, 0), inertia=None):
         """Body id >= 1; inertia about the COM (3x3 or 9 values, default diag(1e-3))."""
@@ -139,7 +150,7 @@ class Builder:
                   state_priority=0):
         """Joint id >= 0. type: 'revolute', 'prismatic', ... (JOINT_TYPES); frames as
         (pos, rot) pairs or dicts."""
-        d = lib.mbs_default_joint_def(JOINT_TYPES[type])
+        d = lib.mbs_default_joint_def(choice(JOINT_TYPES, type, 'joint type'))
         d.name = name.encode() if name else None
         d.parent, d.child = int(parent), int(child)
         _set_frame(d.frame_parent, frame_parent)
@@ -148,7 +159,7 @@ class Builder:
             _set_array(d.axis, axis, 3, "axis")
         if axis2 is not None:
             _set_array(d.axis2, axis2, 3, "axis2")
-        d.rotation = ROTATIONS[rotation]
+        d.rotation = choice(ROTATIONS, rotation, 'rotation')
         d.length = float(length)
         d.cut = 1 if cut else 0
         d.state_priority = int(state_priority)
@@ -268,13 +279,20 @@ class Builder:
         self._keep.append(cb)
         return self._call(lib.mbs_add_joint_motion(self._b, int(joint), int(dof), cb, None))
 
-    def load(self, path):
-        """Add the elements of a model file (URDF or mbs's superset)."""
-        if not _lib.has("mbs_builder_load"):
+    def load(self, path, floating_base=False, balance_inertia=False):
+        """Add the elements of a model file (URDF or mbs's superset); returns the list of
+        warnings (elements of other tools skipped, inertias read as zero, ignored or balanced).
+        floating_base: the root link gets a free joint; balance_inertia: moving links' principal
+        moments that violate the triangle inequality are replaced by their mean."""
+        if not _lib.has("mbs_builder_load_with"):
             raise NotImplementedError("this libmbs has no model-file loader")
-        fn = lib.mbs_builder_load
-        fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]
-        return self._call(fn(self._b, str(path).encode()))
+        warnings = []
+        cb = _lib.LOAD_WARNING_FN(lambda user, msg: warnings.append(msg.decode()))
+        opt = lib.mbs_default_load_options()
+        opt.floating_base, opt.balance_inertia = int(bool(floating_base)), int(bool(balance_inertia))
+        opt.warning = cb
+        self._call(lib.mbs_builder_load_with(self._b, str(path).encode(), ctypes.byref(opt)))
+        return warnings
 
     def compile(self):
         out = ctypes.c_void_p()

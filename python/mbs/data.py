@@ -4,9 +4,7 @@ import ctypes
 import numpy as np
 
 from ._lib import lib, PositionTarget, StepperDef
-from .core import STEPPERS, Model, _check, _ptr, _vec
-from ._lib import lib, StepperDef
-from .core import STEPPERS, Model, _check, _ptr, _vec, status_name
+from .core import STEPPERS, Model, _check, _ptr, _vec, choice, status_name
 
 
 def _view(ptr, n, writable):
@@ -18,9 +16,32 @@ def _view(ptr, n, writable):
     return a
 
 
+class StateArray:
+    """A state array of Data: reading gives the numpy view of the C array; assigning writes
+    the values into it (as many as it holds), so `data.q = x` never detaches the name from
+    the simulation. Read-only arrays refuse assignment."""
+
+    def __init__(self, writable):
+        self.writable = writable
+
+    def __set_name__(self, owner, name):
+        self.name, self.slot = name, "_" + name
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else obj.__dict__[self.slot]
+
+    def __set__(self, obj, value):
+        if not self.writable:
+            raise AttributeError(f"Data.{self.name} is read-only (written by the dynamics)")
+        view = self.__get__(obj)
+        view[:] = _vec(value, view.size, f"Data.{self.name}")
+
+
 class Data:
     """mbs_data: the state and every scratch array of one simulation (one per thread).
     q, v, tau are writable numpy views of the C arrays; qacc and lam are read-only views."""
+    q, v, tau = StateArray(True), StateArray(True), StateArray(True)
+    qacc, lam = StateArray(False), StateArray(False)
 
     def __init__(self, model):
         if not isinstance(model, Model):
@@ -40,11 +61,11 @@ class Data:
         return d
 
     def _bind(self, nq, nv, ncon):
-        self.q = _view(lib.mbs_data_q(self._d), nq, True)
-        self.v = _view(lib.mbs_data_v(self._d), nv, True)
-        self.tau = _view(lib.mbs_data_tau(self._d), nv, True)
-        self.qacc = _view(lib.mbs_data_qacc(self._d), nv, False)
-        self.lam = _view(lib.mbs_data_lambda(self._d), ncon, False)
+        self._q = _view(lib.mbs_data_q(self._d), nq, True)
+        self._v = _view(lib.mbs_data_v(self._d), nv, True)
+        self._tau = _view(lib.mbs_data_tau(self._d), nv, True)
+        self._qacc = _view(lib.mbs_data_qacc(self._d), nv, False)
+        self._lam = _view(lib.mbs_data_lambda(self._d), ncon, False)
         self.nq, self.nv, self.ncon = nq, nv, ncon
 
     def __del__(self):
@@ -304,11 +325,12 @@ class Data:
 
 
 class Stepper:
-    """mbs_stepper: kind 'euler', 'rk4', 'cvode_adams' or 'cvode_bdf'; options as in
-    mbs_stepper_def (rtol, atol, max_step, max_internal_steps)."""
+    """mbs_stepper: kind 'euler', 'rk4', 'adams' or 'bdf' (mbs-sim's names; also
+    'cvode_adams', 'cvode_bdf'); options as in mbs_stepper_def (rtol, atol, max_step,
+    max_internal_steps)."""
 
     def __init__(self, data, kind="rk4", **options):
-        d = lib.mbs_default_stepper_def(STEPPERS[kind])
+        d = lib.mbs_default_stepper_def(choice(STEPPERS, kind, 'stepper'))
         for key, value in options.items():
             if key not in ("rtol", "atol", "max_step", "max_internal_steps"):
                 raise TypeError(f"unknown stepper option {key!r}")

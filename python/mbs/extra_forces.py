@@ -13,7 +13,7 @@ import ctypes
 
 from . import _lib
 from ._lib import lib, Frame, c_double_p
-from .core import Builder, WORLD, _pending, _ptr, _set_array, _set_frame, _vec
+from .core import Builder, WORLD, _pending, _ptr, _set_array, _set_frame, _vec, choice
 from .data import Data
 
 RESOLVE = {"world": 0, "frame_a": 1, "frame_b": 2}
@@ -76,7 +76,7 @@ def add_frame_force(self, body_b, body_a=WORLD, frame_a=None, frame_b=None, reso
     d.body_a, d.body_b = int(body_a), int(body_b)
     _set_frame(d.frame_a, frame_a)
     _set_frame(d.frame_b, frame_b)
-    d.resolve = RESOLVE[resolve]
+    d.resolve = choice(RESOLVE, resolve, 'resolve frame')
     _set_array(d.force, force, 3, "force")
     _set_array(d.torque, torque, 3, "torque")
     if fn is not None:

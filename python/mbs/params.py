@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _lib
 from ._lib import lib, BodyDef, c_double_p
-from .core import Model, STEPPERS, _check, _ptr, _set_array, _vec
+from .core import Model, STEPPERS, _check, _ptr, _set_array, _vec, choice
 
 PARAMS = {"mass": 0, "com": 1, "inertia": 2, "stiffness": 3, "damping": 4, "rest": 5,
           "gravity": 6, "gravity_mu": 7, "rotor_inertia": 8, "rotor_ratio": 9, "line_mass": 10,
@@ -51,10 +51,7 @@ for _name, _res, _args in (
 
 
 def _param(kind, id, index=0):
-    if kind not in PARAMS:
-        from .errors import ArgError
-        raise ArgError(-1, "MBS_ERR_ARG", f"unknown parameter kind {kind!r} ({', '.join(PARAMS)})")
-    return Param(PARAMS[kind], int(id), int(index))
+    return Param(choice(PARAMS, kind, "parameter kind"), int(id), int(index))
 
 
 def _model_call(self, status):
@@ -106,11 +103,12 @@ Model.set_point_gravity = set_point_gravity
 class Sensitivity:
     """mbs_sens: d(q, v)/dp for the parameters [(kind, id[, index]), ...] of the data's model,
     integrated with the motion by SUNDIALS CVODES from the data's current state; kind
-    "cvode_adams" or "cvode_bdf", options rtol, atol, max_step, max_internal_steps."""
+    "adams" or "bdf" (or "cvode_adams", "cvode_bdf"), options rtol, atol, max_step,
+    max_internal_steps."""
 
-    def __init__(self, model, data, params, kind="cvode_adams", **options):
+    def __init__(self, model, data, params, kind="adams", **options):
         d = lib.mbs_default_sens_def()
-        d.kind = STEPPERS[kind]
+        d.kind = choice(STEPPERS, kind, 'stepper')
         for key, value in options.items():
             if key not in ("rtol", "atol", "max_step", "max_internal_steps"):
                 raise TypeError(f"unknown sensitivity option {key!r}")

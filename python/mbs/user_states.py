@@ -61,7 +61,7 @@ def _trampoline(fn, n):
                 sizes.extend(_sizes(dptr))
             data = Data._borrowed(dptr)
             data._bind(*sizes[:3])
-            data.user_states = _view(lib.mbs_data_user_states(dptr), sizes[3], False)
+            data.__dict__["_user_states"] = _view(lib.mbs_data_user_states(dptr), sizes[3], False)
             r = fn(data, _view(x, n, False), _view(xdot, n, True))
             return 0 if r is None else int(r)
         except Exception as e:  # must not cross the C stack: kept, raised after the call
@@ -109,8 +109,10 @@ def _data_user_states(self):
     return v
 
 
-def _data_set_user_states_view(self, value):
-    self.__dict__["_user_states"] = value
+def _data_assign_user_states(self, value):
+    """data.user_states = x writes x into the C array (never detaches the name from it)."""
+    view = _data_user_states(self)
+    view[:] = _vec(value, view.size, "Data.user_states")
 
 
 def _data_set_user_states(self, element, x):
@@ -152,7 +154,7 @@ Builder.set_user_states_start = set_user_states_start
 Model.nuser_states = property(lambda self: lib.mbs_model_nuser_states(self._m))
 Model.user_states_adr = _model_user_states_adr
 Model.user_states_start = _model_user_states_start
-Data.user_states = property(_data_user_states, _data_set_user_states_view)
+Data.user_states = property(_data_user_states, _data_assign_user_states)
 Data.set_user_states = _data_set_user_states
 Data._n_of = _data_n_of
 Data.user_states_derivative = _data_user_states_derivative

@@ -12,12 +12,13 @@
  * unactuated coordinates would need (it is zero on the actuated ones): MBS_ERR_INCONSISTENT
  * naming the coordinate and its loop. On a tree r = 0 and Q = I: tau_a = psi_a, residual psi
  * on the other coordinates (no LAPACK). Allocation-free: workspace of mbs_data_create. */
+#include "ustates/ustates.h"
 #include "analysis/analysis.h"
 
 #include <math.h>
 
 #include "core/linalg.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 
 #define ACT_RCOND 1e-10 /* relative rank tolerance of A' (its rows are orthonormal columns of Q) */
 #define ACT_TOL 1e-9    /* residual relative to max |psi| that counts as unreachable */

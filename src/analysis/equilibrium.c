@@ -2,8 +2,8 @@
  * §4.3.1): v = 0 and q such that the generalized forces g = tau - RNEA(q, v = 0, qacc = 0)
  * (gravity, force elements, host inputs, callbacks) do no work on any motion the loops and
  * the held coordinates allow. With loops the unknowns are the free independent coordinates u
- * of a partition that keeps the held ones independent (loops.c), q(u) by closure, and the
- * reduced forces are R = B^T g (seed 001 eq. 12, B = dq/du); the partition is made again at
+ * of a partition that keeps the held ones independent (loops_select.c), q(u) by closure, and the
+ * reduced forces are R = B^T g (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models" eq. 12, B = dq/du); the partition is made again at
  * every iterate (best conditioned there). A damped Newton iteration on
  * R(u) = 0: its Jacobian by central differences in tangent coordinates (reduced_jacobian, the
  * one place to swap in analytic derivatives), symmetrically equilibrated so that coordinates
@@ -12,13 +12,14 @@
  * where that fails (a singular Jacobian, a local minimum of |R|) a step along the forces
  * themselves, accepted while they still do positive work at its end (downhill). Every iterate keeps the
  * loops closed; q and v are restored on failure. */
+#include "ustates/ustates.h"
 #include "analysis/analysis.h"
-#include "closure/closure.h"
+#include "loops/analytic/closure.h"
 
 #include <math.h>
 
 #include "core/linalg.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 
 #define EQ_MAXIT 50      /* Newton iterations */
 #define EQ_FD_STEP 1e-5  /* central-difference step in tangent coordinates (rad or m) */
@@ -254,7 +255,7 @@ static int iterate(mbs_data *d, eq_state *e, double *R, int it)
 }
 
 /* The free independent coordinates (not held) into idx; loops: a partition keeping the held
-   ones independent and best conditioned at the data's q (loops.c), then the loops closed. */
+   ones independent and best conditioned at the data's q (loops_select.c), then the loops closed. */
 static int free_coordinates(mbs_data *d, eq_state *e)
 {
     mbs_analysis *a = d->analysis;

@@ -12,10 +12,11 @@
  * every coordinate independent, and so does a model with user states (mbs.h "user state
  * equations"): x = (du, du', x_user), the user states perturbed like the rates and their
  * derivatives (which the forward dynamics evaluates with the forces) giving the last rows. */
-#include "analysis/derivs.h"
-#include "closure/closure.h"
+#include "ustates/ustates.h"
+#include "derivatives/derivs.h"
+#include "loops/analytic/closure.h"
 #include "events/events.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 
 #define LIN_STEP 1e-5 /* tangent step in u; times max(1, |u'|) in u' */
 

@@ -1,8 +1,9 @@
 /* Modes: the eigenvalues of mbs_linearize's A by LAPACK dgeev through the linalg seam, with
  * A and the workspace taken at mbs_data_create (derivs.h), sorted for reading. */
-#include "analysis/derivs.h"
+#include "ustates/ustates.h"
+#include "derivatives/derivs.h"
 #include "core/linalg.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 
 /* 1 when eigenvalue a sorts before b: smaller |lambda|, then smaller real part, then
    smaller imaginary part. */
@@ -79,7 +80,9 @@ int mbs_modes(mbs_data *d, double *eig_re, double *eig_im, int *n)
     if (info != 0)
         return MBS_DATA_FAIL(d, info > 0 ? MBS_ERR_CONVERGENCE : MBS_ERR_ARG, "modes: dgeev "
                              "returned %d (the QR iteration did not converge)", info);
-    eig_sort(w->wr, w->wi, nx, w->A, w->A + nx); /* A is free scratch now */
+    /* A is free scratch now: nx^2 >= 2 nx doubles for the sort once nx >= 2; a single
+       eigenvalue is sorted already (A's one entry could not hold two) */
+    if (nx >= 2) eig_sort(w->wr, w->wi, nx, w->A, w->A + nx);
     for (int i = 0; i < nx; ++i) eig_re[i] = w->wr[i], eig_im[i] = w->wi[i];
     *n = nx;
     return MBS_OK;

@@ -11,14 +11,15 @@
  * A stationary point with F != 0 (the nearest the targets can get) is MBS_ERR_INCONSISTENT
  * naming the worst target or cut joint. Finally the loops are closed by Newton holding the
  * fixed coordinates, and v projected. */
+#include "ustates/ustates.h"
 #include "analysis/analysis.h"
-#include "closure/closure.h"
+#include "loops/analytic/closure.h"
 
 #include <math.h>
 #include <stdio.h>
 
 #include "core/linalg.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 
 #define POS_MAXIT 100     /* iterations */
 #define POS_TOL 1e-12     /* target offsets below POS_TOL (1 + |pos|) m and scaled loop

@@ -1,6 +1,7 @@
 /* Queries a controller calls every tick (allocation-free, O(N) or O(depth)): the Jacobian
  * of a body point, its bias acceleration J̇v, the centre of mass and the momentum of the
  * whole system. Every output is world-frame; a failed query leaves its outputs unwritten. */
+#include "ustates/ustates.h"
 #include "analysis/analysis.h"
 
 /* The common checks of a query on body (world excluded), with a point (nullable). */

@@ -9,8 +9,9 @@
  * reused by the next queries while q, v, qacc, tau, lambda, the time, the host wrenches and
  * the revisions of the model's parameters and the data's inputs (frame forces) are bitwise
  * unchanged, so the reactions of all N joints cost one pass, not N. */
+#include "ustates/ustates.h"
 #include "analysis/analysis.h"
-#include "solvers/constraints.h"
+#include "loops/constraints.h"
 
 /* Add a wrench given about the world origin (W = [n; f], world) to f_ext of body b. */
 static void add_world_origin_wrench(mbs_data *d, int b, const double W[6], double sign)

@@ -7,7 +7,7 @@
 
 #include "core/linalg.h"
 #include "events/events.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 
 /* Largest of two ints. */
 static int imax(int a, int b) { return a > b ? a : b; }

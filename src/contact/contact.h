@@ -8,12 +8,14 @@
  *   g2 = atan2(N1 . T2, -N1 . N2) = 0       tangents parallel with the normals opposite,
  * the second instead of N1 . N2 = 0 (whose Jacobian is singular at the solution) or N1 . T2 =
  * 0 alone (also met with the normals pointing the same way): atan2 is 0 only where -N1 . N2
- * > 0. Newton's method on (s1, s2), started from the parameters of the last closed state.
+ * > 0. Newton's method on (s1, s2), started from the parameters of the last closed state,
+ * a periodic curve's kept within one period, tolerances relative to the curves' sizes and
+ * positions (curve_joint.c).
  * The joint's constraint rows (joint.h, kind MBS_CUT_CURVE):
  *   gap       h = (P2 - P1) . N1, W = force N1 at P1: its multiplier is the normal contact
  *             force (positive pushing the curves apart);
  *   slip      (rolling only) the tangential relative velocity T1 . (v2 - v1) at the contact,
- *             a velocity constraint (h = 0), W = force T1 at P1: its multiplier is the
+ *             a velocity constraint (h = 0), W = force T1 at P2: its multiplier is the
  *             friction force that keeps the curves rolling;
  * then the three rows of a planar joint keeping the two planes one (redundant in a planar
  * model, where they are dropped). Their rates use ds/dt from differentiating g1, g2. */
@@ -29,6 +31,8 @@ typedef struct mbs_curve_model {
     mbs_curve_kind kind;
     double a, b;        /* ellipse semi-axes, circle radius a */
     double side;        /* +1 / -1: which side the normal points to */
+    double period;      /* of the parameter (circle 2 pi a, ellipse 2 pi, user's); 0 open */
+    double size;        /* a length of the curve (radius, larger semi-axis; 0 unknown) */
     mbs_curve_fn fn;    /* user curve */
     void *user;
 } mbs_curve_model;
@@ -48,6 +52,8 @@ typedef struct mbs_curve_pt {
     double p[2], t[2], n[2], dt[2], dn[2], speed;
 } mbs_curve_pt;
 int mbs_curve_eval(const mbs_curve_model *c, double s, mbs_curve_pt *out);
+/* s taken into one period of a periodic curve, [-period/2, period/2); s for an open one. */
+double mbs_curve_wrap(const mbs_curve_model *c, double s);
 
 /* Residual of row k (0 gap, 1 slip) of curve joint j at the data's poses, its world wrench
    W and, with the world velocities Vp, Vc of parent and child given, its rate Wd. On a

@@ -46,3 +46,10 @@ int mbs_curve_eval(const mbs_curve_model *c, double s, mbs_curve_pt *o)
     o->dn[0] = c->side * o->dt[1], o->dn[1] = -c->side * o->dt[0];
     return MBS_OK;
 }
+
+/* See contact.h: the parameter stays where rounding is that of one turn (after thousands of
+   turns cos(s / a) would carry the rounding of s and the contact solve could not converge). */
+double mbs_curve_wrap(const mbs_curve_model *c, double s)
+{
+    return c->period > 0.0 ? s - c->period * floor(s / c->period + 0.5) : s;
+}

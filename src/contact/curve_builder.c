@@ -27,6 +27,9 @@ static int check_curve(mbs_builder *b, const mbs_curve *c, const char *which, co
     if (c->kind == MBS_CURVE_USER && !c->fn)
         return mbs_errorf(b->error, MBS_ERR_ARG, "curve joint %s: %s curve: a user curve needs "
                           "fn", lbl, which);
+    if (c->kind == MBS_CURVE_USER && !(c->period >= 0.0 && c->period <= MBS_MAX_VALUE))
+        return mbs_errorf(b->error, MBS_ERR_ARG, "curve joint %s: %s curve: period %g must be "
+                          ">= 0 and finite", lbl, which, c->period);
     const int ellipse = c->kind == MBS_CURVE_ELLIPSE;
     if ((c->kind == MBS_CURVE_CIRCLE || ellipse) && !(c->a > 0.0 && c->a <= MBS_MAX_VALUE))
         return mbs_errorf(b->error, MBS_ERR_ARG, "curve joint %s: %s curve: %s %g must be > 0 "
@@ -43,6 +46,14 @@ static mbs_curve_model curve_model(const mbs_curve *c)
     mbs_curve_model m;
     m.kind = c->kind, m.a = c->a, m.b = c->b, m.fn = c->fn, m.user = c->user;
     m.side = (c->kind == MBS_CURVE_LINE ? -1.0 : 1.0) * (c->flip ? -1.0 : 1.0);
+    const double twopi = 6.283185307179586;
+    m.period = c->kind == MBS_CURVE_CIRCLE    ? twopi * c->a
+               : c->kind == MBS_CURVE_ELLIPSE ? twopi
+               : c->kind == MBS_CURVE_USER    ? c->period
+                                              : 0.0;
+    m.size = c->kind == MBS_CURVE_CIRCLE    ? c->a
+             : c->kind == MBS_CURVE_ELLIPSE ? fmax(c->a, c->b)
+                                            : 0.0;
     return m;
 }
 

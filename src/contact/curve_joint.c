@@ -1,10 +1,13 @@
 /* The curve-curve contact joint (contact.h): its rows, the contact solve and its rate. */
 #include "contact/contact.h"
 
+#include <float.h>
 #include <math.h>
 
 #define SOLVE_MAXIT 40   /* Newton iterations of one contact solve */
-#define SOLVE_TOL 1e-14  /* |g1| / scale and |g2| at which it stops */
+#define SOLVE_TOL 1e-14  /* |g1| / length and |g2| at which it stops... */
+#define SOLVE_ROUND 16.0 /* ... or at this many roundings of the points' coordinates */
+#define SOLVE_LOOSE 1e-9 /* a Newton step at rounding level ends it with |g| below this */
 
 /* aux layout: committed s1, s2; solved s1, s2; the pose generation they were solved at. */
 enum { AUX_S = 0, AUX_SOLVED = 2, AUX_KEY = 4 };
@@ -60,27 +63,54 @@ static void conditions(const wpt *a, const wpt *b, double g[2], double J[4])
     J[3] = (x * dy2 - y * dx2) / r2;
 }
 
-/* Newton's method for s (2, from the committed values) at the data's poses; both contact
-   points into a, b. MBS_OK or MBS_ERR_CONVERGENCE (MBS_ERR_CALLBACK, MBS_ERR_SINGULAR from a
-   curve). */
+/* 1 when g is zero to the rounding of the points (tolerances relative to the loop's length
+   and the curves' sizes and positions: far from the origin rounding alone exceeds an absolute
+   one); loose: to SOLVE_LOOSE, once Newton's steps are rounding themselves. */
+static int converged(const mbs_joint_model *j, const wpt *a, const wpt *b, const double g[2],
+                     int loose)
+{
+    const double len = j->con_length + j->curve->c[0].size + j->curve->c[1].size;
+    const double rnd = SOLVE_ROUND * DBL_EPSILON;
+    const double t1 = SOLVE_TOL * len + rnd * (v3_norm(a->P) + v3_norm(b->P));
+    const double f = loose ? SOLVE_LOOSE / SOLVE_TOL : 1.0;
+    return fabs(g[0]) <= f * t1 && fabs(g[1]) <= f * (SOLVE_TOL + rnd);
+}
+
+/* 1 when the step ds moves both parameters by no more than their rounding. */
+static int step_rounds(const mbs_joint_model *j, const double s[2], const double ds[2])
+{
+    for (int i = 0; i < 2; ++i) {
+        const double ref = fabs(s[i]) + j->curve->c[i].size + j->con_length;
+        if (!(fabs(ds[i]) <= SOLVE_ROUND * DBL_EPSILON * ref)) return 0;
+    }
+    return 1;
+}
+
+/* Newton's method for s (2, from the committed values, each periodic curve's in its one
+   period) at the data's poses; both contact points into a, b. MBS_OK or MBS_ERR_CONVERGENCE
+   (MBS_ERR_CALLBACK, MBS_ERR_SINGULAR from a curve). */
 static int solve(const mbs_data *d, const mbs_joint_model *j, double s[2], wpt *a, wpt *b)
 {
     mbs_pose F[2];
     curve_frame(d, j, 0, &F[0]);
     curve_frame(d, j, 1, &F[1]);
-    const double *aux = d->aux + j->auxadr, scale = j->con_length;
+    const double *aux = d->aux + j->auxadr;
+    const mbs_curve_model *c = j->curve->c;
     s[0] = aux[AUX_S], s[1] = aux[AUX_S + 1];
+    double ds[2] = {INFINITY, INFINITY};
     for (int it = 0; it <= SOLVE_MAXIT; ++it) {
+        s[0] = mbs_curve_wrap(&c[0], s[0]), s[1] = mbs_curve_wrap(&c[1], s[1]);
         int st = world_pt(j, 0, &F[0], s[0], a);
         if (st == MBS_OK) st = world_pt(j, 1, &F[1], s[1], b);
         if (st != MBS_OK) return st;
         double g[2], J[4];
         conditions(a, b, g, J);
-        if (fabs(g[0]) <= SOLVE_TOL * scale && fabs(g[1]) <= SOLVE_TOL) return MBS_OK;
+        if (converged(j, a, b, g, step_rounds(j, s, ds))) return MBS_OK;
         const double det = J[0] * J[3] - J[1] * J[2];
         if (it == SOLVE_MAXIT || !(fabs(det) > 0.0) || !isfinite(det)) break;
-        s[0] -= (J[3] * g[0] - J[1] * g[1]) / det;
-        s[1] -= (J[0] * g[1] - J[2] * g[0]) / det;
+        ds[0] = -(J[3] * g[0] - J[1] * g[1]) / det;
+        ds[1] = -(J[0] * g[1] - J[2] * g[0]) / det;
+        s[0] += ds[0], s[1] += ds[1];
     }
     return MBS_ERR_CONVERGENCE;
 }
@@ -127,7 +157,10 @@ static void contact_rate(const wpt *a, const wpt *b, const double Va[6], const d
     sd[1] = -(J[0] * g2 - J[2] * g1) / det;
 }
 
-/* See contact.h: gap (k 0) or slip (k 1); W = force e at P1 with e = N1 or T1. */
+/* See contact.h: gap (k 0), W = force N1 at P1, or slip (k 1), W = force T1 at P2: the slip
+   is that of the child's contact point itself, so a gap left by the position closure (its
+   tolerance) does not turn into a slip of gap x rate of turn, which over thousands of turns
+   would add up. */
 double mbs_curve_row(const mbs_data *d, const mbs_joint_model *j, int k, const double *Vp,
                      const double *Vc, double W[6], double Wd[6])
 {
@@ -135,16 +168,18 @@ double mbs_curve_row(const mbs_data *d, const mbs_joint_model *j, int k, const d
     for (int e = 0; e < 6; ++e) W[e] = 0.0;
     if (contact(d, j, &a, &b) != MBS_OK) return NAN;
     const double *e = k == 0 ? a.N : a.T, *de = k == 0 ? a.dN : a.dT;
+    const wpt *at = k == 0 ? &a : &b;
     double D[3];
     v3_sub(D, b.P, a.P);
-    v3_cross(W, a.P, e);
+    v3_cross(W, at->P, e);
     v3_copy(W + 3, e);
     if (Vp && Vc) {
         double sd[2], Pd[3], ed[3], t[3];
+        const double *V = k == 0 ? Vp : Vc;
         contact_rate(&a, &b, Vp, Vc, sd);
-        v3_cross(Pd, Vp, a.P), v3_add(Pd, Pd, Vp + 3), v3_axpy(Pd, a.speed * sd[0], a.T);
+        v3_cross(Pd, V, at->P), v3_add(Pd, Pd, V + 3), v3_axpy(Pd, at->speed * sd[k], at->T);
         v3_cross(ed, Vp, e), v3_axpy(ed, sd[0], de);
-        v3_cross(Wd, Pd, e), v3_cross(t, a.P, ed), v3_add(Wd, Wd, t);
+        v3_cross(Wd, Pd, e), v3_cross(t, at->P, ed), v3_add(Wd, Wd, t);
         v3_copy(Wd + 3, ed);
     }
     return k == 0 ? v3_dot(D, a.N) : 0.0;

@@ -4,7 +4,6 @@
  * triangles only and completed (lower triangle mirrored) when the body's own joint is
  * processed, so d->IA holds full matrices after the backward pass. */
 #include "core/kernels.h"
-#include "couplings/couplings.h"
 /* -O3 (GCC) vectorizes the 6-vector and upper-triangle loops of the passes; measured
    ~3-5 ns per body less on the benchmark chains and humanoid. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -37,7 +36,7 @@ int mbs_aba_singular(mbs_data *d, int b)
                          mbs_body_label(d->model, b, buf, (int)sizeof buf));
 }
 
-/* Native rotors of a one-dof joint housed by its parent p (src/couplings/couplings.h): the
+/* Native rotors of a one-dof joint housed by its parent p (src/elements/couplings.h): the
    rotors are a second child of p moved by the joint's coordinate with motion [n ratio; 0] and
    inertia J n n^T (pure rotation, parent coordinates). With U_r = [rotor_U; 0] and
    Uh = X^T U the child's U in p coordinates, the composite passes to p
@@ -279,5 +278,5 @@ int mbs_aba(mbs_data *d)
     const int st = aba_backward(d);
     if (st != MBS_OK) return st;
     aba_forward(d);
-    return d->model->ncrow_solve > 0 ? mbs_couplings_forward(d) : MBS_OK;
+    return d->model->ncrow_solve > 0 ? d->model->coupling_hooks->aba_after(d) : MBS_OK;
 }

@@ -12,7 +12,6 @@
  * the same matrix). One template per step, instantiated for revolute / prismatic and
  * k = 0, 1, 2: six kernel tables. */
 #include "core/kernels.h"
-#include "couplings/couplings.h"
 /* -O3 as for the generic passes (aba.c, kinematics.c, spatial.c); the basic-block vectorizer
    stays off as in kinematics.c (store-forwarding stalls on the chain's critical path). */
 #if defined(__GNUC__) && !defined(__clang__)

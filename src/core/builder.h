@@ -27,15 +27,15 @@ struct mbs_builder {
     mbs_planar_mode planar;     /* MBS_PLANAR_AUTO: planar algebra when compile finds it */
     mbs_closure closure;        /* MBS_CLOSURE_ANALYTIC: closed forms where compile finds them */
     int nvisual, visual_cap;
-    mbs_visual_def *visuals;   /* [nvisual], name and mesh owned (src/core/visual.c) */
-    /* start values and held coordinates (src/core/start.c): one entry per call, applied in
+    mbs_visual_def *visuals;   /* [nvisual], name and mesh owned (src/api/visual.c) */
+    /* start values and held coordinates (src/api/start.c): one entry per call, applied in
        order at compile (a later call for the same joint replaces what it gives) */
     int nstart, start_cap;
     struct mbs_start_entry *starts; /* [nstart] */
     int nrotor, rotor_cap;
-    struct mbs_rotor_model *rotors; /* [nrotor], names owned (src/couplings/) */
+    struct mbs_rotor_model *rotors; /* [nrotor], names owned (src/elements/) */
     int nnode_start, node_start_cap;
-    struct mbs_node_start *node_starts; /* [nnode_start] (src/couplings/node_start.c) */
+    struct mbs_node_start *node_starts; /* [nnode_start] (src/elements/node_start.c) */
     /* user events and prescribed motions (src/events/event_builder.c) */
     int nevent, event_cap;
     struct mbs_event_model *events;   /* [nevent], names owned */
@@ -70,7 +70,7 @@ void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *mark);
    through it, so a host that ignores a status still gets a refusal from mbs_compile. */
 int mbs_builder_note(mbs_builder *b, const char *fn, int st);
 
-/* One mbs_set_joint_start or mbs_set_joint_hold call (src/core/start.c). */
+/* One mbs_set_joint_start or mbs_set_joint_hold call (src/api/start.c). */
 typedef struct mbs_start_entry {
     int joint;
     int has_q, has_v, has_hold;

@@ -18,6 +18,10 @@ int mbs_errorf(char *buf, int status, const char *fmt, ...) MBS_PRINTF(3, 4);
 
 /* 1 if all n values are finite. */
 int mbs_all_finite(const double *x, int n);
+/* Index of the first non-finite of the n values, or -1. */
+int mbs_first_nonfinite(const double *x, int n);
+/* MBS_ERR_NONFINITE with "<what>[i] (joint J) is not finite" in the data's message. */
+int mbs_fail_nonfinite(mbs_data *d, const char *what, int i, int joint);
 /* Largest magnitude of a model parameter (mass, inertia, lengths, positions, coefficients,
    gravity): beyond any physical value, and small enough that products of a few of them stay
    far from overflow, so a model that validates cannot overflow in its own arithmetic. */
@@ -81,8 +85,5 @@ void mbs_qdot(const mbs_model *m, const double *q, const double *v, double *qdot
 int mbs_q_is_flat(const mbs_model *m);
 /* Kinetic energy 1/2 sum v_i^T I_i v_i at the current kinematics. */
 double mbs_kinetic_energy(const mbs_data *d);
-/* MBS_OK, or MBS_ERR_NONFINITE naming the index and joint of the first non-finite value of
-   q (always), v and the user states (check_v) and tau (check_tau). */
-int mbs_check_state(mbs_data *d, int check_v, int check_tau);
 
 #endif

@@ -3,7 +3,7 @@
  * ops->kernels may return kernels specialised to the joint's geometry (src/core/axis.h: a
  * revolute or prismatic joint about a coordinate axis of a parent frame that is a pure
  * translation), otherwise the generic ones of its number of dofs serve. The passes call the
- * kernels and never look at the type (DESIGN.md §11). A specialised kernel computes the same
+ * kernels and never look at the type. A specialised kernel computes the same
  * numbers as the generic one bit for bit: it only leaves out the products with the exact
  * zeros and ones of its rotation and motion subspace, keeping every other sum in the
  * generic order.

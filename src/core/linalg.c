@@ -14,7 +14,7 @@ static int imax1(int a) { return a > 1 ? a : 1; }
 /* Round a LAPACK workspace query result up to an int of at least 1. */
 static int lwork_from_query(double q) { return q >= 1.0 ? (int)(q + 0.5) : 1; }
 
-/* Single-threaded OpenBLAS: same inputs, bitwise same outputs (DESIGN.md §10). Done once per
+/* Single-threaded OpenBLAS: same inputs, bitwise same outputs. Done once per
    process (the first mbs_data_create), documented in docs/realtime.md; a host that manages
    OpenBLAS's threads itself sets MBS_KEEP_BLAS_THREADS=1 in the environment and mbs leaves
    them alone (its loop results are then repeatable only if the host keeps one thread). */

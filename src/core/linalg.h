@@ -1,4 +1,4 @@
-/* The BLAS/LAPACK seam (DESIGN.md §10): every dense factorisation of the library goes
+/* The BLAS/LAPACK seam: every dense factorisation of the library goes
  * through these wrappers. Matrices are column-major with an explicit leading dimension;
  * LAPACK is reached only through LAPACKE's *_work routines, so nothing here allocates:
  * callers size their workspace once (the *_lwork queries) when they create their object.

@@ -5,10 +5,21 @@
 
 #include "mbs/mbs.h"
 #include "core/spatial.h"
-#include "joints/joint.h"
-#include "forces/force.h"
+#include "core/joint.h"
+#include "core/force.h"
 
-#define MBS_ERROR_LEN 256
+#define MBS_ERROR_LEN 1024
+
+/* The inertial couplings' part of the tree passes (src/elements/couplings.h), installed by
+   compile when the model has coupling rows: ABA and RNEA reach it through this table, so the
+   core passes do not depend on the elements above them. */
+typedef struct mbs_coupling_hooks {
+    /* After ABA: solve the non-native rows' forces, correct qacc and acc. */
+    int (*aba_after)(mbs_data *d);
+    /* Between RNEA's passes: subtract the rows' forces from d->f; returns their dof parts
+       (nv, owned by the data), which the caller adds to tau. */
+    const double *(*rnea_between)(mbs_data *d, const double *qacc);
+} mbs_coupling_hooks;
 
 typedef enum mbs_gravity_kind { MBS_GRAVITY_NONE, MBS_GRAVITY_UNIFORM, MBS_GRAVITY_POINT } mbs_gravity_kind;
 
@@ -45,16 +56,17 @@ struct mbs_model {
     double gravity_mu;        /* point */
     int nvisual;              /* visual shapes (drawing only) */
     mbs_visual_def *visuals;  /* [nvisual], name ("" if unnamed) and mesh owned */
-    /* start values (src/core/start.c): where mbs_data_create puts the state */
+    /* start values (src/api/start.c): where mbs_data_create puts the state */
     double *q_start;          /* [nq] neutral where no start value was given */
     double *v_start;          /* [nv] zero where none was given */
     unsigned char *hold;      /* [nv] 1: held at its value by mbs_assemble */
     int nhold;                /* number of held coordinates */
 
-    /* Modelica modelling elements (src/couplings/): inertial-coupling rows of point masses
+    /* Modelica modelling elements (src/elements/): inertial-coupling rows of point masses
        and rotors, rotors, nodes */
     int ncrow;                /* coupling rows (native ones included) */
     int ncrow_solve;          /* rows that are not native (solved after ABA) */
+    const mbs_coupling_hooks *coupling_hooks; /* NULL when ncrow is 0 */
     int *crow_owner;          /* [ncrow] force element id, or -(rotor id + 1) */
     unsigned char *crow_native; /* [ncrow] 1: the row is taken inside ABA */
     int nrotor;
@@ -70,12 +82,12 @@ struct mbs_model {
        when the model has none */
     struct mbs_events_model *ev;
 
-    /* parameters changed after compile (src/core/params.c) */
+    /* parameters changed after compile (src/model/params.c) */
     char error[MBS_ERROR_LEN];  /* message of the last failed parameter call */
     unsigned long param_rev;    /* counts successful parameter changes: a stepper restarts
                                    CVODE when it changed since its last step */
 
-    /* loops closed in closed form (src/closure/): the assemblies compile found for every
+    /* loops closed in closed form (src/loops/analytic/): the assemblies compile found for every
        loop, NULL when the Newton strategy closes them */
     struct mbs_closure_model *closure;
     /* user state equations (src/ustates/): the states of every user-state element, laid
@@ -111,10 +123,12 @@ struct mbs_data {
     double *vel;          /* [6 nbody] spatial velocity of each body in body coordinates */
     double *cvel;         /* [6 nbody] velocity-product acceleration c_i = c_J + v_i x v_J */
 
-    /* forces, filled by mbs_forces_accumulate (src/forces/forces.c) */
+    /* forces, filled by mbs_forces_accumulate (src/elements/forces.c) */
     double *f_ext;        /* [6 nbody] external spatial force on each body, body coordinates */
     double *gen_force;    /* [nv] generalized forces of force elements (tau excluded) */
     mbs_wrench_input *wrench_in; /* [nbody] host input wrenches */
+    int wrenched;         /* 1 once a host wrench was set on this data (the planar path
+                             scans them only then) */
     int in_callback;      /* while a force callback runs: its element index + 1 (apply_*
                              allowed, nested evaluation refused); 0 otherwise */
 
@@ -138,13 +152,17 @@ struct mbs_data {
     int callback_status;  /* return value of the force callback that failed last (> 0
                              recoverable, < 0 fatal); 0 after a callback that succeeded */
 
-    /* closed loops (src/solvers/loops.c): selection, partition and their workspace; NULL
+    /* closed loops (src/loops/loops_select.c): selection, partition and their workspace; NULL
        when the model has no cut-joint rows */
     struct mbs_loops *loops;
+    /* the loop solver's notice that a coordinate row changed (installed with d->loops, so
+       that the events need not call up into it): selection 1 when a row was enabled or
+       disabled (a new selection), 0 when only its target moved (close again); NULL: none */
+    void (*rows_changed)(mbs_data *d, int selection);
     /* planar path scratch (src/planar/), NULL when the model is not planar */
     struct mbs_planar_data *planar;
 
-    /* Modelica modelling elements (src/couplings/): NULL without rows and nodes */
+    /* Modelica modelling elements (src/elements/): NULL without rows and nodes */
     struct mbs_crow *crow;          /* [ncrow] rows at the last evaluation */
     double *cforce;                 /* [ncrow] row forces of the last forward dynamics */
     struct mbs_coupling_ws *cws;    /* solve, response and node workspace */
@@ -155,15 +173,20 @@ struct mbs_data {
        NULL when the model has none. lambda above then holds ncon + nqrow multipliers: the
        cut-joint rows', then the coordinate rows' (driving, friction and contact forces). */
     struct mbs_events_data *ev;
-    /* host inputs of the two-frame forces (src/forces/frame_force.c) */
+    /* the friction and brake elements' inputs and output by slot: the events' arrays, which
+       decide the modes (src/events/); NULL without friction */
+    const int *fric_mode;      /* [nfric] MBS_FRIC_* (force.h) */
+    const double *fric_limit;  /* [nfric] brake: the host's sliding limit */
+    double *fric_force;        /* [nfric] sliding force at the last force accumulation */
+    /* host inputs of the two-frame forces (src/elements/frame_force.c) */
     double *force_in;     /* [6 nforce] force, torque of each element (used by frame forces,
                              initially their constant value) */
     unsigned long input_rev; /* counts mbs_set_frame_force calls: the CVODE kinds restart
                                 when it changed since their last step */
-    /* derivatives of the dynamics, linearisation and modes (src/analysis/derivs.h): their
+    /* derivatives of the dynamics, linearisation and modes (src/derivatives/derivs.h): their
        workspace, sized at creation */
     struct mbs_derivs *derivs;
-    /* analytic loop closure (src/closure/): its state and workspace, NULL when the model
+    /* analytic loop closure (src/loops/analytic/): its state and workspace, NULL when the model
        has none; kin_gen counts the pose computations (kinematics.c), so the closure can tell
        forward dynamics that the poses it left are those of q */
     struct mbs_closure_data *closure;
@@ -178,7 +201,46 @@ struct mbs_data {
     int crba_ngroup;
 };
 
-/* Free the owned strings of n visual definitions and the array (src/core/visual.c). */
+/* Every array of struct mbs_data that mbs_data_create allocates itself (api/data.c): type,
+   field, number of elements. One list, so that allocation, its check and free cannot drift
+   (MuJoCo's MJDATA_POINTERS). The sizes name the creator's locals: nb = nbody, nv, nq, naux,
+   nforce, nrow = cut-joint and coordinate rows, nwork = max(6 nv, 36) + nv + nrow + nq. The
+   parts of other layers (loops, planar, couplings, events, analyses, derivatives, user states,
+   closure) allocate their own workspaces. */
+#define MBS_DATA_ARRAYS(X) \
+    X(double, q, nq)                   \
+    X(double, v, nv)                   \
+    X(double, tau, nv)                 \
+    X(double, qacc, nv)                \
+    X(double, lambda, nrow)            \
+    X(double, aux, naux)               \
+    X(mbs_pose, x_up, nb)              \
+    X(mbs_pose, x_world, nb)           \
+    X(double, S, 6 * nv)               \
+    X(double, vel, 6 * nb)             \
+    X(double, cvel, 6 * nb)            \
+    X(double, f_ext, 6 * nb)           \
+    X(double, gen_force, nv)           \
+    X(mbs_wrench_input, wrench_in, nb) \
+    X(double, acc, 6 * nb)             \
+    X(double, f, 6 * nb)               \
+    X(double, IA, 36 * nb)             \
+    X(double, U, 6 * nv)               \
+    X(double, Dinv, 6 * nv)            \
+    X(double, u, nv)                   \
+    X(mbs_rbi, Ic, nb)                 \
+    X(double, Sw, 6 * nv)              \
+    X(int, root_body, nb)              \
+    X(int, dof_depth, nv)              \
+    X(double, p_root, 3 * nb)          \
+    X(double, Fw, 6 * nv)              \
+    X(unsigned char, crba_done, nv)    \
+    X(int, crba_group, 5 * nv)         \
+    X(double, M, nv * nv)              \
+    X(double, work, nwork)             \
+    X(double, force_in, 6 * nforce)
+
+/* Free the owned strings of n visual definitions and the array (src/api/visual.c). */
 void mbs_visuals_free(mbs_visual_def *v, int n);
 /* Deep copy of n visual definitions into *out (NULL when n is 0); MBS_OK or MBS_ERR_NOMEM. */
 int mbs_visuals_copy(const mbs_visual_def *src, int n, mbs_visual_def **out);

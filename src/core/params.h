@@ -1,5 +1,5 @@
 /* Parameters of a compiled model (params.c): shared with compile (the spatial inertia of a
- * body) and with the sensitivity runs (src/solvers/sensitivity.c). */
+ * body) and with the sensitivity runs (src/steppers/sensitivity.c). */
 #ifndef MBS_CORE_PARAMS_H
 #define MBS_CORE_PARAMS_H
 

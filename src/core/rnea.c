@@ -1,8 +1,6 @@
 /* Recursive Newton-Euler inverse dynamics (RBDA table 5.1) with external forces f_ext and
  * generalized element forces; gravity enters through f_ext (no a0 = -g trick). */
 #include "core/kernels.h"
-#include "couplings/couplings.h"
-#include "couplings/workspace.h"
 /* -O3 (GCC) vectorizes the 6-vector loops of both passes; measured 92 -> 80 ns per body on
    the 100-link chain. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -77,8 +75,7 @@ void mbs_rnea(mbs_data *d, const double *qacc, double *tau_out)
         rnea_backward(d, tau_out);
         return;
     }
-    double *tau_dof = d->cws->rgen; /* the inertial couplings' forces (couplings.h) */
-    mbs_couplings_rnea(d, qacc, tau_dof);
+    const double *tau_dof = d->model->coupling_hooks->rnea_between(d, qacc);
     rnea_backward(d, tau_out);
     for (int i = 0; i < d->model->nv; ++i) tau_out[i] += tau_dof[i];
 }

@@ -76,7 +76,7 @@ void mbs_cardan_rate_matrix_dot(double Jd[9], const double a[3], const double ad
 /* adot = Jc(a)^-1 w; returns 0, or -1 (adot untouched) when |cos(a2)| < 1e-12 (numerically
    singular) or a is not finite. */
 int mbs_cardan_rates(double adot[3], const double a[3], const double w[3]);
-/* Re-base (seed 000 §6.5): when |cos(a2)| < MBS_CARDAN_REBASE_COS, set fix = fix R(a)
+/* Re-base (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library" §6.5): when |cos(a2)| < MBS_CARDAN_REBASE_COS, set fix = fix R(a)
    (orthonormalized), a = 0 and adot = Jc(a) adot (so w in the child frame is unchanged);
    returns 1 then, else 0 with nothing changed. fix is 3x3 row-major. */
 int mbs_cardan_rebase(double fix[9], double a[3], double adot[3]);

@@ -1,9 +1,15 @@
-/* Status names, error messages and element labels for messages. */
+/* Status names, error messages, the version string and element labels for messages. */
 #include "core/internal.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+const char *mbs_version(void)
+{
+    return MBS_VERSION_STRING;
+}
 
 /* Static name of a status code. */
 const char *mbs_status_name(int status)
@@ -37,10 +43,27 @@ int mbs_errorf(char *buf, int status, const char *fmt, ...)
     int n = vsnprintf(buf, MBS_ERROR_LEN, fmt, ap);
     va_end(ap);
     if (n < 0) buf[0] = '\0';
+    if (n >= MBS_ERROR_LEN) memcpy(buf + MBS_ERROR_LEN - 4, "...", 4); /* say it was cut */
     return status;
 }
 
 /* 1 if all n values are finite (and x is non-NULL or n <= 0). */
+int mbs_first_nonfinite(const double *x, int n)
+{
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(x[i])) return i;
+    return -1;
+}
+
+/* See internal.h. */
+int mbs_fail_nonfinite(mbs_data *d, const char *what, int i, int joint)
+{
+    char buf[96];
+    return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "%s[%d] (joint %s) is not finite", what, i,
+                         mbs_joint_label(d->model, joint, buf, (int)sizeof buf));
+}
+
+/* See internal.h. */
 int mbs_all_finite(const double *x, int n)
 {
     if (n <= 0) return 1;

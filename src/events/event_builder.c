@@ -7,7 +7,7 @@
 
 #include "core/builder.h"
 #include "events/events.h"
-#include "forces/force_builder.h"
+#include "elements/force_builder.h"
 
 #define EV_LABEL_LEN 128
 

@@ -8,7 +8,7 @@
 #include "core/builder.h"
 #include "events/events.h"
 #include "planar/planar.h"
-#include "solvers/dense.h"
+#include "core/dense.h"
 
 /* Joint types whose every dof has q and v of the same meaning (and no re-base). */
 static int holdable_type(mbs_joint_type type)

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "events/events.h"
-#include "solvers/loops.h"
 
 /* calloc of n elements (at least one). */
 static void *alloc0(size_t n, size_t sz) { return calloc(n > 0 ? n : 1, sz); }
@@ -79,6 +78,7 @@ int mbs_events_data_create(mbs_data *d)
     e->fforce = alloc0((size_t)m->ev->nfric, sizeof(double));
     if (!e->row_vel || !e->row_acc || !e->fforce || mbs_ev_state_alloc(m, &e->st) != MBS_OK)
         return MBS_ERR_NOMEM;
+    d->fric_mode = e->st.fmode, d->fric_limit = e->st.flimit, d->fric_force = e->fforce;
     init_state(d);
     return MBS_OK;
 }
@@ -142,9 +142,9 @@ void mbs_events_set_row(mbs_data *d, int row, int on, double pos)
     if (e->st.row_on[row] != on) {
         e->st.row_on[row] = (unsigned char)on;
         e->rows_serial++;
-        mbs_loops_rows_changed(d);
+        if (d->rows_changed) d->rows_changed(d, 1);
     } else if (on && memcmp(&e->st.row_pos[row], &pos, sizeof pos) != 0) {
-        mbs_loops_targets_changed(d);
+        if (d->rows_changed) d->rows_changed(d, 0);
     }
     if (on) e->st.row_pos[row] = pos;
     e->row_vel[row] = e->row_acc[row] = 0.0;

@@ -1,13 +1,13 @@
 /* State events, prescribed motion, joint friction with locking, brakes and stops
- * (DESIGN.md §12; Otter, Elmqvist, Mattsson 1999, "Hybrid modeling in Modelica based on the
- * synchronous data flow principle" for the variable-structure friction: seed 003).
+ * (Otter, Elmqvist, Mattsson 1999, "Hybrid modeling in Modelica based on the
+ * synchronous data flow principle" for the variable-structure friction).
  *
  * One mechanism serves them all:
  *  - Coordinate rows. A prescribed motion, a locked friction (or brake) and a restitution
  *    stop in resting contact each hold one scalar coordinate q_k of a tree joint with a
  *    constraint row h = q_k - target (rheonomic for a motion: target p(t)). The rows are
- *    numbered after the cut-joint rows (row ncon + k); the loop machinery (src/solvers/
- *    loops.c, constraints.c) selects, closes and solves them like cut-joint rows, and their
+ *    numbered after the cut-joint rows (row ncon + k); the loop machinery (src/loops/
+ *    loops_select.c, constraints.c) selects, closes and solves them like cut-joint rows, and their
  *    multipliers are kept in data->lambda[ncon + k] (the public lambda shows the first
  *    ncon). A row is enabled or disabled by the element's mode; a change renews the
  *    selection (an integrator event).
@@ -82,10 +82,6 @@ void mbs_events_model_free(mbs_events_model *ev);
 
 /* ---------------------------------------------------------------- data */
 
-/* Friction modes. UNDECIDED: before the first step (the force follows sign(v), 0 at rest);
-   SUSPENDED: a restitution stop on the same dof holds it (no force, no row). */
-enum { MBS_FRIC_UNDECIDED, MBS_FRIC_SLIDE_POS, MBS_FRIC_SLIDE_NEG, MBS_FRIC_LOCKED,
-       MBS_FRIC_SUSPENDED };
 /* Restitution stop modes. */
 enum { MBS_STOP_FREE, MBS_STOP_AT_LOWER, MBS_STOP_AT_UPPER };
 

@@ -13,16 +13,17 @@
 
 /* A link of the file: its body id (MBS_WORLD for a link named "world"). */
 typedef struct io_link {
-    char name[128];
+    const char *name; /* into the document */
     int body;
     int line;
     int parents;   /* tree joints (not cut) whose child it is */
+    int parent;    /* the link index of its first tree parent, -1 when none */
     int massive;   /* it has mass (an <inertial> block with mass > 0) */
     int moved;     /* a non-fixed tree joint moves it */
 } io_link;
 
 typedef struct io_material {
-    char name[64];
+    const char *name; /* into the document */
     double rgba[4];
 } io_material;
 
@@ -34,6 +35,21 @@ typedef struct io_tree_joint {
     const xmlNode *node;
 } io_tree_joint;
 
+/* A name table (names.c): name -> int, keys borrowed from the document. */
+typedef struct io_name_slot {
+    const char *key;
+    int value;
+} io_name_slot;
+typedef struct io_names {
+    io_name_slot *slots;
+    int cap, n;
+} io_names;
+/* The value of key, or -1 when absent. */
+int io_names_find(const io_names *t, const char *key);
+/* Add key -> value: 1 added, 0 already there (left as it was), -1 out of memory. */
+int io_names_add(io_names *t, const char *key, int value);
+void io_names_free(io_names *t);
+
 typedef struct io_ctx {
     mbs_builder *b;
     const char *path;
@@ -43,6 +59,12 @@ typedef struct io_ctx {
     int ntj, tj_cap;
     io_material *mats;
     int nmat, mat_cap;
+    io_names link_names;  /* link name -> index in links */
+    io_names joint_names; /* the file's joint name -> builder joint id */
+    int first_joint;      /* the builder's joints before the load */
+    mbs_load_options opt;    /* the caller's options (load_options.c) */
+    const xmlNode *robot;    /* the document's <robot> */
+    double inertia_floor;    /* inertia entries below it are rounding junk, read as 0 */
 } io_ctx;
 
 /* The builder's error "path:line: <element name="x">: message" and status (< 0). */
@@ -54,8 +76,18 @@ int io_fail_builder(io_ctx *c, const xmlNode *n, int status);
 int io_is(const xmlNode *n, const char *tag);
 /* First child element named tag, or NULL. */
 xmlNode *io_child(const xmlNode *n, const char *tag);
-/* Attribute value into buf (len bytes); 1 if present. */
-int io_attr(const xmlNode *n, const char *name, char *buf, int len);
+/* The child element named tag of n where one is meant into *out (NULL when there is none):
+   MBS_OK, or a second one refused naming its line. */
+int io_one(io_ctx *c, const xmlNode *n, const char *tag, const xmlNode **out);
+/* Every attribute of n (but a namespace's) is one of known (NULL-terminated): MBS_OK, or the
+   first other one refused naming it. */
+int io_check_attrs(io_ctx *c, const xmlNode *n, const char *const *known);
+/* The value of attribute name of n, in the document (valid while it is loaded), whatever
+   its length; NULL when absent. */
+const char *io_attr(const xmlNode *n, const char *name);
+/* A boolean attribute ("true"/"false", "1"/"0") into *out (untouched when absent); MBS_OK or
+   a status (reported) for another value. */
+int io_flag(io_ctx *c, const xmlNode *n, const char *name, int *out);
 /* Numbers of an attribute: exactly count finite values; 1 read, 0 absent (out untouched),
    < 0 an error already reported. */
 int io_numbers(io_ctx *c, const xmlNode *n, const char *name, double *out, int count);
@@ -72,6 +104,9 @@ int io_origin(io_ctx *c, const xmlNode *n, const char *tag, mbs_frame *f);
 int io_link_body(io_ctx *c, const xmlNode *n, const char *attr, int *body);
 /* The link named name, or NULL. */
 io_link *io_find_link(io_ctx *c, const char *name);
+/* The builder id of the joint named name (a joint the builder held before the load first,
+   then the file's), or -1. */
+int io_joint_id(const io_ctx *c, const char *name);
 
 /* Element readers (urdf_links.c, urdf_joints.c, io_elements.c). */
 int io_read_materials(io_ctx *c, const xmlNode *robot);
@@ -82,6 +117,19 @@ int io_weld_root(io_ctx *c, const xmlNode *robot);
 int io_read_element(io_ctx *c, const xmlNode *n); /* the superset's force elements, gravity */
 /* io_closure.c: <closure strategy>, <curve_joint> */
 int io_read_closure(io_ctx *c, const xmlNode *n);
+/* load_options.c: robot files as they ship (mbs_load_options). */
+/* Once per document: the inertia floor, 1e-12 of the largest inertia entry of the file. */
+void io_options_begin(io_ctx *c, const xmlNode *robot, const mbs_load_options *opt);
+/* A warning "file:line: <element>: message" to the caller's function. */
+void io_warn(io_ctx *c, const xmlNode *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* MBS_OK with a warning when robot-level element n is foreign (a namespace, or an element of
+   another tool: sensor, mujoco, frame) and is skipped; MBS_ERR_ARG (not reported) otherwise. */
+int io_skip_foreign(io_ctx *c, const xmlNode *n);
+/* The inertia of link element n (its body def bd) settled before mbs_add_body: junk entries
+   zeroed; a failing inertia ignored on a link that cannot move, or balanced when asked. */
+void io_settle_inertia(io_ctx *c, const xmlNode *n, mbs_body_def *bd);
+/* The joint that holds the root link: fixed (welded), or free with floating_base. */
+mbs_joint_type io_root_joint(const io_ctx *c, const char **name);
 int io_read_curve_joint(io_ctx *c, const xmlNode *n);
 
 #endif

@@ -11,26 +11,15 @@
 
 #include <string.h>
 
-/* A boolean attribute ("true"/"false", "1"/"0"); absent: *out untouched. */
-static int flag(io_ctx *c, const xmlNode *n, const char *name, int *out)
-{
-    char buf[16];
-    if (!io_attr(n, name, buf, (int)sizeof buf)) return MBS_OK;
-    if (!strcmp(buf, "true") || !strcmp(buf, "1")) *out = 1;
-    else if (!strcmp(buf, "false") || !strcmp(buf, "0")) *out = 0;
-    else return io_fail(c, n, MBS_ERR_ARG, "attribute %s must be true or false, not \"%s\"", name, buf);
-    return MBS_OK;
-}
-
 /* <closure strategy="analytic|newton"/>. */
 int io_read_closure(io_ctx *c, const xmlNode *n)
 {
-    char buf[32];
-    if (!io_attr(n, "strategy", buf, (int)sizeof buf))
+    const char *buf = io_attr(n, "strategy");
+    if (!buf)
         return io_fail(c, n, MBS_ERR_ARG, "attribute strategy is missing (analytic or newton)");
     const int analytic = !strcmp(buf, "analytic");
     if (!analytic && strcmp(buf, "newton"))
-        return io_fail(c, n, MBS_ERR_ARG, "strategy must be analytic or newton, not \"%s\"", buf);
+        return io_fail(c, n, MBS_ERR_ARG, "strategy must be analytic or newton, not \"%.64s\"", buf);
     const int st = mbs_builder_set_closure(c->b, analytic ? MBS_CLOSURE_ANALYTIC : MBS_CLOSURE_NEWTON);
     return st < 0 ? io_fail_builder(c, n, st) : MBS_OK;
 }
@@ -39,36 +28,38 @@ int io_read_closure(io_ctx *c, const xmlNode *n)
 static int read_curve(io_ctx *c, const xmlNode *n, const char *tag, mbs_curve *cv, double *s)
 {
     static const char *const kinds[] = {"line", "circle", "ellipse"};
-    const xmlNode *e = io_child(n, tag);
+    const xmlNode *e;
+    static const char *const known[] = {"kind", "a", "b", "flip", "s", NULL};
+    if (io_one(c, n, tag, &e) != MBS_OK) return MBS_ERR_ARG;
     if (!e) return io_fail(c, n, MBS_ERR_ARG, "<%s> is missing", tag);
-    char buf[32];
-    if (!io_attr(e, "kind", buf, (int)sizeof buf)) return io_fail(c, e, MBS_ERR_ARG, "attribute kind is missing");
+    if (io_check_attrs(c, e, known) != MBS_OK) return MBS_ERR_ARG;
+    const char *buf = io_attr(e, "kind");
+    if (!buf) return io_fail(c, e, MBS_ERR_ARG, "attribute kind is missing");
     int k = -1;
     for (int i = 0; i < 3; ++i)
         if (!strcmp(buf, kinds[i])) k = i;
     if (k < 0)
-        return io_fail(c, e, MBS_ERR_ARG, "kind must be line, circle or ellipse, not \"%s\" (user "
+        return io_fail(c, e, MBS_ERR_ARG, "kind must be line, circle or ellipse, not \"%.64s\" (user "
                        "curves are C functions: mbs_add_curve_joint)", buf);
     cv->kind = (mbs_curve_kind)k;
     if (io_numbers(c, e, "a", &cv->a, 1) < 0 || io_numbers(c, e, "b", &cv->b, 1) < 0 ||
         io_numbers(c, e, "s", s, 1) < 0)
         return MBS_ERR_ARG;
-    return flag(c, e, "flip", &cv->flip);
+    return io_flag(c, e, "flip", &cv->flip);
 }
 
 /* <curve_joint>: see the file comment. */
 int io_read_curve_joint(io_ctx *c, const xmlNode *n)
 {
     mbs_curve_joint_def d = mbs_default_curve_joint_def();
-    char name[128];
-    if (io_attr(n, "name", name, (int)sizeof name)) d.name = name;
+    d.name = io_attr(n, "name");
     int st = io_link_body(c, n, "parent", &d.parent);
     if (st == MBS_OK) st = io_link_body(c, n, "child", &d.child);
     if (st == MBS_OK) st = io_origin(c, n, "origin", &d.frame_parent);
     if (st == MBS_OK) st = io_origin(c, n, "child_origin", &d.frame_child);
     if (st == MBS_OK) st = read_curve(c, n, "curve_parent", &d.curve_parent, &d.s_parent);
     if (st == MBS_OK) st = read_curve(c, n, "curve_child", &d.curve_child, &d.s_child);
-    if (st == MBS_OK) st = flag(c, n, "rolling", &d.rolling);
+    if (st == MBS_OK) st = io_flag(c, n, "rolling", &d.rolling);
     if (st != MBS_OK) return st;
     const int id = mbs_add_curve_joint(c->b, &d);
     return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;

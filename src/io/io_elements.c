@@ -20,9 +20,9 @@ static int need(io_ctx *c, const xmlNode *n, const char *name, double *x)
 static int read_gravity(io_ctx *c, const xmlNode *n)
 {
     double g[3], center[3], mu;
-    char buf[16];
+    const char *none = io_attr(n, "none");
     int st;
-    if (io_attr(n, "none", buf, (int)sizeof buf) && !strcmp(buf, "true"))
+    if (none && !strcmp(none, "true"))
         st = mbs_builder_set_no_gravity(c->b);
     else if (io_numbers(c, n, "xyz", g, 3) == 1)
         st = mbs_builder_set_gravity(c->b, g);
@@ -36,8 +36,8 @@ static int read_gravity(io_ctx *c, const xmlNode *n)
 /* See io.h. */
 int io_link_body(io_ctx *c, const xmlNode *n, const char *attr, int *body)
 {
-    char name[128];
-    if (!io_attr(n, attr, name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute %s is missing", attr);
+    const char *name = io_attr(n, attr);
+    if (!name) return io_fail(c, n, MBS_ERR_ARG, "attribute %s is missing", attr);
     const io_link *l = io_find_link(c, name);
     if (!l) return io_fail(c, n, MBS_ERR_TOPOLOGY, "%s \"%s\" is not a link of the file", attr, name);
     *body = l->body;
@@ -48,8 +48,7 @@ int io_link_body(io_ctx *c, const xmlNode *n, const char *attr, int *body)
 static int read_spring_damper(io_ctx *c, const xmlNode *n)
 {
     mbs_spring_damper_def sd = mbs_default_spring_damper_def();
-    char name[128];
-    if (io_attr(n, "name", name, (int)sizeof name)) sd.name = name;
+    sd.name = io_attr(n, "name");
     int st = io_link_body(c, n, "link_a", &sd.body_a);
     if (st == MBS_OK) st = io_link_body(c, n, "link_b", &sd.body_b);
     if (st == MBS_OK && io_numbers(c, n, "point_a", sd.point_a, 3) < 0) st = MBS_ERR_ARG;
@@ -69,8 +68,7 @@ static int read_spring_damper(io_ctx *c, const xmlNode *n)
 static int read_two_masses(io_ctx *c, const xmlNode *n)
 {
     mbs_line_force_two_masses_def t = mbs_default_line_force_two_masses_def();
-    char name[128];
-    if (io_attr(n, "name", name, (int)sizeof name)) t.name = name;
+    t.name = io_attr(n, "name");
     int st = io_link_body(c, n, "link_a", &t.body_a);
     if (st == MBS_OK) st = io_link_body(c, n, "link_b", &t.body_b);
     const char *attr[] = {"stiffness", "damping", "rest_length", "mass_a", "distance_a",
@@ -86,22 +84,14 @@ static int read_two_masses(io_ctx *c, const xmlNode *n)
     return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
 }
 
-/* The id of the joint named name in the builder, or -1. */
-static int joint_id(const mbs_builder *b, const char *name)
-{
-    for (int j = 0; j < b->njoint; ++j)
-        if (b->joints[j].name && !strcmp(b->joints[j].name, name)) return j;
-    return -1;
-}
-
 /* <joint_spring_damper joint="name" dof="0" stiffness="k" damping="d" rest="q0"/> */
 static int read_joint_spring_damper(io_ctx *c, const xmlNode *n)
 {
-    char name[128];
+    const char *name;
     int dof = 0;
     double k = 0.0, d = 0.0, rest = 0.0;
-    if (!io_attr(n, "joint", name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
-    const int j = joint_id(c->b, name);
+    if (!(name = io_attr(n, "joint"))) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
+    const int j = io_joint_id(c, name);
     if (j < 0) return io_fail(c, n, MBS_ERR_TOPOLOGY, "joint \"%s\" is not a joint of the file", name);
     if (io_integer(c, n, "dof", -1000000, 1000000, &dof) < 0 || io_numbers(c, n, "stiffness", &k, 1) < 0 ||
         io_numbers(c, n, "damping", &d, 1) < 0 || io_numbers(c, n, "rest", &rest, 1) < 0)
@@ -113,11 +103,11 @@ static int read_joint_spring_damper(io_ctx *c, const xmlNode *n)
 /* <joint_force joint="name" dof="0" force="F"/> */
 static int read_joint_force(io_ctx *c, const xmlNode *n)
 {
-    char name[128];
+    const char *name;
     int dof = 0;
     double force = 0.0;
-    if (!io_attr(n, "joint", name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
-    const int j = joint_id(c->b, name);
+    if (!(name = io_attr(n, "joint"))) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
+    const int j = io_joint_id(c, name);
     if (j < 0) return io_fail(c, n, MBS_ERR_TOPOLOGY, "joint \"%s\" is not a joint of the file", name);
     if (io_integer(c, n, "dof", -1000000, 1000000, &dof) < 0 || need(c, n, "force", &force) != MBS_OK) return MBS_ERR_ARG;
     const int id = mbs_add_joint_force(c->b, j, dof, force);
@@ -127,10 +117,9 @@ static int read_joint_force(io_ctx *c, const xmlNode *n)
 /* hold="true" | "false" | a list of 0/1 per coordinate (nv of them) into hold; its count. */
 static int read_hold(io_ctx *c, const xmlNode *n, int joint, unsigned char hold[6], int *nv)
 {
-    char buf[64];
+    const char *buf = io_attr(n, "hold");
     const mbs_joint_def *jd = &c->b->joints[joint];
     const mbs_joint_ops *ops = jd->cut ? NULL : mbs_joint_ops_for(jd->type, jd->rotation);
-    io_attr(n, "hold", buf, (int)sizeof buf);
     if (!strcmp(buf, "true") || !strcmp(buf, "false")) {
         *nv = ops ? ops->nv : 0;
         memset(hold, !strcmp(buf, "true"), 6);
@@ -140,7 +129,7 @@ static int read_hold(io_ctx *c, const xmlNode *n, int joint, unsigned char hold[
     if (io_number_list(c, n, "hold", h, 6, nv) < 0) return MBS_ERR_ARG;
     for (int i = 0; i < *nv; ++i) {
         if (h[i] != 0.0 && h[i] != 1.0)
-            return io_fail(c, n, MBS_ERR_ARG, "attribute hold=\"%s\": give true, false or "
+            return io_fail(c, n, MBS_ERR_ARG, "attribute hold=\"%.64s\": give true, false or "
                            "one 0 or 1 per coordinate", buf);
         hold[i] = h[i] != 0.0;
     }
@@ -151,15 +140,15 @@ static int read_hold(io_ctx *c, const xmlNode *n, int joint, unsigned char hold[
    numbers) and the coordinates held at their values by assembly. */
 static int read_initial(io_ctx *c, const xmlNode *n)
 {
-    char name[128], buf[8];
+    const char *name;
     double q[8], v[8];
     int nq = 0, nv = 0, st = MBS_OK;
-    if (!io_attr(n, "joint", name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
-    const int j = joint_id(c->b, name);
+    if (!(name = io_attr(n, "joint"))) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
+    const int j = io_joint_id(c, name);
     if (j < 0) return io_fail(c, n, MBS_ERR_TOPOLOGY, "joint \"%s\" is not a joint of the file", name);
     const int has_q = io_number_list(c, n, "q", q, 8, &nq), has_v = io_number_list(c, n, "v", v, 8, &nv);
     if (has_q < 0 || has_v < 0) return MBS_ERR_ARG;
-    const int has_hold = io_attr(n, "hold", buf, (int)sizeof buf);
+    const int has_hold = io_attr(n, "hold") != NULL;
     if (!has_q && !has_v && !has_hold) return io_fail(c, n, MBS_ERR_ARG, "give q, v or hold");
     if (has_q || has_v) st = mbs_set_joint_start(c->b, j, has_q ? q : NULL, nq, has_v ? v : NULL, nv);
     if (st == MBS_OK && has_hold) {
@@ -176,16 +165,15 @@ static int read_initial(io_ctx *c, const xmlNode *n)
 static int read_rotor(io_ctx *c, const xmlNode *n)
 {
     mbs_rotor_def r = mbs_default_rotor_def();
-    char name[128], joint[128];
-    if (io_attr(n, "name", name, (int)sizeof name)) r.name = name;
-    if (!io_attr(n, "joint", joint, (int)sizeof joint)) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
-    r.joint = joint_id(c->b, joint);
+    const char *joint;
+    r.name = io_attr(n, "name");
+    if (!(joint = io_attr(n, "joint"))) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
+    r.joint = io_joint_id(c, joint);
     if (r.joint < 0) return io_fail(c, n, MBS_ERR_TOPOLOGY, "joint \"%s\" is not a joint of the file", joint);
     if (io_integer(c, n, "dof", -1000000, 1000000, &r.dof) < 0 || need(c, n, "inertia", &r.inertia) != MBS_OK ||
         io_numbers(c, n, "ratio", &r.ratio, 1) < 0 || io_numbers(c, n, "axis", r.axis, 3) < 0)
         return MBS_ERR_ARG;
-    char housing[8];
-    if (io_attr(n, "housing", housing, (int)sizeof housing) && io_link_body(c, n, "housing", &r.housing) != MBS_OK)
+    if (io_attr(n, "housing") && io_link_body(c, n, "housing", &r.housing) != MBS_OK)
         return MBS_ERR_ARG;
     const int id = mbs_add_rotor(c->b, &r);
     return id < 0 ? io_fail_builder(c, n, id) : MBS_OK;
@@ -194,9 +182,9 @@ static int read_rotor(io_ctx *c, const xmlNode *n)
 /* The joint named by attribute "joint" and the "dof" attribute (default 0). */
 static int joint_dof(io_ctx *c, const xmlNode *n, int *joint, int *dof)
 {
-    char name[128];
-    if (!io_attr(n, "joint", name, (int)sizeof name)) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
-    *joint = joint_id(c->b, name);
+    const char *name;
+    if (!(name = io_attr(n, "joint"))) return io_fail(c, n, MBS_ERR_ARG, "attribute joint is missing");
+    *joint = io_joint_id(c, name);
     if (*joint < 0) return io_fail(c, n, MBS_ERR_TOPOLOGY, "joint \"%s\" is not a joint of the file", name);
     *dof = 0;
     return io_integer(c, n, "dof", -1000000, 1000000, dof) < 0 ? MBS_ERR_ARG : MBS_OK;
@@ -214,8 +202,7 @@ static int numbers(io_ctx *c, const xmlNode *n, const char *const *names, double
 static int read_joint_friction(io_ctx *c, const xmlNode *n)
 {
     mbs_joint_friction_def f = mbs_default_joint_friction_def();
-    char name[128];
-    if (io_attr(n, "name", name, (int)sizeof name)) f.name = name;
+    f.name = io_attr(n, "name");
     f.stiction = NAN;
     static const char *const names[] = {"coulomb", "stiction", "viscous", NULL};
     double *const out[] = {&f.coulomb, &f.stiction, &f.viscous};
@@ -231,8 +218,7 @@ static int read_joint_friction(io_ctx *c, const xmlNode *n)
 static int read_joint_brake(io_ctx *c, const xmlNode *n)
 {
     mbs_joint_brake_def f = mbs_default_joint_brake_def();
-    char name[128];
-    if (io_attr(n, "name", name, (int)sizeof name)) f.name = name;
+    f.name = io_attr(n, "name");
     static const char *const names[] = {"limit", "peak", NULL};
     double *const out[] = {&f.limit, &f.peak};
     int st = joint_dof(c, n, &f.joint, &f.dof);
@@ -247,11 +233,11 @@ static int read_joint_brake(io_ctx *c, const xmlNode *n)
 static int read_joint_stop(io_ctx *c, const xmlNode *n)
 {
     mbs_joint_stop_def f = mbs_default_joint_stop_def();
-    char name[128], law[32];
-    if (io_attr(n, "name", name, (int)sizeof name)) f.name = name;
-    if (io_attr(n, "law", law, (int)sizeof law)) {
+    const char *law = io_attr(n, "law");
+    f.name = io_attr(n, "name");
+    if (law) {
         if (!strcmp(law, "elastic")) f.law = MBS_STOP_ELASTIC;
-        else if (strcmp(law, "restitution")) return io_fail(c, n, MBS_ERR_ARG, "law \"%s\": give elastic or restitution", law);
+        else if (strcmp(law, "restitution")) return io_fail(c, n, MBS_ERR_ARG, "law \"%.64s\": give elastic or restitution", law);
     }
     static const char *const names[] = {"lower", "upper", "stiffness", "damping", "restitution",
                                         "rest_velocity", NULL};
@@ -268,14 +254,14 @@ static int read_joint_stop(io_ctx *c, const xmlNode *n)
 static int read_resolve(io_ctx *c, const xmlNode *n, mbs_resolve *r)
 {
     static const char *const names[] = {"world", "frame_a", "frame_b"};
-    char buf[16];
-    if (!io_attr(n, "resolve", buf, (int)sizeof buf)) return MBS_OK;
+    const char *buf = io_attr(n, "resolve");
+    if (!buf) return MBS_OK;
     for (int k = 0; k < 3; ++k)
         if (!strcmp(buf, names[k])) {
             *r = (mbs_resolve)k;
             return MBS_OK;
         }
-    return io_fail(c, n, MBS_ERR_ARG, "resolve=\"%s\": expected world, frame_a or frame_b", buf);
+    return io_fail(c, n, MBS_ERR_ARG, "resolve=\"%.64s\": expected world, frame_a or frame_b", buf);
 }
 
 /* <frame_force name link_a link_b resolve force torque> with <origin_a xyz rpy/> and
@@ -284,9 +270,8 @@ static int read_resolve(io_ctx *c, const xmlNode *n, mbs_resolve *r)
 static int read_frame_force(io_ctx *c, const xmlNode *n)
 {
     mbs_frame_force_def fd = mbs_default_frame_force_def();
-    char name[128], buf[8];
-    if (io_attr(n, "name", name, (int)sizeof name)) fd.name = name;
-    int st = io_attr(n, "link_a", buf, (int)sizeof buf) ? io_link_body(c, n, "link_a", &fd.body_a) : MBS_OK;
+    fd.name = io_attr(n, "name");
+    int st = io_attr(n, "link_a") ? io_link_body(c, n, "link_a", &fd.body_a) : MBS_OK;
     if (st == MBS_OK) st = io_link_body(c, n, "link_b", &fd.body_b);
     if (st == MBS_OK) st = read_resolve(c, n, &fd.resolve);
     if (st == MBS_OK) st = io_origin(c, n, "origin_a", &fd.frame_a);
@@ -306,25 +291,48 @@ static int skip(io_ctx *c, const xmlNode *n)
     return MBS_OK;
 }
 
+#define ATTRS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define DOF_ATTRS "name", "joint", "dof"
+
+/* Each element's reader and its attributes (NULL: not the library's to check); any other
+   attribute is refused, as a misspelt one would change the model without a word. */
 static const struct {
     const char *tag;
     int (*read)(io_ctx *c, const xmlNode *n);
+    const char *const *attrs;
 } handlers[] = {
-    {"gravity", read_gravity},           {"spring_damper", read_spring_damper},
-    {"joint_spring_damper", read_joint_spring_damper},  {"initial", read_initial},
-    {"line_force_two_masses", read_two_masses},    {"rotor", read_rotor},
-    {"joint_force", read_joint_force},
-    {"joint_friction", read_joint_friction}, {"joint_brake", read_joint_brake},
-    {"joint_stop", read_joint_stop},      {"frame_force", read_frame_force},
-    {"closure", io_read_closure},        {"curve_joint", io_read_curve_joint},
-    {"material", skip}, {"transmission", skip}, {"gazebo", skip}, {"ros2_control", skip},
-    {"simulation", skip}, {"track", skip}, {"plot", skip}, {"input", skip},
+    {"gravity", read_gravity, ATTRS("xyz", "center", "mu", "none")},
+    {"spring_damper", read_spring_damper, ATTRS("name", "link_a", "link_b", "point_a", "point_b",
+        "stiffness", "damping", "rest_length", "mass", "mass_fraction")},
+    {"joint_spring_damper", read_joint_spring_damper, ATTRS("joint", "dof", "stiffness",
+        "damping", "rest")},
+    {"initial", read_initial, ATTRS("joint", "q", "v", "hold")},
+    {"line_force_two_masses", read_two_masses, ATTRS("name", "link_a", "link_b", "point_a",
+        "point_b", "stiffness", "damping", "rest_length", "mass_a", "distance_a", "mass_b",
+        "distance_b")},
+    {"rotor", read_rotor, ATTRS(DOF_ATTRS, "inertia", "ratio", "housing", "axis")},
+    {"joint_force", read_joint_force, ATTRS("joint", "dof", "force")},
+    {"joint_friction", read_joint_friction, ATTRS(DOF_ATTRS, "coulomb", "stiction", "viscous")},
+    {"joint_brake", read_joint_brake, ATTRS(DOF_ATTRS, "limit", "peak")},
+    {"joint_stop", read_joint_stop, ATTRS(DOF_ATTRS, "lower", "upper", "law", "stiffness",
+        "damping", "restitution", "rest_velocity")},
+    {"frame_force", read_frame_force, ATTRS("name", "link_a", "link_b", "resolve", "force",
+        "torque")},
+    {"closure", io_read_closure, ATTRS("strategy")},
+    {"curve_joint", io_read_curve_joint, ATTRS("name", "parent", "child", "rolling")},
+    {"material", skip, NULL}, {"transmission", skip, NULL}, {"gazebo", skip, NULL},
+    {"ros2_control", skip, NULL}, {"simulation", skip, NULL}, {"track", skip, NULL},
+    {"plot", skip, NULL}, {"input", skip, NULL},
 };
 
 int io_read_element(io_ctx *c, const xmlNode *n)
 {
-    for (size_t k = 0; k < sizeof handlers / sizeof handlers[0]; ++k)
-        if (io_is(n, handlers[k].tag)) return handlers[k].read(c, n);
+    for (size_t k = 0; k < sizeof handlers / sizeof handlers[0]; ++k) {
+        if (!io_is(n, handlers[k].tag)) continue;
+        const int st = handlers[k].attrs ? io_check_attrs(c, n, handlers[k].attrs) : MBS_OK;
+        return st != MBS_OK ? st : handlers[k].read(c, n);
+    }
+    if (io_skip_foreign(c, n) == MBS_OK) return MBS_OK;
     return io_fail(c, n, MBS_ERR_ARG, "unknown element (URDF: link, joint, material; mbs: gravity, "
                    "spring_damper, joint_spring_damper, line_force_two_masses, rotor, joint_force, "
                    "joint_friction, joint_brake, joint_stop, frame_force, closure, curve_joint, "

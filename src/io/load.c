@@ -1,6 +1,7 @@
 /* mbs_builder_load: the file read with libxml2, then its links, joints and elements handed
  * to the builder in that order; any failure rolls the builder back (io.h). */
 #include "io/io.h"
+#include "io/regular.h"
 
 #include <libxml/parser.h>
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int io_is(const xmlNode *n, const char *tag)
 {
@@ -21,23 +23,49 @@ xmlNode *io_child(const xmlNode *n, const char *tag)
     return NULL;
 }
 
-int io_attr(const xmlNode *n, const char *name, char *buf, int len)
+const char *io_attr(const xmlNode *n, const char *name)
 {
-    xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
-    if (!v) return 0;
-    snprintf(buf, (size_t)len, "%s", (const char *)v);
-    xmlFree(v);
-    return 1;
+    const xmlAttr *a = xmlHasProp(n, (const xmlChar *)name);
+    if (!a) return NULL;
+    /* one text node: documents with a DTD are refused, so no entity reference is left */
+    const xmlNode *t = a->children;
+    return t && t->type == XML_TEXT_NODE && t->content ? (const char *)t->content : "";
 }
 
-/* "<tag name="x">" of an element, for messages. */
+int io_one(io_ctx *c, const xmlNode *n, const char *tag, const xmlNode **out)
+{
+    *out = io_child(n, tag);
+    for (const xmlNode *k = *out ? (*out)->next : NULL; k; k = k->next)
+        if (io_is(k, tag))
+            return io_fail(c, k, MBS_ERR_ARG, "a second <%s> in <%s> (one is meant; the first "
+                           "is at line %ld)", tag, (const char *)n->name, xmlGetLineNo(*out));
+    return MBS_OK;
+}
+
+int io_check_attrs(io_ctx *c, const xmlNode *n, const char *const *known)
+{
+    for (const xmlAttr *a = n->properties; a; a = a->next) {
+        if (a->ns) continue; /* a namespace's attribute belongs to another tool */
+        int k = 0;
+        while (known[k] && strcmp(known[k], (const char *)a->name)) ++k;
+        if (known[k]) continue;
+        char list[300] = "";
+        for (size_t j = 0, len = 0; known[j] && len < sizeof list; ++j)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "", known[j]);
+        return io_fail(c, n, MBS_ERR_ARG, "unknown attribute %.64s (known: %s)",
+                       (const char *)a->name, list);
+    }
+    return MBS_OK;
+}
+
+/* "<tag name="x">" of an element, for messages (a long name cut: it is only a place). */
 static void describe(const xmlNode *n, char *buf, int len)
 {
-    char name[96];
+    const char *name = n ? io_attr(n, "name") : NULL;
     if (!n) {
         snprintf(buf, (size_t)len, "file");
-    } else if (io_attr(n, "name", name, (int)sizeof name)) {
-        snprintf(buf, (size_t)len, "<%s name=\"%s\">", (const char *)n->name, name);
+    } else if (name) {
+        snprintf(buf, (size_t)len, "<%s name=\"%.96s\">", (const char *)n->name, name);
     } else {
         snprintf(buf, (size_t)len, "<%s>", (const char *)n->name);
     }
@@ -81,22 +109,22 @@ static int parse_numbers(const char *s, double *out, int max)
 int io_number_list(io_ctx *c, const xmlNode *n, const char *name, double *out, int max,
                    int *count)
 {
-    char buf[512];
-    if (!io_attr(n, name, buf, (int)sizeof buf)) return 0;
+    const char *buf = io_attr(n, name);
+    if (!buf) return 0;
     *count = parse_numbers(buf, out, max);
     if (*count < 0)
-        return io_fail(c, n, MBS_ERR_ARG, "attribute %s=\"%s\": expected at most %d finite "
+        return io_fail(c, n, MBS_ERR_ARG, "attribute %s=\"%.64s\": expected at most %d finite "
                        "numbers", name, buf, max);
     return 1;
 }
 
 int io_numbers(io_ctx *c, const xmlNode *n, const char *name, double *out, int count)
 {
-    char buf[512];
+    const char *buf = io_attr(n, name);
     double v[16];
-    if (!io_attr(n, name, buf, (int)sizeof buf)) return 0;
+    if (!buf) return 0;
     if (count > 16 || parse_numbers(buf, v, count) != count)
-        return io_fail(c, n, MBS_ERR_ARG, "attribute %s=\"%s\": expected %d finite numbers",
+        return io_fail(c, n, MBS_ERR_ARG, "attribute %s=\"%.64s\": expected %d finite numbers",
                        name, buf, count);
     memcpy(out, v, (size_t)count * sizeof *out);
     return 1;
@@ -112,6 +140,16 @@ int io_integer(io_ctx *c, const xmlNode *n, const char *name, int lo, int hi, in
         return io_fail(c, n, MBS_ERR_ARG, "attribute %s=\"%g\": expected an integer in [%d, %d]", name, x, lo, hi);
     *out = (int)x;
     return 1;
+}
+
+int io_flag(io_ctx *c, const xmlNode *n, const char *name, int *out)
+{
+    const char *buf = io_attr(n, name);
+    if (!buf) return MBS_OK;
+    if (!strcmp(buf, "true") || !strcmp(buf, "1")) *out = 1;
+    else if (!strcmp(buf, "false") || !strcmp(buf, "0")) *out = 0;
+    else return io_fail(c, n, MBS_ERR_ARG, "attribute %s must be true or false, not \"%.64s\"", name, buf);
+    return MBS_OK;
 }
 
 /* R = Rz(yaw) Ry(pitch) Rx(roll): URDF's fixed-axis roll, pitch, yaw. */
@@ -130,9 +168,13 @@ int io_origin(io_ctx *c, const xmlNode *n, const char *tag, mbs_frame *f)
     double rpy[3] = {0, 0, 0};
     memset(f, 0, sizeof *f);
     f->rot[0] = f->rot[4] = f->rot[8] = 1.0;
-    const xmlNode *o = io_child(n, tag);
-    if (!o) return MBS_OK;
-    int st = io_numbers(c, o, "xyz", f->pos, 3);
+    static const char *const known[] = {"xyz", "rpy", "rot", NULL};
+    const xmlNode *o;
+    int st = io_one(c, n, tag, &o);
+    if (st != MBS_OK || !o) return st;
+    /* URDF's <origin> may carry other tools' attributes; the superset's frames may not */
+    if (strcmp(tag, "origin") && (st = io_check_attrs(c, o, known)) != MBS_OK) return st;
+    st = io_numbers(c, o, "xyz", f->pos, 3);
     const int has_rpy = st >= 0 ? io_numbers(c, o, "rpy", rpy, 3) : 0;
     const int has_rot = st >= 0 && has_rpy >= 0 ? io_numbers(c, o, "rot", f->rot, 9) : 0;
     if (st < 0 || has_rpy < 0 || has_rot < 0) return MBS_ERR_ARG;
@@ -146,9 +188,15 @@ int io_origin(io_ctx *c, const xmlNode *n, const char *tag, mbs_frame *f)
 
 io_link *io_find_link(io_ctx *c, const char *name)
 {
-    for (int i = 0; i < c->nlink; ++i)
-        if (!strcmp(c->links[i].name, name)) return &c->links[i];
-    return NULL;
+    const int i = io_names_find(&c->link_names, name);
+    return i >= 0 ? &c->links[i] : NULL;
+}
+
+int io_joint_id(const io_ctx *c, const char *name)
+{
+    for (int j = 0; j < c->first_joint; ++j)
+        if (c->b->joints[j].name && !strcmp(c->b->joints[j].name, name)) return j;
+    return io_names_find(&c->joint_names, name);
 }
 
 /* Links, then joints (which need the links), the root's weld to the world, the check that
@@ -162,11 +210,7 @@ static int read_robot(io_ctx *c, const xmlNode *robot)
         if (io_is(n, "joint")) st = io_read_joint(c, n);
     if (st == MBS_OK) st = io_weld_root(c, robot);
     for (xmlNode *n = robot->children; st == MBS_OK && n; n = n->next) {
-        if (!io_is(n, "link")) continue;
-        char name[128];
-        io_attr(n, "name", name, (int)sizeof name);
-        const io_link *l = io_find_link(c, name);
-        st = io_read_visuals(c, n, l);
+        if (io_is(n, "link")) st = io_read_visuals(c, n, io_find_link(c, io_attr(n, "name")));
     }
     for (xmlNode *n = robot->children; st == MBS_OK && n; n = n->next)
         if (n->type == XML_ELEMENT_NODE && !io_is(n, "link") && !io_is(n, "joint"))
@@ -174,24 +218,78 @@ static int read_robot(io_ctx *c, const xmlNode *robot)
     return st;
 }
 
-/* Read the file; libxml2 prints nothing (its message goes into ours). */
-static xmlDoc *read_xml(mbs_builder *b, const char *path, int *st)
+/* A <!DOCTYPE> stops the parse at once: URDF has no DTD, and an internal subset's entities
+   would cost time (re-expanded at every read) and could reach outside the file. */
+static void refuse_doctype(void *ctx, const xmlChar *name, const xmlChar *ext, const xmlChar *sys)
 {
-    xmlInitParser();
-    xmlResetLastError();
-    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    if (doc) return doc;
-    const xmlError *e = xmlGetLastError();
+    (void)name, (void)ext, (void)sys;
+    xmlParserCtxtPtr p = ctx;
+    *(int *)p->_private = p->input ? p->input->line : 1;
+    xmlStopParser(p);
+}
+
+/* libxml2's messages go into ours (ctxt->lastError), never to stderr. */
+static void quiet(void *user, xmlErrorPtr e)
+{
+    (void)user, (void)e;
+}
+
+/* The document of the open file fd, parsed without network, DTD or output; NULL with the
+   message in b's error. */
+static xmlDoc *parse_fd(mbs_builder *b, const char *path, int fd, int *st)
+{
+    xmlParserCtxtPtr p = xmlNewParserCtxt();
+    if (!p) {
+        *st = mbs_errorf(b->error, MBS_ERR_NOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    int doctype = 0;
+    p->_private = &doctype;
+    p->sax->internalSubset = refuse_doctype;
+    p->sax->serror = quiet;
+    xmlDoc *doc = xmlCtxtReadFd(p, fd, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
+                                XML_PARSE_NOWARNING);
+    if (doc && !doctype) {
+        xmlFreeParserCtxt(p);
+        return doc;
+    }
+    xmlFreeDoc(doc);
+    const xmlError *e = xmlCtxtGetLastError(p);
     char msg[200] = "cannot be read";
-    if (e && e->message) {
+    if (doctype) {
+        snprintf(msg, sizeof msg, "a <!DOCTYPE> (a DTD, entity declarations) is not allowed in "
+                 "a model file");
+    } else if (e && e->message) {
         snprintf(msg, sizeof msg, "%s", e->message);
         msg[strcspn(msg, "\n")] = '\0';
     }
-    *st = mbs_errorf(b->error, MBS_ERR_ARG, "%s:%d: not a model file: %s", path, e ? e->line : 0, msg);
+    *st = mbs_errorf(b->error, MBS_ERR_ARG, "%s:%d: not a model file: %s", path,
+                     doctype ? doctype : e ? e->line : 0, msg);
+    xmlFreeParserCtxt(p);
     return NULL;
 }
 
+/* Read the file, a regular file only (a FIFO or a device would block or never end). */
+static xmlDoc *read_xml(mbs_builder *b, const char *path, int *st)
+{
+    xmlInitParser();
+    char why[160];
+    const int fd = mbs_open_regular(path, why, sizeof why);
+    if (fd < 0) {
+        *st = mbs_errorf(b->error, MBS_ERR_ARG, "%s: %s", path, why);
+        return NULL;
+    }
+    xmlDoc *doc = parse_fd(b, path, fd, st);
+    close(fd);
+    return doc;
+}
+
 static int builder_load_impl(mbs_builder *b, const char *path)
+{
+    return mbs_builder_load_with(b, path, NULL);
+}
+
+int mbs_builder_load_with(mbs_builder *b, const char *path, const mbs_load_options *opt)
 {
     if (!b) return MBS_ERR_ARG;
     if (!path) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_builder_load: path is NULL");
@@ -200,17 +298,19 @@ static int builder_load_impl(mbs_builder *b, const char *path)
     if (!doc) return st;
     io_ctx c;
     memset(&c, 0, sizeof c);
-    c.b = b, c.path = path;
+    c.b = b, c.path = path, c.first_joint = b->njoint;
     const xmlNode *root = xmlDocGetRootElement(doc);
     const mbs_builder_mark mark = mbs_builder_get_mark(b);
     if (!io_is(root, "robot"))
         st = io_fail(&c, root, MBS_ERR_ARG, "the root element must be <robot> (URDF)");
     else
-        st = read_robot(&c, root);
+        io_options_begin(&c, root, opt), st = read_robot(&c, root);
     if (st != MBS_OK) mbs_builder_rollback(b, &mark);
     free(c.links);
     free(c.mats);
     free(c.tj);
+    io_names_free(&c.link_names);
+    io_names_free(&c.joint_names);
     xmlFreeDoc(doc);
     return st;
 }

@@ -5,6 +5,12 @@
 
 static int builder_load_impl(mbs_builder *b, const char *path)
 {
+    return mbs_builder_load_with(b, path, NULL);
+}
+
+int mbs_builder_load_with(mbs_builder *b, const char *path, const mbs_load_options *opt)
+{
+    (void)opt;
     if (!b) return MBS_ERR_ARG;
     return mbs_errorf(b->error, MBS_ERR_STATE, "%s: this build of mbs has no model-file loader "
                       "(configured with -Dxml=disabled)", path ? path : "(NULL)");

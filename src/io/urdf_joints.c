@@ -23,8 +23,8 @@ static const struct {
 /* The joint type named by the type attribute; 0 or -1 (unknown, reported). */
 static int joint_type(io_ctx *c, const xmlNode *n, mbs_joint_type *type)
 {
-    char t[32] = "";
-    io_attr(n, "type", t, (int)sizeof t);
+    const char *t = io_attr(n, "type");
+    if (!t) t = "";
     for (size_t k = 0; k < sizeof joint_types / sizeof joint_types[0]; ++k)
         if (!strcmp(t, joint_types[k].name)) {
             *type = joint_types[k].type;
@@ -39,9 +39,10 @@ static int joint_type(io_ctx *c, const xmlNode *n, mbs_joint_type *type)
 /* The link named by <tag link="..."/>; NULL (reported) when missing or unknown. */
 static io_link *link_of(io_ctx *c, const xmlNode *n, const char *tag)
 {
-    char name[128];
-    const xmlNode *k = io_child(n, tag);
-    if (!k || !io_attr(k, "link", name, (int)sizeof name)) {
+    const xmlNode *k;
+    if (io_one(c, n, tag, &k) != MBS_OK) return NULL;
+    const char *name = k ? io_attr(k, "link") : NULL;
+    if (!name) {
         io_fail(c, n, MBS_ERR_ARG, "<%s link=\"...\"/> is missing", tag);
         return NULL;
     }
@@ -61,17 +62,25 @@ static void default_axis2(const double a[3], double out[3])
 /* The axes, frames and superset attributes of a joint definition. */
 static int read_joint_def(io_ctx *c, const xmlNode *n, mbs_joint_def *jd)
 {
-    char buf[32];
     int st = io_origin(c, n, "origin", &jd->frame_parent);
     if (st == MBS_OK) st = io_origin(c, n, "child_origin", &jd->frame_child);
-    const xmlNode *ax = io_child(n, "axis"), *ax2 = io_child(n, "axis2"), *len = io_child(n, "length");
+    const xmlNode *ax = NULL, *ax2 = NULL, *len = NULL;
+    if (st == MBS_OK) st = io_one(c, n, "axis", &ax);
+    if (st == MBS_OK) st = io_one(c, n, "axis2", &ax2);
+    if (st == MBS_OK) st = io_one(c, n, "length", &len);
     jd->axis[0] = 1.0, jd->axis[1] = jd->axis[2] = 0.0; /* URDF's default axis */
     if (st == MBS_OK && ax && io_numbers(c, ax, "xyz", jd->axis, 3) < 0) st = MBS_ERR_ARG;
     default_axis2(jd->axis, jd->axis2);
+    static const char *const xyz[] = {"xyz", NULL}, *const value[] = {"value", NULL};
+    if (st == MBS_OK && ax2) st = io_check_attrs(c, ax2, xyz);
     if (st == MBS_OK && ax2 && io_numbers(c, ax2, "xyz", jd->axis2, 3) < 0) st = MBS_ERR_ARG;
+    if (st == MBS_OK && len) st = io_check_attrs(c, len, value);
     if (st == MBS_OK && len && io_numbers(c, len, "value", &jd->length, 1) < 0) st = MBS_ERR_ARG;
-    if (io_attr(n, "cut", buf, (int)sizeof buf)) jd->cut = !strcmp(buf, "true") || !strcmp(buf, "1");
-    if (io_attr(n, "rotation", buf, (int)sizeof buf)) jd->rotation = !strcmp(buf, "cardan") ? MBS_ROT_CARDAN : MBS_ROT_QUATERNION;
+    if (st == MBS_OK) st = io_flag(c, n, "cut", &jd->cut);
+    const char *rot = io_attr(n, "rotation");
+    if (st == MBS_OK && rot && strcmp(rot, "cardan") && strcmp(rot, "quaternion"))
+        st = io_fail(c, n, MBS_ERR_ARG, "rotation=\"%.64s\": give quaternion or cardan", rot);
+    if (rot && !strcmp(rot, "cardan")) jd->rotation = MBS_ROT_CARDAN;
     if (st == MBS_OK && io_integer(c, n, "state_priority", -1000000, 1000000, &jd->state_priority) < 0) st = MBS_ERR_ARG;
     return st;
 }
@@ -88,8 +97,9 @@ static int record_tree_joint(io_ctx *c, const xmlNode *n, const io_link *p, cons
 /* <dynamics damping="d"/>: a joint damper on the joint's first coordinate. */
 static int read_dynamics(io_ctx *c, const xmlNode *n, int joint, mbs_joint_type type)
 {
-    const xmlNode *dyn = io_child(n, "dynamics");
+    const xmlNode *dyn;
     double damping = 0.0;
+    if (io_one(c, n, "dynamics", &dyn) != MBS_OK) return MBS_ERR_ARG;
     if (!dyn || io_numbers(c, dyn, "damping", &damping, 1) != 1 || damping == 0.0) return MBS_OK;
     if (type != MBS_JOINT_REVOLUTE && type != MBS_JOINT_PRISMATIC) return MBS_OK;
     const int st = mbs_add_joint_spring_damper(c->b, joint, 0, 0.0, damping, 0.0);
@@ -98,15 +108,12 @@ static int read_dynamics(io_ctx *c, const xmlNode *n, int joint, mbs_joint_type 
 
 int io_read_joint(io_ctx *c, const xmlNode *n)
 {
-    char name[128] = "";
+    const char *name = io_attr(n, "name");
     mbs_joint_type type;
-    if (!io_attr(n, "name", name, (int)sizeof name) || !*name)
-        return io_fail(c, n, MBS_ERR_ARG, "a joint needs a name");
-    for (xmlNode *k = n->prev; k; k = k->prev) { /* duplicate names */
-        char other[128];
-        if (io_is(k, "joint") && io_attr(k, "name", other, (int)sizeof other) && !strcmp(other, name))
-            return io_fail(c, n, MBS_ERR_ARG, "a second joint named \"%s\"", name);
-    }
+    if (!name || !*name) return io_fail(c, n, MBS_ERR_ARG, "a joint needs a name");
+    const int added = io_names_add(&c->joint_names, name, c->b->njoint);
+    if (added < 0) return io_fail(c, n, MBS_ERR_NOMEM, "out of memory");
+    if (!added) return io_fail(c, n, MBS_ERR_ARG, "a second joint named \"%s\"", name);
     if (joint_type(c, n, &type) != 0) return MBS_ERR_ARG;
     io_link *p = link_of(c, n, "parent"), *ch = p ? link_of(c, n, "child") : NULL;
     if (!p || !ch) return MBS_ERR_ARG;
@@ -115,6 +122,7 @@ int io_read_joint(io_ctx *c, const xmlNode *n)
     if (read_joint_def(c, n, &jd) != MBS_OK) return MBS_ERR_ARG;
     if (!jd.cut && type != MBS_JOINT_DISTANCE) {
         if (ch->body == MBS_WORLD) return io_fail(c, n, MBS_ERR_TOPOLOGY, "the world cannot be a child link");
+        if (ch->parent < 0) ch->parent = (int)(p - c->links);
         if (++ch->parents > 1)
             return io_fail(c, n, MBS_ERR_TOPOLOGY, "link \"%s\" has a second parent joint: a closed "
                            "loop (in mbs's superset, mark the loop-closing joint cut=\"true\")", ch->name);
@@ -125,44 +133,87 @@ int io_read_joint(io_ctx *c, const xmlNode *n)
     return read_dynamics(c, n, j, type);
 }
 
-/* 1 if link i or a link below it (through tree joints) has mass. */
-static int carries_mass(const io_ctx *c, int i, int depth)
+/* A cycle of tree joints (each link has at most one tree parent, so following parents from
+   every link finds any cycle): reported naming its links; MBS_OK when there is none. Linear:
+   mark[i] 0 unseen, 1 on the current walk, 2 done. */
+static int refuse_cycle(io_ctx *c, const xmlNode *robot, unsigned char *mark)
 {
-    if (c->links[i].massive) return 1;
-    if (depth > c->nlink) return 0;
-    for (int k = 0; k < c->ntj; ++k)
-        if (c->tj[k].parent == i && carries_mass(c, c->tj[k].child, depth + 1)) return 1;
-    return 0;
+    for (int s = 0; s < c->nlink; ++s) {
+        int i = s;
+        for (; i >= 0 && mark[i] == 0; i = c->links[i].parent) mark[i] = 1;
+        if (i >= 0 && mark[i] == 1) {
+            char names[400] = "";
+            size_t len = 0;
+            int k = i;
+            do {
+                len += (size_t)snprintf(names + len, len < sizeof names ? sizeof names - len : 0,
+                                        "\"%.64s\" <- ", c->links[k].name);
+                k = c->links[k].parent;
+            } while (k != i && len < sizeof names);
+            return io_fail(c, robot, MBS_ERR_TOPOLOGY, "the tree joints form a cycle: %s\"%.64s\" "
+                           "(in mbs's superset, mark the loop-closing joint cut=\"true\")", names,
+                           c->links[i].name);
+        }
+        for (i = s; i >= 0 && mark[i] == 1; i = c->links[i].parent) mark[i] = 2;
+    }
+    return MBS_OK;
 }
 
-/* 1 when link index i is no tree joint's parent or child. */
-static int jointless(const io_ctx *c, int i)
+/* carry[i] = 1 when link i or a link below it (through tree joints) has mass: up from every
+   massive link until a link already marked (linear; the tree has no cycle by now). */
+static void mark_mass(const io_ctx *c, unsigned char *carry)
 {
+    for (int i = 0; i < c->nlink; ++i)
+        for (int k = i; k >= 0 && c->links[i].massive && !carry[k]; k = c->links[k].parent)
+            carry[k] = 1;
+}
+
+/* The root link (no parent, and massive or jointed) into *root, MBS_OK; or a second root,
+   reported. joined[i] is 1 for a link that is a tree joint's parent or child. */
+static int find_root(io_ctx *c, const xmlNode *robot, const unsigned char *joined,
+                     const io_link *world, const io_link **root)
+{
+    for (int i = 0; i < c->nlink; ++i) {
+        const io_link *l = &c->links[i];
+        if (l->body == MBS_WORLD || l->parents > 0) continue;
+        if (!l->massive && !joined[i]) continue; /* a node between line forces (or an error
+                                                    compile names) */
+        if (world || *root)
+            return io_fail(c, robot, MBS_ERR_TOPOLOGY, "links \"%s\" and \"%s\" both have no parent "
+                           "joint: a URDF has one root", *root ? (*root)->name : "world", l->name);
+        *root = l;
+    }
+    return MBS_OK;
+}
+
+/* The checks of io_weld_root with its work array (mark, carry, joined: nlink bytes each). */
+static int check_tree(io_ctx *c, const xmlNode *robot, unsigned char *work, const io_link **root)
+{
+    unsigned char *mark = work, *carry = work + c->nlink, *joined = work + 2 * c->nlink;
+    int st = refuse_cycle(c, robot, mark);
+    for (int k = 0; k < c->ntj; ++k) joined[c->tj[k].parent] = joined[c->tj[k].child] = 1;
+    if (st == MBS_OK) st = find_root(c, robot, joined, io_find_link(c, "world"), root);
+    if (st != MBS_OK) return st;
+    mark_mass(c, carry);
     for (int k = 0; k < c->ntj; ++k)
-        if (c->tj[k].parent == i || c->tj[k].child == i) return 0;
-    return 1;
+        if (c->tj[k].moving && !carry[c->tj[k].child])
+            return io_fail(c, c->tj[k].node, MBS_ERR_ARG, "it moves link \"%s\", which carries no mass "
+                           "(no <inertial> there or below it)", c->links[c->tj[k].child].name);
+    return MBS_OK;
 }
 
 int io_weld_root(io_ctx *c, const xmlNode *robot)
 {
     const io_link *world = io_find_link(c, "world"), *root = NULL;
-    for (int i = 0; i < c->nlink; ++i) {
-        const io_link *l = &c->links[i];
-        if (l->body == MBS_WORLD || l->parents > 0) continue;
-        if (!l->massive && jointless(c, i)) continue; /* a node between line forces (or an
-                                                          error compile names) */
-        if (world || root)
-            return io_fail(c, robot, MBS_ERR_TOPOLOGY, "links \"%s\" and \"%s\" both have no parent "
-                           "joint: a URDF has one root", root ? root->name : "world", l->name);
-        root = l;
-    }
-    for (int k = 0; k < c->ntj; ++k)
-        if (c->tj[k].moving && !carries_mass(c, c->tj[k].child, 0))
-            return io_fail(c, c->tj[k].node, MBS_ERR_ARG, "it moves link \"%s\", which carries no mass "
-                           "(no <inertial> there or below it)", c->links[c->tj[k].child].name);
+    unsigned char *work = calloc((size_t)c->nlink + 1, 3);
+    const int st = work ? check_tree(c, robot, work, &root)
+                        : io_fail(c, robot, MBS_ERR_NOMEM, "out of memory");
+    free(work);
+    if (st != MBS_OK) return st;
     if (!root) return world ? MBS_OK : io_fail(c, robot, MBS_ERR_TOPOLOGY, "no links");
-    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_FIXED); /* welded, as ROS tools read it */
-    jd.parent = MBS_WORLD, jd.child = root->body;
+    const char *name; /* welded, as ROS tools read it, or free with floating_base */
+    mbs_joint_def jd = mbs_default_joint_def(io_root_joint(c, &name));
+    jd.name = name, jd.parent = MBS_WORLD, jd.child = root->body;
     const int j = mbs_add_joint(c->b, &jd);
     return j < 0 ? io_fail_builder(c, robot, j) : MBS_OK;
 }

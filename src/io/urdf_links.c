@@ -19,10 +19,11 @@ int io_read_materials(io_ctx *c, const xmlNode *robot)
 {
     for (xmlNode *n = robot->children; n; n = n->next) {
         if (!io_is(n, "material")) continue;
-        io_material m = {"", {0.7, 0.7, 0.7, 1.0}};
-        if (!io_attr(n, "name", m.name, (int)sizeof m.name))
+        io_material m = {io_attr(n, "name"), {0.7, 0.7, 0.7, 1.0}};
+        if (!m.name)
             return io_fail(c, n, MBS_ERR_ARG, "a robot-level material needs a name");
-        const xmlNode *col = io_child(n, "color");
+        const xmlNode *col;
+        if (io_one(c, n, "color", &col) != MBS_OK) return MBS_ERR_ARG;
         if (col && io_numbers(c, col, "rgba", m.rgba, 4) < 0) return MBS_ERR_ARG;
         if (mbs_builder_grow((void **)&c->mats, &c->mat_cap, c->nmat + 1, sizeof *c->mats) != 0)
             return io_fail(c, n, MBS_ERR_NOMEM, "out of memory");
@@ -37,7 +38,9 @@ static int read_inertial(io_ctx *c, const xmlNode *in, mbs_body_def *bd)
     mbs_frame o;
     int st = io_origin(c, in, "origin", &o);
     if (st != MBS_OK) return st;
-    const xmlNode *mass = io_child(in, "mass"), *inertia = io_child(in, "inertia");
+    const xmlNode *mass, *inertia;
+    if (io_one(c, in, "mass", &mass) != MBS_OK || io_one(c, in, "inertia", &inertia) != MBS_OK)
+        return MBS_ERR_ARG;
     const int got = mass ? io_numbers(c, mass, "value", &bd->mass, 1) : 0;
     if (got < 0) return got; /* reported */
     if (got == 0) return io_fail(c, mass ? mass : in, MBS_ERR_ARG, "<inertial> needs <mass value=...>");
@@ -66,9 +69,11 @@ int io_read_link(io_ctx *c, const xmlNode *n)
 {
     io_link l;
     memset(&l, 0, sizeof l);
-    if (!io_attr(n, "name", l.name, (int)sizeof l.name) || !*l.name)
-        return io_fail(c, n, MBS_ERR_ARG, "a link needs a name");
-    if (io_find_link(c, l.name)) return io_fail(c, n, MBS_ERR_ARG, "a second link named \"%s\"", l.name);
+    l.name = io_attr(n, "name"), l.parent = -1;
+    if (!l.name || !*l.name) return io_fail(c, n, MBS_ERR_ARG, "a link needs a name");
+    const int added = io_names_add(&c->link_names, l.name, c->nlink);
+    if (added < 0) return io_fail(c, n, MBS_ERR_NOMEM, "out of memory");
+    if (!added) return io_fail(c, n, MBS_ERR_ARG, "a second link named \"%s\"", l.name);
     l.line = (int)xmlGetLineNo(n);
     if (!strcmp(l.name, "world")) {
         l.body = MBS_WORLD;
@@ -77,8 +82,10 @@ int io_read_link(io_ctx *c, const xmlNode *n)
         bd.name = l.name;
         bd.mass = 0.0;
         memset(bd.inertia, 0, sizeof bd.inertia);
-        const xmlNode *in = io_child(n, "inertial");
+        const xmlNode *in;
+        if (io_one(c, n, "inertial", &in) != MBS_OK) return MBS_ERR_ARG;
         if (in && read_inertial(c, in, &bd) != MBS_OK) return MBS_ERR_ARG;
+        io_settle_inertia(c, n, &bd);
         l.massive = bd.mass > 0.0;
         l.body = mbs_add_body(c->b, &bd);
         if (l.body < 0) return io_fail_builder(c, n, l.body);
@@ -93,9 +100,10 @@ int io_read_link(io_ctx *c, const xmlNode *n)
 
 /* The geometry of a <visual> into def: box size, cylinder radius/length, sphere radius,
    mesh filename/scale. */
-static int read_geometry(io_ctx *c, const xmlNode *vis, mbs_visual_def *def, char *mesh, int len)
+static int read_geometry(io_ctx *c, const xmlNode *vis, mbs_visual_def *def)
 {
-    const xmlNode *g = io_child(vis, "geometry");
+    const xmlNode *g;
+    if (io_one(c, vis, "geometry", &g) != MBS_OK) return MBS_ERR_ARG;
     const xmlNode *k = g ? g->children : NULL;
     while (k && k->type != XML_ELEMENT_NODE) k = k->next;
     if (!k) return io_fail(c, vis, MBS_ERR_ARG, "<visual> needs <geometry> with a shape");
@@ -115,8 +123,8 @@ static int read_geometry(io_ctx *c, const xmlNode *vis, mbs_visual_def *def, cha
     }
     if (io_is(k, "mesh")) {
         def->shape = MBS_SHAPE_MESH;
-        if (!io_attr(k, "filename", mesh, len)) return io_fail(c, k, MBS_ERR_ARG, "filename needed");
-        def->mesh = mesh;
+        def->mesh = io_attr(k, "filename");
+        if (!def->mesh) return io_fail(c, k, MBS_ERR_ARG, "filename needed");
         return io_numbers(c, k, "scale", def->scale, 3) < 0 ? MBS_ERR_ARG : MBS_OK;
     }
     return io_fail(c, k, MBS_ERR_ARG, "unknown geometry (box, cylinder, sphere or mesh)");
@@ -125,12 +133,13 @@ static int read_geometry(io_ctx *c, const xmlNode *vis, mbs_visual_def *def, cha
 /* The colour of a <visual>'s <material>: inline <color rgba>, or a robot-level one by name. */
 static int read_color(io_ctx *c, const xmlNode *vis, double rgba[4])
 {
-    const xmlNode *m = io_child(vis, "material");
+    const xmlNode *m, *col = NULL;
+    if (io_one(c, vis, "material", &m) != MBS_OK || (m && io_one(c, m, "color", &col) != MBS_OK))
+        return MBS_ERR_ARG;
     if (!m) return MBS_OK;
-    const xmlNode *col = io_child(m, "color");
     if (col) return io_numbers(c, col, "rgba", rgba, 4) < 0 ? MBS_ERR_ARG : MBS_OK;
-    char name[64];
-    if (!io_attr(m, "name", name, (int)sizeof name)) return MBS_OK;
+    const char *name = io_attr(m, "name");
+    if (!name) return MBS_OK;
     for (int i = 0; i < c->nmat; ++i)
         if (!strcmp(c->mats[i].name, name)) memcpy(rgba, c->mats[i].rgba, 4 * sizeof(double));
     return MBS_OK;
@@ -142,11 +151,10 @@ int io_read_visuals(io_ctx *c, const xmlNode *n, const io_link *l)
         if (!io_is(v, "visual")) continue;
         if (l->body == MBS_WORLD) continue; /* the world is drawn by the viewer */
         mbs_visual_def def = mbs_default_visual_def();
-        char mesh[512], name[128];
         def.body = l->body;
-        if (io_attr(v, "name", name, (int)sizeof name)) def.name = name;
+        def.name = io_attr(v, "name");
         int st = io_origin(c, v, "origin", &def.frame);
-        if (st == MBS_OK) st = read_geometry(c, v, &def, mesh, (int)sizeof mesh);
+        if (st == MBS_OK) st = read_geometry(c, v, &def);
         if (st == MBS_OK) st = read_color(c, v, def.color);
         if (st != MBS_OK) return st;
         const int id = mbs_add_visual(c->b, &def);

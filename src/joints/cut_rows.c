@@ -2,7 +2,7 @@
  * POINT, ANGLE and DISTANCE rows (joint.h). Joint-frame coordinates: e and d_p in Fp, d_c in
  * Fc; at the neutral configuration the frames coincide, so an ANGLE row's target is the
  * neutral value d_p . d_c. */
-#include "joints/joint.h"
+#include "core/joint.h"
 
 /* See joint.h: u1 from the coordinate axis least aligned with a (lowest index on ties). */
 void mbs_cut_perp(const double a[3], double u1[3], double u2[3])

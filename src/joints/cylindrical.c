@@ -1,6 +1,6 @@
 /* Cylindrical joint: q = [s, phi], translation s along and rotation phi about the unit axis;
    v = [s', phi'] (nq = nv = 2). */
-#include "joints/joint.h"
+#include "core/joint.h"
 
 /* Fc in Fp: R = R(axis, phi), p = s axis. */
 static void cylindrical_transform(const mbs_joint_model *j, const double *aux, const double *q,

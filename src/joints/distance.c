@@ -1,7 +1,7 @@
 /* Distance joint: a rod with ball ends, |x_c - x_p| = length (> 0). It is always a cut
  * joint (constraint only, no tree coordinates), so its ops table has only the cut rows; the
  * tree operations are never called for it (compile never makes it a tree edge). */
-#include "joints/joint.h"
+#include "core/joint.h"
 
 /* One DISTANCE row h = |d| - length; its multiplier is the push of the rod on the child
    along d / |d| (positive: compression). */

@@ -1,7 +1,7 @@
 /* The Euclidean chart of the joints whose q and v are the same numbers (revolute, prismatic,
  * cylindrical, universal, planar, fixed, and the Cardan-angle spherical and free joints):
  * q integrates linearly, every real q is valid, and the neutral q is 0. */
-#include "joints/joint.h"
+#include "core/joint.h"
 
 /* q_out = q + dt v. */
 void mbs_joint_euclid_integrate(const mbs_joint_model *j, const double *q, const double *v,

@@ -1,5 +1,5 @@
 /* Fixed joint: no coordinates (nq = nv = 0); the joint frames always coincide. */
-#include "joints/joint.h"
+#include "core/joint.h"
 
 /* Fc in Fp: the identity. */
 static void fixed_transform(const mbs_joint_model *j, const double *aux, const double *q,

@@ -2,8 +2,8 @@
  * v = [linear velocity of the Fc origin in Fp, angular part]:
  *  - quaternion: rotation = unit quaternion, angular part = w in Fc (nq = 7, nv = 6);
  *  - Cardan: rotation = angles a, R = Fix Rx(a1) Ry(a2) Rz(a3) with Fix in aux (9 values),
- *    angular part = angle rates (nq = nv = 6), re-based near the singularity (seed 000 §6.5). */
-#include "joints/joint.h"
+ *    angular part = angle rates (nq = nv = 6), re-based near the singularity (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library" §6.5). */
+#include "core/joint.h"
 #include "core/rotation.h"
 
 /* Linear columns S_k = [0; R^T e_k] (row k of R) and c_J's linear part

@@ -1,5 +1,5 @@
 /* Lookup of a joint type's const ops table (no algorithm switches on the type). */
-#include "joints/joint.h"
+#include "core/joint.h"
 
 /* [type][rotation]; distance has no tree coordinates (constraint only): NULL. */
 static const mbs_joint_ops *const joint_ops_table[][2] = {

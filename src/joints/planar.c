@@ -1,6 +1,6 @@
 /* Planar joint: q = [x, y, phi]; the Fc origin at x axis2 + y axis3 in Fp, rotation phi
    about the plane normal axis (axis3 = axis x axis2); v = [x', y', phi'] (nq = nv = 3). */
-#include "joints/joint.h"
+#include "core/joint.h"
 #include "core/rotation.h"
 
 /* Fc in Fp: R = R(axis, phi), p = x axis2 + y axis3. */

@@ -1,5 +1,5 @@
 /* Prismatic joint: q = displacement along the unit axis, v = its rate (nq = nv = 1). */
-#include "joints/joint.h"
+#include "core/joint.h"
 #include "core/kernels.h"
 
 /* Fc in Fp: no rotation, translation q axis. */

@@ -1,5 +1,5 @@
 /* Revolute joint: q = angle about the unit axis, v = its rate (nq = nv = 1). */
-#include "joints/joint.h"
+#include "core/joint.h"
 #include "core/kernels.h"
 
 /* Fc in Fp: rotation by q about axis (one sin/cos + Rodrigues), no translation. About a

@@ -3,8 +3,8 @@
  *    Fc coordinates (nq = 4, nv = 3);
  *  - Cardan: q = angles a, R = Fix Rx(a1) Ry(a2) Rz(a3) with the reference rotation Fix kept
  *    in aux (9 values, row-major), v = angle rates (nq = nv = 3), re-based near the
- *    singularity (seed 000 §6.5). */
-#include "joints/joint.h"
+ *    singularity (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library" §6.5). */
+#include "core/joint.h"
 #include "core/rotation.h"
 
 /* S = [I; 0]: the velocity is the angular velocity itself (Fc origin fixed). */

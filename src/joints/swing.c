@@ -11,7 +11,7 @@
  * position, which is the only thing a point mass has. The difference of two quaternions is
  * therefore taken on the sphere of mass positions: the shortest swing that carries the mass
  * from one position to the other. */
-#include "joints/joint.h"
+#include "core/joint.h"
 #include "core/rotation.h"
 
 /* w = v0 axis + v1 axis2 (Fc coordinates). */

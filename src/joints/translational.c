@@ -3,7 +3,7 @@
  * Mattsson 2003, Fig. 7; MSL Parts.PointMass): compile gives it to a point mass that would
  * otherwise get an automatic free joint, whose rotation is undefined. As a cut joint it
  * locks the relative rotation. */
-#include "joints/joint.h"
+#include "core/joint.h"
 
 /* Fc in Fp: no rotation, translation q. */
 static void translational_transform(const mbs_joint_model *j, const double *aux,

@@ -1,6 +1,6 @@
 /* Universal joint: q = [a1, a2], R = R(axis, a1) R(axis2, a2) (axis2 in the rotated frame);
    v = [a1', a2'] (nq = nv = 2). */
-#include "joints/joint.h"
+#include "core/joint.h"
 #include "core/rotation.h"
 
 /* Fc in Fp: R = R(axis, a1) R(axis2, a2), no translation. */

@@ -14,7 +14,7 @@
  * by the child's origin from the parent's, d = R_p p, with no rotation on the passes'
  * recursions (the rotations move to each body's d and h, off those recursions). Force
  * callbacks and joints that leave the plane keep the 3-D path, and so do closed loops unless
- * every one is a planar assembly closed in closed form (src/closure/planar_loops.c runs those
+ * every one is a planar assembly closed in closed form (src/loops/analytic/planar_loops.c runs those
  * on these poses and vectors). */
 #ifndef MBS_PLANAR_PLANAR_H
 #define MBS_PLANAR_PLANAR_H
@@ -75,7 +75,6 @@ struct mbs_planar_data {
     double *acc;      /* [3 nbody] (forward dynamics: minus uniform gravity, the base's -g) */
     double *S;        /* [3 nv] motion subspace */
     unsigned long gen; /* counts the pose computations (pose, th, P, dp, hw written) */
-    int wrenched;     /* a host wrench has been set on this data (the forces scan them) */
 };
 
 /* Kernels of one tree joint for the planar passes, picked at compile by its kind and
@@ -131,8 +130,6 @@ const mbs_planar_kernels *mbs_planar_kernels_generic(const mbs_planar_joint *pj)
 void mbs_planar_runs(mbs_planar *p, int ntree);
 /* Report a singular articulated inertia at body b (MBS_ERR_SINGULAR). */
 int mbs_planar_singular(mbs_data *d, int b);
-/* Note on d that a host wrench was set (the planar path projects host wrenches from then). */
-void mbs_planar_note_wrench(mbs_data *d);
 
 /* At compile: *out = the planar description of m, or NULL when it is not planar (the 3-D
    path serves); MBS_OK or MBS_ERR_NOMEM. */
@@ -151,7 +148,7 @@ int mbs_planar_usable(const mbs_data *d);
    MBS_ERR_SINGULAR naming the body. */
 int mbs_planar_forward(mbs_data *d);
 
-/* Parts of the planar path for the loops closed in closed form (src/closure/planar_loops.c). */
+/* Parts of the planar path for the loops closed in closed form (src/loops/analytic/planar_loops.c). */
 /* Poses, world angles and origins of every body (no velocities). */
 void mbs_planar_poses(mbs_data *d);
 /* The same for the bodies at tree positions t[0..n) (ascending; their parents current). */

@@ -1,6 +1,5 @@
 /* Finding a planar model at compile and describing it in planar frames (planar.h). */
 #include "planar/planar.h"
-#include "closure/closure.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -136,7 +135,6 @@ int mbs_planar_detect(const mbs_model *m, mbs_planar **out)
     }
     mbs_neutral_poses(m, xw);
     int ok = find_normal(m, xw, p);
-    if (ok && m->ncon > 0) ok = mbs_closure_planar_ok(m, p->n); /* loops in closed form */
     for (int t = 0; ok && t < m->ntree; ++t) {
         ok = describe_joint(m, xw, p, &m->joints[m->tree[t]], &p->joints[t]);
         p->joints[t].kern = mbs_planar_kernels_pick(&p->joints[t]);

@@ -109,7 +109,7 @@ static void point_state(const mbs_planar_data *w, int b, const double r[2], doub
     v[0] = vb[1] - vb[0] * r[1], v[1] = vb[2] + vb[0] * r[0];
 }
 
-/* The line spring-damper of src/forces/spring_damper.c in the plane; the constant
+/* The line spring-damper of src/elements/spring_damper.c in the plane; the constant
    out-of-plane distance of its points enters its length. */
 static void spring(const mbs_planar *p, mbs_planar_data *w, const mbs_force_model *f, double sign)
 {
@@ -160,7 +160,7 @@ static void planar_forces(mbs_data *d, const mbs_planar *p, mbs_planar_data *w, 
     for (int i = 0; i < m->nv; ++i) d->gen_force[i] = 0.0;
     const int gravity = m->gravity_kind == MBS_GRAVITY_POINT ||
                         (uniform && m->gravity_kind == MBS_GRAVITY_UNIFORM);
-    for (int b = 1; (gravity || w->wrenched) && b < m->nbody; ++b) {
+    for (int b = 1; (gravity || d->wrenched) && b < m->nbody; ++b) {
         if (gravity) body_gravity(m, p, w, b, sign);
         const mbs_wrench_input *in = &d->wrench_in[b];
         if (in->set) {
@@ -231,12 +231,6 @@ void mbs_planar_forces(mbs_data *d)
 
 /* See planar.h. */
 int mbs_planar_usable(const mbs_data *d) { return d->model->planar != NULL; }
-
-/* See planar.h. */
-void mbs_planar_note_wrench(mbs_data *d)
-{
-    if (d->planar) d->planar->wrenched = 1;
-}
 
 /* S of every joint whose kernels have a constant subspace. */
 static void constant_subspaces(const mbs_model *m, mbs_planar_data *w)

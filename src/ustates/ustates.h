@@ -1,4 +1,4 @@
-/* User state equations (mbs.h "user state equations"; ROBOTRAN's user equations, seed 001
+/* User state equations (mbs.h "user state equations"; ROBOTRAN's user equations, Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models"
  * §4.2.2 and §5.1): extra first-order states x of the data, integrated with q and v by every
  * stepper. Each user-state element is a force element (ops below) that owns nux states from
  * index uxadr of data->ux; its apply runs the user's function, which writes the derivatives
@@ -24,5 +24,10 @@ void mbs_ustates_data_destroy(mbs_data *d);
 int mbs_ustates_first_nonfinite(const mbs_data *d);
 /* "x[i] of user states \"name\"" (or #id when unnamed) for user-state index i, into buf. */
 const char *mbs_ustates_label(const mbs_model *m, int i, char *buf, int len);
+
+/* MBS_OK, or MBS_ERR_NONFINITE naming the index and joint of the first non-finite value of
+   q (always), v and the user states (check_v) and tau (check_tau) (state_check.c: here, as
+   the highest part of the state it checks). */
+int mbs_check_state(mbs_data *d, int check_v, int check_tau);
 
 #endif

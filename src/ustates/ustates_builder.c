@@ -2,7 +2,7 @@
  * owns n states; their start values live in the builder (b->ux_start, in element order)
  * and compile copies them into the model. A rejected call leaves the builder unchanged. */
 #include "ustates/ustates.h"
-#include "forces/force_builder.h"
+#include "elements/force_builder.h"
 
 #include <stdlib.h>
 #include <string.h>

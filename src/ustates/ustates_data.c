@@ -29,9 +29,7 @@ void mbs_ustates_data_destroy(mbs_data *d)
 /* See ustates.h. */
 int mbs_ustates_first_nonfinite(const mbs_data *d)
 {
-    for (int i = 0; i < d->model->nux; ++i)
-        if (!isfinite(d->ux[i])) return i;
-    return -1;
+    return mbs_first_nonfinite(d->ux, d->model->nux);
 }
 
 /* The user-state element that owns user-state index i (-1 if none). */

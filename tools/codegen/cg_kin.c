@@ -1,5 +1,5 @@
 /* Kinematics and forces of the generated functions (the passes of src/core/kinematics.c and
- * src/forces/ over symbolic scalars). */
+ * src/elements/ over symbolic scalars). */
 #include "cg_kin.h"
 
 #include <stdlib.h>
@@ -88,7 +88,7 @@ static void add_world_force(cg_out *o, cg_kin *k, int b, const cg_val F[3], cons
     }
 }
 
-/* World position and velocity of a body point (src/forces/spring_damper.c point_state). */
+/* World position and velocity of a body point (src/elements/spring_damper.c point_state). */
 static void point_state(cg_out *o, const cg_kin *k, int b, const double point[3], cg_val pos[3],
                         cg_val vel[3])
 {
@@ -131,7 +131,7 @@ static void joint_force(cg_out *o, cg_kin *k, const mbs_force_model *f)
     k->gen[f->vindex] = cg_add(o, k->gen[f->vindex], cg_const(f->force));
 }
 
-/* The gravity wrench of body b: [c x F; F], F = R^T m g(c) (src/forces/gravity.c). */
+/* The gravity wrench of body b: [c x F; F], F = R^T m g(c) (src/elements/gravity.c). */
 static void gravity(cg_out *o, cg_kin *k, int b)
 {
     const mbs_model *m = k->m;

@@ -1,6 +1,6 @@
 /* Closed loops for the generator: the library's row selection and partition frozen at the
  * start configuration, the blocks of J_v, and the constrained forward and inverse dynamics
- * over symbolic scalars (the equations of src/solvers/loops_dynamics.c: Docquier, Poncelet, Fisette
+ * over symbolic scalars (the equations of src/loops/loops_dynamics.c: Docquier, Poncelet, Fisette
  * 2013, "ROBOTRAN: a powerful symbolic generator of multibody models", eq. 6). */
 #include "cg_loops.h"
 

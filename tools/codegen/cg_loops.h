@@ -4,12 +4,12 @@
  * library's own at the model's start configuration (mbs_assemble, then mbs_constraint_info
  * and mbs_linearize_coordinates), so the generated file integrates the same independent
  * coordinates as the library's steppers as long as the library keeps that partition. The
- * loops' paths are the library's (mbs_con_topo of src/solvers/constraints.h). */
+ * loops' paths are the library's (mbs_con_topo of src/loops/constraints.h). */
 #ifndef MBS_CODEGEN_CG_LOOPS_H
 #define MBS_CODEGEN_CG_LOOPS_H
 
 #include "cg_kin.h"
-#include "solvers/constraints.h"
+#include "loops/constraints.h"
 
 typedef struct cg_loops {
     mbs_con_topo t;     /* cut joints, their rows' scales and paths */

@@ -205,7 +205,7 @@ static const char *const dropped_text =
     "            if (!(fabs(hd[i]) <= P_DROP_TOL)) return isfinite(hd[i]) ? P_ERR_INCONSISTENT : P_ERR_NONFINITE;\n"
     "    }\n";
 
-/* The RK4 step with closure at every stage (src/solvers/stepper_fixed.c). */
+/* The RK4 step with closure at every stage (src/steppers/stepper_fixed.c). */
 static const char *const rk4_text =
     "/* One RK4 step of h from the closed state (t, q, v) with tau held: the library's\n"
     "   MBS_STEP_RK4 (commutator-free Lie-group RK4) whose stages close their loops and project\n"

@@ -1,5 +1,5 @@
 /* Cut-joint constraint rows over symbolic scalars: the residuals h(q), Jacobian rows and
- * J̇v of src/solvers/constraints.c (POINT, ANGLE and DISTANCE rows), each row the power
+ * J̇v of src/loops/constraints.c (POINT, ANGLE and DISTANCE rows), each row the power
  * pairing of a world wrench W with the relative motion of the cut joint's two bodies
  * (hdot = W . (V_c - V_p)); rows scaled as the library scales them (mbs_con_topo). */
 #include "cg_loops.h"

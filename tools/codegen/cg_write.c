@@ -1,9 +1,9 @@
 /* The generated file: forward dynamics, inverse dynamics, the q-manifold step and the RK4
- * step of the library (the commutator-free scheme of src/solvers/stepper_fixed.c), all
+ * step of the library (the commutator-free scheme of src/steppers/stepper_fixed.c), all
  * straight-line C99 with libm only. */
 #include "cg_aba.h"
 #include "cg_loops.h"
-#include "couplings/couplings.h"
+#include "elements/couplings.h"
 #include "events/events.h"
 
 #include <stdlib.h>

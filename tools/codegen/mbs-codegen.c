@@ -1,17 +1,19 @@
 /* mbs-codegen MODEL_FILE -o MODEL.c [--prefix NAME]
  * Writes straight-line C99 for one model (forward and inverse dynamics, integrate, RK4 step;
  * with cut joints also the closure of its loops; libm only) from a model file (URDF or mbs's
- * superset), loops frozen at the file's start values; see docs/codegen.md. Exit status 0,
- * 1 (the model cannot be loaded or generated: the reason on stderr), 2 (usage). */
+ * superset), loops frozen at the file's start values; see docs/codegen.md. Exit status 0
+ * (also --help), 1 (the model cannot be loaded or generated: the reason on stderr), 2 (usage). */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cg.h"
 
+static const char usage_text[] = "usage: mbs-codegen MODEL_FILE -o MODEL.c [--prefix NAME]\n";
+
 static int usage(const char *msg)
 {
-    fprintf(stderr, "mbs-codegen: %s\nusage: mbs-codegen MODEL_FILE -o MODEL.c [--prefix NAME]\n", msg);
+    fprintf(stderr, "mbs-codegen: %s\n%s", msg, usage_text);
     return 2;
 }
 
@@ -28,6 +30,7 @@ int main(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *prefix = "model";
     for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(usage_text, stdout), 0;
         if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
         else if (!strcmp(argv[i], "--prefix") && i + 1 < argc) prefix = argv[++i];
         else if (argv[i][0] == '-') return usage("unknown option or missing value");

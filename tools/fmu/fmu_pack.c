@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fmu_pack.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zip.h>
@@ -51,7 +52,7 @@ int fmu_pack_write(fmu_pack *p, char *why, size_t len)
 {
     fmu_vars vars;
     if (fmu_guid_of_file(p->model_path, p->guid, sizeof p->guid) != 0)
-        return snprintf(why, len, "%s: cannot read", p->model_path), -1;
+        return snprintf(why, len, "%s: %s", p->model_path, strerror(errno)), -1;
     if (model_vars(p, &vars, why, len) != 0) return -1;
     size_t size = 0;
     char *desc = description(p, &vars, &size);

@@ -13,9 +13,10 @@
 #include <string.h>
 
 #include "core/model.h"
-#include "solvers/loops.h"
+#include "loops/loops.h"
 #include "fmu_guid.h"
 #include "fmu_instance.h"
+#include "fmu_uri.h"
 
 fmi2Status fmu_say(fmu *c, fmi2Status status, const char *fmt, ...)
 {
@@ -30,20 +31,12 @@ fmi2Status fmu_say(fmu *c, fmi2Status status, const char *fmt, ...)
     return status;
 }
 
-/* The path of a "file:" URI (file:///a/b, file:/a/b) or of a plain path. */
-static const char *uri_path(const char *uri)
-{
-    if (strncmp(uri, "file://", 7) == 0) return uri + 7;
-    if (strncmp(uri, "file:", 5) == 0) return uri + 5;
-    return uri;
-}
-
 /* The model file in the resources folder (model.urdf or model.xml) into path; 0 or -1. */
-static int model_path(const char *resources, char *path, size_t len)
+static int model_path(const char *dir, char *path, size_t len)
 {
     static const char *const names[] = {"model.urdf", "model.xml"};
     for (int k = 0; k < 2; ++k) {
-        snprintf(path, len, "%.900s/%s", uri_path(resources), names[k]);
+        snprintf(path, len, "%.3900s/%s", dir, names[k]);
         FILE *f = fopen(path, "rb");
         if (f) return fclose(f), 0;
     }
@@ -54,9 +47,10 @@ static int model_path(const char *resources, char *path, size_t len)
    -1 with a message in why. */
 static int load_model(fmu *c, const char *resources, const char *guid, char *why, size_t len)
 {
-    char path[1000], expect[64];
-    if (model_path(resources, path, sizeof path) != 0)
-        return snprintf(why, len, "no model.urdf or model.xml in %.300s", uri_path(resources)), -1;
+    char dir[4000], path[4096], expect[64];
+    if (fmu_uri_path(resources, dir, sizeof dir, why, len) != 0) return -1;
+    if (model_path(dir, path, sizeof path) != 0)
+        return snprintf(why, len, "no model.urdf or model.xml in %.300s", dir), -1;
     if (fmu_guid_of_file(path, expect, sizeof expect) != 0 || strcmp(expect, guid) != 0)
         return snprintf(why, len, "GUID %.60s does not match the model %.300s (%s)", guid, path, expect), -1;
     if (fmu_model_load(path, &c->m, &c->vars, why, len) != 0) return -1;
@@ -205,6 +199,26 @@ MBS_FMI2_EXPORT fmi2Status fmi2Reset(fmi2Component cc)
     return fmi2OK;
 }
 
+/* The most internal fixed steps one fmi2DoStep takes (docs/fmu.md): h = 1e6 s at 1 ms would
+   be 10^9 RK4 steps in one call, h / step_size beyond 2^63 no integer at all. */
+#define FMU_MAX_STEPS 10000000.0
+
+/* The number of internal steps of a DoStep of h into *n: fmi2OK, or fmi2Error (logged) when
+   it is beyond FMU_MAX_STEPS or h is below the rounding of t (t + h == t would not move). */
+static fmi2Status step_count(fmu *c, double t, double h, long *n)
+{
+    const double steps = c->use_cvode ? 1.0 : ceil(h / c->step_size - 1e-9);
+    if (t + h == t)
+        return fmu_say(c, fmi2Error, "fmi2DoStep: h = %g is below the rounding of t = %.17g "
+                       "(the time would not move)", h, t);
+    if (!(steps <= FMU_MAX_STEPS)) /* compared as a double: no out-of-range conversion */
+        return fmu_say(c, fmi2Error, "fmi2DoStep: h = %g at mbs.step_size = %g is %.3g internal "
+                       "steps, beyond the bound of %.0f per call (a smaller h, or a larger "
+                       "mbs.step_size)", h, c->step_size, steps, FMU_MAX_STEPS);
+    *n = (long)steps;
+    return fmi2OK;
+}
+
 /* From t to t + h in equal fixed steps no longer than step_size (RK4), or one CVODE call;
    on failure q, v, time and the loop solver's state are put back as they were (the stepper
    restores only the failing internal step's start). */
@@ -219,11 +233,12 @@ MBS_FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component cc, fmi2Real t, fmi2Real h,
     if (!(h > 0.0) || !isfinite(h) || !isfinite(t) || fabs(t - now) > 1e-9 * fmax(1.0, fabs(now)))
         return fmu_say(c, fmi2Error, "fmi2DoStep: step from %.17g by %g, but the FMU is at %.17g",
                        t, h, now);
+    long n = 1;
+    if (step_count(c, t, h, &n) != fmi2OK) return fmi2Error;
     memcpy(c->bak, mbs_data_q(c->d), sizeof(double) * (size_t)c->nq);
     memcpy(c->bak + c->nq, mbs_data_v(c->d), sizeof(double) * (size_t)c->nv);
     memcpy(c->bak + c->nq + c->nv, c->d->aux, sizeof(double) * (size_t)c->m->naux);
     mbs_loops_snap_save(c->d, c->loops_bak); /* a failure in a later internal step */
-    const long n = c->use_cvode ? 1 : (long)ceil(h / c->step_size - 1e-9);
     int st = MBS_OK;
     for (long k = 0; k < n && st == MBS_OK; ++k) st = mbs_stepper_step(c->st, h / (double)n);
     if (st == MBS_OK) {

@@ -1,22 +1,54 @@
 /* mbs-fmu MODEL_FILE -o MODEL.fmu [--name IDENTIFIER] [--runtime LIBRARY]
  * Packs a model file (URDF or mbs's superset) into an FMI 2.0 co-simulation FMU for
- * x86_64 Linux. Exit status 0, 1 (the model or the archive failed), 2 (usage). */
+ * x86_64 Linux. Exit status 0 (also --help), 1 (the model or the archive failed), 2 (usage). */
+#define _DEFAULT_SOURCE /* readlink */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fmu_pack.h"
 
 #ifndef MBS_FMU_RUNTIME
 #define MBS_FMU_RUNTIME "libmbs_fmi2.so"
 #endif
+#ifndef MBS_FMU_REL_RUNTIME
+#define MBS_FMU_REL_RUNTIME ""
+#endif
+
+static const char usage_text[] = "usage: mbs-fmu MODEL_FILE -o MODEL.fmu [--name IDENTIFIER] "
+                                 "[--runtime LIBRARY]\n";
 
 static int usage(const char *msg)
 {
-    fprintf(stderr, "mbs-fmu: %s\nusage: mbs-fmu MODEL_FILE -o MODEL.fmu [--name IDENTIFIER] "
-                    "[--runtime LIBRARY]\n", msg);
+    fprintf(stderr, "mbs-fmu: %s\n%s", msg, usage_text);
     return 2;
+}
+
+/* The runtime library packed into the FMU: the one given (--runtime, $MBS_FMU_RUNTIME), else
+   the first found of libmbs_fmi2.so beside this program (a build tree), where an installation
+   keeps it relative to bin/ (also when moved), and the configured install path. 0, or -1
+   with what is missing in why. */
+static int find_runtime(const char *given, char *out, size_t len, char *why, size_t wl)
+{
+    if (given) {
+        if (access(given, R_OK) == 0) return snprintf(out, len, "%s", given), 0;
+        return snprintf(why, wl, "runtime %s: %s", given, strerror(errno)), -1;
+    }
+    char exe[1024], tried[3][2100];
+    const ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = k > 0 ? (exe[k] = '\0', strrchr(exe, '/')) : NULL;
+    if (slash) *slash = '\0';
+    snprintf(tried[0], sizeof tried[0], "%s/libmbs_fmi2.so", slash ? exe : ".");
+    snprintf(tried[1], sizeof tried[1], "%s/%s", slash ? exe : ".", MBS_FMU_REL_RUNTIME);
+    snprintf(tried[2], sizeof tried[2], "%s", MBS_FMU_RUNTIME);
+    for (int i = 0; i < 3; ++i)
+        if ((i != 1 || MBS_FMU_REL_RUNTIME[0]) && access(tried[i], R_OK) == 0)
+            return snprintf(out, len, "%.2000s", tried[i]), 0;
+    return snprintf(why, wl, "the FMU runtime libmbs_fmi2.so is not in %s, %s or %s: give it with "
+                    "--runtime or MBS_FMU_RUNTIME", tried[0], tried[1], tried[2]), -1;
 }
 
 /* identifier from the file's stem: letters, digits and '_', not starting with a digit. */
@@ -36,13 +68,13 @@ int main(int argc, char **argv)
 {
     fmu_pack p;
     memset(&p, 0, sizeof p);
-    p.runtime = getenv("MBS_FMU_RUNTIME") ? getenv("MBS_FMU_RUNTIME") : MBS_FMU_RUNTIME;
-    const char *name = NULL;
+    const char *name = NULL, *runtime = getenv("MBS_FMU_RUNTIME");
     for (int i = 1; i < argc; ++i) {
         const int has_value = i + 1 < argc;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return fputs(usage_text, stdout), 0;
         if (!strcmp(argv[i], "-o") && has_value) p.out = argv[++i];
         else if (!strcmp(argv[i], "--name") && has_value) name = argv[++i];
-        else if (!strcmp(argv[i], "--runtime") && has_value) p.runtime = argv[++i];
+        else if (!strcmp(argv[i], "--runtime") && has_value) runtime = argv[++i];
         else if (argv[i][0] == '-') return usage("unknown option or missing value");
         else if (p.model_path) return usage("one model file only");
         else p.model_path = argv[i];
@@ -52,7 +84,12 @@ int main(int argc, char **argv)
     snprintf(p.model_name, sizeof p.model_name, "%s", p.identifier);
     const char *base = strrchr(p.model_path, '/');
     snprintf(p.source_name, sizeof p.source_name, "%s", base ? base + 1 : p.model_path);
-    char why[512];
+    char why[8192], runtime_path[2100];
+    if (find_runtime(runtime, runtime_path, sizeof runtime_path, why, sizeof why) != 0) {
+        fprintf(stderr, "mbs-fmu: %s\n", why);
+        return 1;
+    }
+    p.runtime = runtime_path;
     if (fmu_pack_write(&p, why, sizeof why) != 0) {
         fprintf(stderr, "mbs-fmu: %s\n", why);
         return 1;

@@ -1,0 +1,80 @@
+/* The divergence guard of the RK4 stepper (on by default; mbs_stepper_def
+ * no_divergence_guard turns it off). An explicit step beyond the method's stability region
+ * (h |lambda| above about 2.8 for RK4, lambda an eigenvalue of the linearised dynamics: a
+ * stiff spring or contact at too large a step) multiplies that mode by |R(h lambda)| > 1 every
+ * step, and the energy grows without bound while each step returns MBS_OK. The guard
+ * estimates h |lambda| from the stages already computed, by two steps of the power method
+ * (stiffness detection, Hairer and Wanner, "Solving Ordinary Differential Equations II",
+ * 1996, §IV.2; Shampine 1977): with k_i = (V_i, A_i) the stage derivatives, y2 - y1 = h/2 k1,
+ * y3 - y2 = h/2 (k2 - k1) ~ h/2 J (y2 - y1) and h/2 (k3 - k2) ~ (h/2)^2 J^2 (y2 - y1). In the
+ * norm of (dq, h dv) the first-order form of q'' = a(q, v) has J^2 = -(h omega)^2 for an
+ * undamped mode of frequency omega, so
+ *     (h |lambda| / 2)^2 ~ sqrt((h/2)^2 |A2 - A1|^2 + h^2 |A3 - A2|^2) / sqrt(|V1|^2 + h^2 |A1|^2)
+ * whatever the direction of y2 - y1. Differences at the rounding level of the accelerations
+ * (a state at rest, forces that balance) or below sqrt(DBL_MIN) (a motion decayed to nothing,
+ * whose squares underflow) are not measured. Costs O(nv) per step. */
+#include "steppers/stepper.h"
+
+#include <float.h>
+#include <math.h>
+
+#define RK4_BOUND 2.78    /* h |lambda| refused: RK4 is stable on [-2.785, 0] and to 2.83i */
+#define RK4_SUGGEST 2.0   /* h |lambda| of the suggested step */
+#define SIGNIFICANT 1e-9  /* stage differences below this times the accelerations: rounding */
+
+/* Sum of squares of a - b (b NULL: of a) over n entries, and the largest |a| into *amax. */
+static double sq(const double *a, const double *b, int n, double *amax)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; ++i) {
+        const double x = b ? a[i] - b[i] : a[i];
+        s += x * x;
+        *amax = fmax(*amax, fabs(a[i]));
+    }
+    return s;
+}
+
+/* 1 when the differences (squared sums d1, d2) stand out of the rounding of values up to
+   vmax (plus an acceleration scale g); below sqrt(DBL_MIN) the squares underflow, and a
+   motion decayed to nothing is no signal. */
+static int significant(double d1, double d2, double vmax, double g)
+{
+    const double floor = fmax(SIGNIFICANT * (vmax + g), sqrt(DBL_MIN));
+    return sqrt(d1) > floor || sqrt(d2) > floor;
+}
+
+/* See stepper.h. User states x (first order) take part with their stages K. */
+double mbs_rk4_stiffness(const mbs_stepper *s, double h, const double *V1,
+                         const double *const A[4], const double *const K[4])
+{
+    const int nv = s->nv, nx = s->nux;
+    const mbs_model *m = s->d->model;
+    double amax = 0.0, kmax = 0.0, vmax = 0.0;
+    const double d21 = sq(A[1], A[0], nv, &amax), d32 = sq(A[2], A[1], nv, &amax);
+    const double a1 = sq(A[0], NULL, nv, &amax), v1 = sq(V1, NULL, nv, &vmax);
+    const double k32 = sq(K[2], K[1], nx, &kmax), k21 = sq(K[1], K[0], nx, &kmax);
+    const double k1 = sq(K[0], NULL, nx, &kmax);
+    const double g = m->gravity_kind == MBS_GRAVITY_UNIFORM
+                         ? sqrt(m->gravity[0] * m->gravity[0] + m->gravity[1] * m->gravity[1] +
+                                m->gravity[2] * m->gravity[2])
+                         : 0.0;
+    if (!significant(d21, d32, amax, g) && !significant(k21, k32, kmax, 0.0)) return 0.0;
+    const double den = sqrt(v1 + h * h * a1 + k1);
+    if (!(den > 0.0)) return 0.0;
+    const double ratio = sqrt(0.25 * h * h * d21 + h * h * d32 + k32) / den;
+    return 2.0 * sqrt(ratio);
+}
+
+/* See stepper.h. */
+int mbs_rk4_guard(mbs_stepper *s, double h, const double *V1, const double *const A[4],
+                  const double *const K[4])
+{
+    if (s->def.no_divergence_guard) return MBS_OK;
+    const double hl = mbs_rk4_stiffness(s, h, V1, A, K);
+    if (!(hl > RK4_BOUND)) return MBS_OK;
+    return MBS_DATA_FAIL(s->d, MBS_ERR_SOLVER, "RK4 step from t = %.17g: the step is beyond the "
+                         "method's stability (h times the fastest rate is about %.3g, above "
+                         "%.3g): the motion would grow without bound; use dt <= %.3g s, an "
+                         "implicit stepper (cvode_bdf), or no_divergence_guard", s->t0, hl,
+                         RK4_BOUND, h * RK4_SUGGEST / hl);
+}
