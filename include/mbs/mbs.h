@@ -323,7 +323,7 @@ typedef struct mbs_stepper_def {
        than any useful value (about 100 machine epsilons of t) and ignores it. */
     double event_tol;
     /* RK4: a divergence guard, on by default (0). A step beyond the method's stability
-       (h times the fastest rate of the linearised motion above 2.9, estimated from the
+       (h times the fastest rate of the linearised motion above 2.78, estimated from the
        step's own stages at O(nv) cost: a stiff spring or contact at too large a step)
        fails with MBS_ERR_SOLVER, state restored, the message suggesting a step, instead of
        returning MBS_OK while the energy grows without bound. Nonzero turns it off (a hard
@@ -520,6 +520,11 @@ int mbs_model_nrotor(const mbs_model *m);
 int mbs_model_nnode(const mbs_model *m);
 /* 1 when body is a node, 0 when not, MBS_ERR_ARG for a bad id. */
 int mbs_model_body_is_node(const mbs_model *m, int body);
+/* Start position (world) of a node's force balance: Newton starts there the first time
+   instead of the balance of zero-rest-length springs, picking the equilibrium the user
+   means where springs through zero length allow several. compile refuses a start on a body
+   it does not make a node. A later call for the same body replaces an earlier one. */
+int mbs_set_node_start(mbs_builder *b, int body, const double x[3]);
 /* A constant generalized force `force` on dof `dof` of a tree joint (a drive: MSL
    Rotational.Sources.ConstantTorque / Translational.Sources.ConstantForce): N m or N along
    that coordinate of v. It does work and stores none, so mbs_energy leaves it out (as it

@@ -82,6 +82,7 @@ mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b)
     k.nbody = b->nbody, k.njoint = b->njoint, k.nforce = b->nforce, k.nvisual = b->nvisual;
     k.nstart = b->nstart;
     k.nrotor = b->nrotor;
+    k.nnode_start = b->nnode_start;
     k.nevent = b->nevent, k.nmotion = b->nmotion;
     k.nux = b->nux;
     k.first_status = b->first_status;
@@ -103,6 +104,7 @@ void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *k)
     }
     for (int i = k->nrotor; i < b->nrotor; ++i) free(b->rotors[i].name);
     b->nrotor = k->nrotor;
+    b->nnode_start = k->nnode_start;
     mbs_events_builder_truncate(b, k->nevent, k->nmotion);
     mbs_curve_rollback(b, k->njoint); /* curve joints added after the mark go too */
     b->nbody = k->nbody, b->njoint = k->njoint, b->nforce = k->nforce, b->nvisual = k->nvisual;
@@ -125,6 +127,7 @@ void mbs_builder_destroy(mbs_builder *b)
     mbs_visuals_free(b->visuals, b->nvisual);
     for (int i = 0; i < b->nrotor; ++i) free(b->rotors[i].name);
     free(b->rotors);
+    free(b->node_starts);
     mbs_events_builder_truncate(b, 0, 0);
     free(b->events);
     free(b->motions);

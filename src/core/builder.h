@@ -34,6 +34,8 @@ struct mbs_builder {
     struct mbs_start_entry *starts; /* [nstart] */
     int nrotor, rotor_cap;
     struct mbs_rotor_model *rotors; /* [nrotor], names owned (src/elements/) */
+    int nnode_start, node_start_cap;
+    struct mbs_node_start *node_starts; /* [nnode_start] (src/elements/node_start.c) */
     /* user events and prescribed motions (src/events/event_builder.c) */
     int nevent, event_cap;
     struct mbs_event_model *events;   /* [nevent], names owned */
@@ -51,7 +53,7 @@ struct mbs_builder {
 /* The builder's sizes and settings at one moment, to undo what was added after it (a model
    file that fails half-way leaves the builder as it was). */
 typedef struct mbs_builder_mark {
-    int nbody, njoint, nforce, nvisual, nstart, nrotor;
+    int nbody, njoint, nforce, nvisual, nstart, nrotor, nnode_start;
     int nevent, nmotion;
     int nux;
     int first_status;

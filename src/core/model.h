@@ -73,6 +73,7 @@ struct mbs_model {
     struct mbs_rotor_model *rotors; /* [nrotor], names owned */
     int nnode;
     int *node_body;           /* [nnode] body id of each node */
+    double *node_start;       /* [3 nnode] where Newton starts (mbs_set_node_start), NaN: none */
     int *body_node;           /* [nbody] node index of each body, -1 if not a node */
     int nnode_elem;
     int *node_elem;           /* [nnode_elem] line elements that touch a node */

@@ -195,7 +195,8 @@ static int layout_rows(mbs_model *m)
 int mbs_compile_elements(const mbs_builder *b, mbs_model *m, const int *is_node, char *err)
 {
     if (fill_nodes(m, is_node) != MBS_OK) return mbs_errorf(err, MBS_ERR_NOMEM, "compile: out of memory");
-    const int st = fill_rotors(b, m, err);
+    int st = mbs_node_start_compile(b, m, err);
+    if (st == MBS_OK) st = fill_rotors(b, m, err);
     if (st != MBS_OK) return st;
     if (layout_rows(m) != MBS_OK) return mbs_errorf(err, MBS_ERR_NOMEM, "compile: out of memory");
     return MBS_OK;
@@ -207,6 +208,6 @@ void mbs_model_elements_free(mbs_model *m)
     if (m->rotors)
         for (int i = 0; i < m->nrotor; ++i) free(m->rotors[i].name);
     free(m->rotors);
-    free(m->body_node), free(m->node_body), free(m->node_elem);
+    free(m->body_node), free(m->node_body), free(m->node_elem), free(m->node_start);
     free(m->crow_owner), free(m->crow_native);
 }

@@ -112,5 +112,10 @@ void mbs_couplings_destroy(mbs_data *d);
 /* Nodes (nodes.c): solve the balance of every node at the current poses (x_world of the
    nodes set); MBS_OK or MBS_ERR_CONVERGENCE / MBS_ERR_SINGULAR naming the node. */
 int mbs_nodes_solve(mbs_data *d);
+/* m->node_start from the builder's mbs_set_node_start calls (node_start.c): NaN where none;
+   MBS_ERR_ARG naming a body that compile did not make a node, MBS_ERR_NOMEM. */
+int mbs_node_start_compile(const mbs_builder *b, mbs_model *m, char *err);
+/* 1 when node n (node index) has a start position. */
+int mbs_node_has_start(const mbs_model *m, int n);
 
 #endif

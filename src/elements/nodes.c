@@ -5,10 +5,14 @@
  * e_e the unit vector from the node to the element's other end. All nodes are solved
  * together (a chain of nodes couples them) by Newton's method on the tangent stiffness
  *     dF_a/dp_b = k e e^T + (T / L) (I - e e^T)
- * of each element, warm-started from the last solution (cold start: the same balance with
- * zero rest lengths, a linear system), with step halving when |R| grows and at most
- * NODE_MAXIT iterations. Elements through a node carry no damping and no mass: compile
- * refuses them (a damper would make the node's position a first-order state). */
+ * of each element, warm-started from the last solution (first start: the node's start
+ * position where mbs_set_node_start gives one, else the same balance with zero rest lengths,
+ * a linear system), with step halving when |R| grows and at most NODE_MAXIT iterations.
+ * Converged means the residual is below the tolerance, never a step that stalls. When
+ * Newton fails the message says what the last iterate shows: an element at zero length, a
+ * compressed element (no equilibrium on the branch Newton started on), or a singular balance.
+ * Elements through a node carry no damping and no mass: compile refuses them (a damper would
+ * make the node's position a first-order state). */
 #include "elements/couplings.h"
 #include "elements/workspace.h"
 
@@ -178,8 +182,9 @@ static int node_newton(mbs_data *d)
             if (r2 < res || (h == NODE_HALVINGS && isfinite(r2))) break;
         }
         if (maxabs(w->ndx, n3) * alpha <= 1e-15 * (1.0 + maxabs(w->nx, n3))) {
-            node_system(d, w->nR, w->nJ, 0);
-            return node_isolated(d);
+            const double sc = node_system(d, w->nR, w->nJ, 0);
+            /* a stalled step (an element at zero length stops it) is no solution */
+            return maxabs(w->nR, n3) <= NODE_TOL * sc ? node_isolated(d) : 1;
         }
     }
     return 1;
@@ -196,16 +201,76 @@ static void node_poses(mbs_data *d)
     }
 }
 
-/* See couplings.h: warm Newton, then from the cold start when that fails. */
+/* The first start: the nodes' start positions where given, the cold start's elsewhere (0
+   when that linear system is singular and every node has a start); 0 or column + 1. */
+static int node_first(mbs_data *d, int *any)
+{
+    const mbs_model *m = d->model;
+    int info = node_cold(d), all = 1;
+    *any = 0;
+    for (int n = 0; n < m->nnode; ++n) {
+        if (!mbs_node_has_start(m, n)) {
+            all = 0;
+            continue;
+        }
+        *any = 1;
+        v3_copy(d->cws->nx + 3 * n, m->node_start + 3 * n);
+    }
+    return all ? 0 : info;
+}
+
+/* The message of a failed balance (st: 1 no convergence, 2 + column singular) from the last
+   iterate: an element through a node at zero length, else a compressed one, else st's. */
+static int node_fail(mbs_data *d, int st, int from_start)
+{
+    const mbs_model *m = d->model;
+    char nb[96], eb[96];
+    int node = st >= 2 ? (st - 2) / 3 : 0, elem = -1, zero = 0;
+    double L = 0.0, L0 = 0.0;
+    for (int q = 0; q < m->nnode_elem && !zero; ++q) {
+        const mbs_force_model *f = &m->forces[m->node_elem[q]];
+        double pa[3], pb[3], r[3];
+        end_pos(d, f, 0, pa), end_pos(d, f, 1, pb);
+        v3_sub(r, pb, pa);
+        const double l = v3_norm(r);
+        zero = !(l > 1e-12 * fmax(f->rest, 1e-300));
+        if (!zero && !(l < f->rest) ) continue;
+        elem = m->node_elem[q], L = l, L0 = f->rest;
+        const int na = m->body_node[f->body_a];
+        node = na >= 0 ? na : m->body_node[f->body_b];
+    }
+    const char *nl = mbs_body_label(m, m->node_body[node], nb, (int)sizeof nb);
+    const char *from = from_start ? "its start position" : "the balance of zero-rest-length "
+                                                           "springs (give it a start position "
+                                                           "near the equilibrium meant: "
+                                                           "mbs_set_node_start)";
+    if (elem >= 0 && zero)
+        return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "node %s: line element %s is at zero length "
+                             "(its direction, and the balance, are undefined) starting from %s",
+                             nl, mbs_name_label(m->forces[elem].name, elem, eb, (int)sizeof eb),
+                             from);
+    if (elem >= 0)
+        return MBS_DATA_FAIL(d, st >= 2 ? MBS_ERR_SINGULAR : MBS_ERR_CONVERGENCE,
+                             "node %s: no equilibrium on this branch starting from %s (line "
+                             "element %s is compressed, length %.6g below its rest length "
+                             "%.6g)", nl, from,
+                             mbs_name_label(m->forces[elem].name, elem, eb, (int)sizeof eb), L, L0);
+    return MBS_DATA_FAIL(d, st >= 2 ? MBS_ERR_SINGULAR : MBS_ERR_CONVERGENCE,
+                         "node %s: the balance of the line forces on it %s (from %s)", nl,
+                         st >= 2 ? "does not fix its position (slack or aligned springs)"
+                                 : "has no solution Newton can reach", from);
+}
+
+/* See couplings.h: warm Newton, then from the first start when that fails. */
 int mbs_nodes_solve(mbs_data *d)
 {
     const mbs_model *m = d->model;
     if (m->nnode == 0) return MBS_OK;
     mbs_coupling_ws *w = d->cws;
-    int st = w->node_ready ? node_newton(d) : 1;
+    int st = w->node_ready ? node_newton(d) : 1, any = 0;
     if (st != 0) {
-        const int cold = node_cold(d);
-        st = cold == 0 ? node_newton(d) : 2 + cold - 1;
+        const int first = node_first(d, &any);
+        st = first == 0 ? node_newton(d) : 2 + first - 1;
     }
     if (st == 0) {
         w->node_ready = 1;
@@ -213,11 +278,5 @@ int mbs_nodes_solve(mbs_data *d)
         return MBS_OK;
     }
     w->node_ready = 0;
-    char buf[96];
-    const int node = st >= 2 ? (st - 2) / 3 : 0;
-    return MBS_DATA_FAIL(d, st >= 2 ? MBS_ERR_SINGULAR : MBS_ERR_CONVERGENCE,
-                         "node %s: the balance of the line forces on it %s",
-                         mbs_body_label(m, m->node_body[node], buf, (int)sizeof buf),
-                         st >= 2 ? "does not fix its position (slack or aligned springs)"
-                                 : "has no solution Newton can reach");
+    return node_fail(d, st, any);
 }

@@ -89,6 +89,11 @@ int io_read_link(io_ctx *c, const xmlNode *n)
         l.massive = bd.mass > 0.0;
         l.body = mbs_add_body(c->b, &bd);
         if (l.body < 0) return io_fail_builder(c, n, l.body);
+        double x0[3]; /* a node's start position (mbs_set_node_start) */
+        const int ns = io_numbers(c, n, "node_start", x0, 3);
+        if (ns < 0) return MBS_ERR_ARG;
+        const int st = ns == 1 ? mbs_set_node_start(c->b, l.body, x0) : MBS_OK;
+        if (st != MBS_OK) return io_fail_builder(c, n, st);
     }
     return push_link(c, &l) == MBS_OK ? MBS_OK : io_fail(c, n, MBS_ERR_NOMEM, "out of memory");
 }

@@ -1,7 +1,11 @@
 /* Point masses at compile (Otter, Elmqvist, Mattsson 2003, Fig. 7; MSL Parts.PointMass):
- * a body with mass > 0 and zero inertia that only its own tree joint touches (the end of a
- * chain, or a body alone with its automatic root). Its rotation is undefined, so it is not
- * given rotational coordinates:
+ * a body with mass > 0 and zero inertia. Its rotation is undefined, so it is not given the
+ * rotational coordinates that move nothing -- a rotation moves nothing when it moves neither
+ * the mass nor a point where another joint holds the body. So the other joints touching the
+ * body (children, cut joints) must be spherical or distance joints (they hold a point, not an
+ * orientation) attached at points the dropped rotation does not move: at the mass for a free
+ * joint (a point mass on a distance rod, JointRRWithMass), on the line from the joint centre
+ * through the mass for a spherical one (a chain of point masses on spherical joints):
  *  - a free joint (the automatic root, or one the user made) becomes a translational joint:
  *    the rotational coordinates are dropped, the body keeps the orientation of the joint's
  *    parent frame;
@@ -23,13 +27,24 @@ int mbs_body_is_point_mass(double mass, const double inertia[9])
     return 1;
 }
 
-/* Number of user joints (tree or cut) that touch body b. */
-static int joints_touching(const mbs_builder *b, int body)
+/* 1 when every joint other than tree joint j that touches its child (a point mass at com)
+   is a spherical or distance joint attached where a rotation about the line through com
+   along u (NULL: any rotation about com) moves nothing. */
+static int others_allow(const mbs_model *m, int j, const double com[3], const double *u)
 {
-    int n = 0;
-    for (int j = 0; j < b->njoint; ++j)
-        n += (b->joints[j].parent == body) + (b->joints[j].child == body);
-    return n;
+    const int body = m->joints[j].child;
+    for (int k = 0; k < m->njoint; ++k) {
+        const mbs_joint_model *o = &m->joints[k];
+        if (k == j || (o->parent != body && o->child != body)) continue;
+        if (o->type != MBS_JOINT_SPHERICAL && o->type != MBS_JOINT_DISTANCE) return 0;
+        const double *p = o->parent == body ? o->frame_parent.p : o->frame_child.p;
+        double d[3], x[3];
+        v3_sub(d, p, com);
+        const double scale = 1e-12 * (v3_norm(p) + v3_norm(com)) + 1e-300;
+        if (u) v3_cross(x, d, u);
+        if (v3_norm(u ? x : d) > scale) return 0;
+    }
+    return 1;
 }
 
 /* Offset of the mass from the joint centre in Fc coordinates: R_c^T (com - pos_c). */
@@ -63,9 +78,13 @@ void mbs_reduce_point_masses(const mbs_builder *b, mbs_model *m)
         const mbs_body_model *bm = &m->bodies[jm->child];
         if (jm->cut || jm->child == MBS_WORLD || !mbs_body_is_point_mass(bm->mass, bm->inertia))
             continue;
-        if (joints_touching(b, jm->child) != (jm->automatic ? 0 : 1)) continue;
-        const mbs_joint_ops *ops = mbs_point_mass_ops(jm, bm);
-        if (!ops) continue;
+        mbs_joint_model red = *jm; /* the swing axes are written on success only */
+        const mbs_joint_ops *ops = mbs_point_mass_ops(&red, bm);
+        double u[3]; /* the swing's spin axis in body coordinates: R_c axis3 */
+        if (ops == &mbs_joint_swing_ops) m3_mulv(u, red.frame_child.R, red.axis3);
+        if (!ops || !others_allow(m, j, bm->com, ops == &mbs_joint_swing_ops ? u : NULL))
+            continue;
+        *jm = red;
         if (ops == &mbs_joint_translational_ops) jm->type = MBS_JOINT_TRANSLATIONAL;
         jm->ops = ops;
         jm->point_mass = 1;

@@ -11,7 +11,8 @@ int mbs_body_is_point_mass(double mass, const double inertia[9]);
    swing or fixed for a spherical one, writing the swing axes into jm), NULL to keep it. */
 const mbs_joint_ops *mbs_point_mass_ops(mbs_joint_model *jm, const mbs_body_model *bm);
 /* At compile, after the joints are filled and before q and v are laid out: reduce the tree
-   joint of every point mass that no other joint touches. */
+   joint of every point mass whose other joints (spherical or distance only) hold it at points
+   the dropped rotation does not move (b is not read). */
 void mbs_reduce_point_masses(const mbs_builder *b, mbs_model *m);
 
 #endif

@@ -18,7 +18,7 @@
 #include <float.h>
 #include <math.h>
 
-#define RK4_BOUND 2.9     /* h |lambda| refused: beyond RK4's 2.83 (imaginary) and 2.79 (real) */
+#define RK4_BOUND 2.78    /* h |lambda| refused: RK4 is stable on [-2.785, 0] and to 2.83i */
 #define RK4_SUGGEST 2.0   /* h |lambda| of the suggested step */
 #define SIGNIFICANT 1e-9  /* stage differences below this times the accelerations: rounding */
 
@@ -74,7 +74,7 @@ int mbs_rk4_guard(mbs_stepper *s, double h, const double *V1, const double *cons
     if (!(hl > RK4_BOUND)) return MBS_OK;
     return MBS_DATA_FAIL(s->d, MBS_ERR_SOLVER, "RK4 step from t = %.17g: the step is beyond the "
                          "method's stability (h times the fastest rate is about %.3g, above "
-                         "%.2g): the motion would grow without bound; use dt <= %.3g s, an "
+                         "%.3g): the motion would grow without bound; use dt <= %.3g s, an "
                          "implicit stepper (cvode_bdf), or no_divergence_guard", s->t0, hl,
                          RK4_BOUND, h * RK4_SUGGEST / hl);
 }
