@@ -43,6 +43,51 @@
    callbacks), in each tangent coordinate and, times max(1, |v_l|), each rate. */
 #define MBS_DERIV_FD_STEP 6e-6
 
+/* The arrays of struct mbs_derivs whose sizes the model gives directly, allocated first by
+   mbs_derivs_create (derivs_data.c): type, field, number of elements. One list, so that
+   allocation, its check and free cannot drift. The sizes name the creator's locals: nv, nq,
+   nb = nbody, nux, nx = 2 nv + nux, nvx = nv + nux, nrow = cut-joint and coordinate rows,
+   lwork = the eigenvalue solver's workspace. The arrays laid out by the column plan (slots,
+   steps, lanes, the world-frame pass) are allocated after it, by their own functions. */
+#define MBS_DERIVS_ARRAYS(X) \
+    X(double, dof, MBS_DV_STRIDE * nv) \
+    X(double, o, 3 * nb)               \
+    X(double, vel, 6 * nb)             \
+    X(double, acc, 6 * nb)             \
+    X(double, B11, 9 * nb)             \
+    X(double, P, 3 * nb)               \
+    X(double, F, 6 * nb)               \
+    X(double, K, 36 * nb)              \
+    X(double, ja, 3 * nv)              \
+    X(double, jb, 3 * nv)              \
+    X(double, rr, 3 * nv)              \
+    X(double, cc, 3 * nv)              \
+    X(double, q0, nq)                  \
+    X(double, v0, nv)                  \
+    X(double, tp, nv)                  \
+    X(double, tm, nv)                  \
+    X(double, fb, 6 * nb)              \
+    X(double, A, nx * nx)              \
+    X(double, wr, nx)                  \
+    X(double, wi, nx)                  \
+    X(double, eig_work, lwork)         \
+    X(double, qs, nq)                  \
+    X(double, vs, nv)                  \
+    X(double, qacc_s, nv)              \
+    X(double, lam_s, nrow)             \
+    X(double, up, nvx)                 \
+    X(double, um, nvx)                 \
+    X(double, dqt, nv)                 \
+    X(double, T, 36)                   \
+    X(double, taus, nv)                \
+    X(double, offp, nv)                \
+    X(double, offm, nv)                \
+    X(double, uxs, nux)                \
+    X(mbs_rbi, Ic, nb)                 \
+    X(int, list, nv)                   \
+    X(int, ident, nv)                  \
+    X(unsigned char, mark, nv)
+
 typedef struct mbs_derivs {
     int nv, nq, nbody;
     double *dof;     /* [24 nv] S, dV, dA, E of each dof */

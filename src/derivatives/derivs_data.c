@@ -276,23 +276,13 @@ int mbs_derivs_create(mbs_data *d)
     w->nx_max = 2 * m->nv + m->nux;
     const size_t nx = (size_t)w->nx_max, nvx = nv + (size_t)m->nux;
     w->lwork = mbs_linalg_eig_lwork(w->nx_max, 0);
-    double **dp[] = {&w->dof, &w->o, &w->vel, &w->acc, &w->B11, &w->P, &w->F, &w->K,
-                     &w->ja, &w->jb, &w->rr, &w->cc, &w->q0, &w->v0, &w->tp, &w->tm,
-                     &w->fb, &w->A, &w->wr, &w->wi, &w->eig_work, &w->qs, &w->vs,
-                     &w->qacc_s, &w->lam_s, &w->up, &w->um, &w->dqt, &w->T, &w->taus,
-                     &w->offp, &w->offm, &w->uxs};
-    const size_t dn[] = {MBS_DV_STRIDE * nv, 3 * nb, 6 * nb, 6 * nb, 9 * nb, 3 * nb, 6 * nb,
-                         36 * nb, 3 * nv, 3 * nv, 3 * nv, 3 * nv, nq, nv, nv, nv, 6 * nb,
-                         nx * nx, nx, nx, (size_t)w->lwork, nq, nv, nv, (size_t)(m->ncon + mbs_nqrow(m)), nvx,
-                         nvx, nv, 36, nv, nv, nv, (size_t)m->nux};
+    const size_t nux = (size_t)m->nux, lwork = (size_t)w->lwork;
+    const size_t nrow = (size_t)m->ncon + (size_t)mbs_nqrow(m); /* cut and coordinate rows */
     int ok = 1;
-    for (size_t i = 0; i < sizeof dp / sizeof dp[0]; ++i)
-        ok &= (*dp[i] = alloc0(dn[i], sizeof(double))) != NULL;
-    w->Ic = alloc0(nb, sizeof(mbs_rbi));
-    w->list = alloc0(nv, sizeof(int));
-    w->ident = alloc0(nv, sizeof(int));
-    w->mark = alloc0(nv, 1);
-    if (!ok || !w->Ic || !w->list || !w->ident || !w->mark) return MBS_ERR_NOMEM;
+#define X(type, name, n) ok &= (w->name = alloc0((n), sizeof(type))) != NULL;
+    MBS_DERIVS_ARRAYS(X)
+#undef X
+    if (!ok) return MBS_ERR_NOMEM;
     for (int i = 0; i < m->nv; ++i) w->ident[i] = i;
     if (column_plan(m, w) != MBS_OK) return MBS_ERR_NOMEM;
     w->ldp = (m->nv + 7) / 8 * 8;
@@ -330,11 +320,10 @@ void mbs_derivs_destroy(mbs_data *d)
 {
     mbs_derivs *w = d ? d->derivs : NULL;
     if (!w) return;
-    void *p[] = {w->dof, w->o, w->vel, w->acc, w->B11, w->P, w->F, w->K, w->ja, w->jb,
-                 w->rr, w->cc, w->q0, w->v0, w->tp, w->tm, w->fb, w->A, w->wr, w->wi,
-                 w->eig_work, w->qs, w->vs, w->qacc_s, w->lam_s, w->up, w->um, w->dqt,
-                 w->T, w->taus, w->offp, w->offm, w->uxs, w->Ic, w->list, w->ident, w->mark,
-                 w->Minv, w->Xmem, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
+#define X(type, name, n) free(w->name);
+    MBS_DERIVS_ARRAYS(X)
+#undef X
+    void *p[] = {w->Minv, w->Xmem, w->Uw, w->Ww, w->Pm, w->pslot, w->fslot, w->fassign,
                  w->step_at, w->step_tree, w->step_dof, w->bstep, w->sub_end, w->body_vadr,
                  w->dof_body, w->tau_at[0], w->tau_at[1], w->tau_ivl[0], w->tau_ivl[1],
                  w->path, w->pidx, w->kvec, w->lane, w->dslot, w->brow, w->one,
