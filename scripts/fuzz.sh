@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # libFuzzer harnesses (tests/fuzz/) on a clang build of libmbs with ASan + UBSan in
-# ./build-fuzz: fuzz_api (random API call sequences) and fuzz_load (the model-file loader),
-# each run for SECONDS (default 60) from a copy of its checked-in seed corpus. CI runs it
-# with the default; run it for hours by hand with a larger value. Prints each harness's
-# executions and coverage, then the per-folder line coverage of src/ by the checked-in
+# ./build-fuzz: fuzz_api (random API call sequences), fuzz_load (the model-file loader) and
+# fuzz_fmu (FMI 2.0 call sequences on the FMU runtime of tools/fmu/, linked in), each run
+# for SECONDS (default 60) from a copy of its checked-in seed corpus. CI runs it with the
+# default; run it for hours by hand with a larger value. Prints each harness's executions
+# and coverage, then the per-folder line coverage of src/ and tools/fmu/ by the checked-in
 # corpora; exit status 1 when a harness finds a broken contract or a crash.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,12 +25,20 @@ if [ ! -f build-fuzz/build.ninja ]; then
 fi
 ninja -C build-fuzz libmbs.a >/dev/null
 libs="$(pkg-config --libs libxml-2.0 openblas lapacke) -lsundials_cvodes -lsundials_nvecserial -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lm -lpthread"
+# fuzz_fmu compiles the runtime's sources with it (the .so of an FMU is these files + libmbs)
+fmu_src="tools/fmu/fmu_runtime.c tools/fmu/fmu_access.c tools/fmu/fmu_uri.c tools/fmu/fmu_vars.c
+  tools/fmu/fmu_guid.c tools/elements/tool_elements.c"
+harness_src() { # the sources and include folders of harness $1 besides libmbs
+  echo "tests/fuzz/fuzz_$1.c"
+  [ "$1" = fmu ] && echo "-Isrc -Itools/fmu -Itools/elements $(pkg-config --cflags libxml-2.0) $fmu_src"
+  return 0
+}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
-for h in api load; do
+for h in api load fmu; do
   clang -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude \
-    "tests/fuzz/fuzz_$h.c" build-fuzz/libmbs.a $libs -o "$work/fuzz_$h"
+    $(harness_src $h) build-fuzz/libmbs.a $libs -o "$work/fuzz_$h"
   mkdir -p "$work/corpus_$h"
   cp tests/fuzz/corpus_$h/* "$work/corpus_$h/"
   if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -37,11 +46,11 @@ for h in api load; do
        -artifact_prefix="$work/" "$work/corpus_$h" > "$work/$h.log" 2>&1; then
     echo "fuzz_$h: FAILED"; tail -n 40 "$work/$h.log"; status=1
   fi
-  summary=$(grep -E '^#[0-9]+' "$work/$h.log" | tail -n 1)
+  summary=$(grep -E '^#[0-9]+' "$work/$h.log" | tail -n 1 || true) # none: failed at once
   echo "fuzz_$h: ${seconds}s: $summary"
 done
 
-# Per-folder line coverage of src/ by the checked-in corpora replayed once (clang's
+# Per-folder line coverage of src/ and tools/fmu/ by the checked-in corpora replayed once (clang's
 # source-based coverage, a build of its own in ./build-fuzz-cov): a fixed set of inputs, so
 # the figures compare between commits.
 if [ ! -f build-fuzz-cov/build.ninja ]; then
@@ -49,25 +58,26 @@ if [ ! -f build-fuzz-cov/build.ninja ]; then
     -Dtests=false -Dbench=false -Dwerror=false >/dev/null
 fi
 ninja -C build-fuzz-cov libmbs.a >/dev/null
-for h in api load; do
+for h in api load fmu; do
   clang -O1 -g -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping -Iinclude \
-    "tests/fuzz/fuzz_$h.c" build-fuzz-cov/libmbs.a $libs -o "$work/cov_$h"
+    $(harness_src $h) build-fuzz-cov/libmbs.a $libs -o "$work/cov_$h"
   LLVM_PROFILE_FILE="$work/cov_$h.profraw" "$work/cov_$h" -runs=0 "tests/fuzz/corpus_$h" \
     > /dev/null 2>&1 || true
 done
 llvm-profdata merge -o "$work/cov.profdata" "$work"/cov_*.profraw
 llvm-cov export -summary-only -instr-profile="$work/cov.profdata" "$work/cov_api" \
-  -object "$work/cov_load" | python3 -c '
+  -object "$work/cov_load" -object "$work/cov_fmu" | python3 -c '
 import json, sys, collections
 lines = collections.defaultdict(lambda: [0, 0])
 for f in json.load(sys.stdin)["data"][0]["files"]:
     name = f["filename"]
-    if "/src/" not in name: continue
-    folder = name.split("/src/", 1)[1].split("/")[0]
-    for key in (folder, "src (all)"):
+    if "/tools/fmu/" in name: keys = ("tools/fmu",)
+    elif "/src/" in name: keys = (name.split("/src/", 1)[1].split("/")[0], "src (all)")
+    else: continue
+    for key in keys:
         lines[key][0] += f["summary"]["lines"]["covered"]
         lines[key][1] += f["summary"]["lines"]["count"]
-print("line coverage of src/ by the checked-in corpora (fuzz_api + fuzz_load):")
+print("line coverage of src/ and tools/fmu/ by the checked-in corpora (fuzz_api + fuzz_load + fuzz_fmu):")
 for k, (c, n) in sorted(lines.items()):
     print(f"  {k:12s} {100.0 * c / n:5.1f} %  ({c} of {n} lines)")'
 [ $status -eq 0 ] && echo "fuzz: ok"

@@ -1,6 +1,7 @@
 /* libFuzzer harness: the model-file loader on arbitrary bytes (seeded with real model files).
- * Contract: a documented status; a failure has a message naming the file; the builder keeps
- * what it held (one body added before the load still compiles alone); a file that loads
+ * Contract: a documented status; a failure has a message naming the file and is kept as the
+ * builder's first error; the builder keeps what it held (one body added before the load
+ * still compiles alone once the error is cleared); a file that loads
  * compiles or fails with a documented status. */
 #include <unistd.h>
 
@@ -22,6 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mbs_model *m = NULL;
     if (st != MBS_OK) {
         fz_require(strstr(mbs_builder_error(b), path) != NULL, "builder_load", "message does not name the file");
+        fz_require(mbs_builder_first_error(b, NULL) == st, "builder_load", "failure not kept");
+        mbs_builder_clear_error(b); /* the failure is sticky: compile would quote it */
         fz_require(mbs_compile(b, &m) == MBS_OK && mbs_model_nbody(m) == 2, "builder_load", "builder changed by a failed load");
     } else {
         fz_check_status(mbs_compile(b, &m), mbs_builder_error(b), "compile");

@@ -43,4 +43,48 @@ typedef struct {
 
 #define MBS_FMI2_EXPORT __attribute__((visibility("default")))
 
+/* The functions (FMI 2.0 §2.1.5, §4.2.1-§4.2.4), declared so that the runtime's definitions
+   are checked against them and an in-process importer (the fuzzer) can call them. */
+MBS_FMI2_EXPORT const char *fmi2GetTypesPlatform(void);
+MBS_FMI2_EXPORT const char *fmi2GetVersion(void);
+MBS_FMI2_EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
+                                              fmi2String fmuResourceLocation, const fmi2CallbackFunctions *functions,
+                                              fmi2Boolean visible, fmi2Boolean loggingOn);
+MBS_FMI2_EXPORT void fmi2FreeInstance(fmi2Component c);
+MBS_FMI2_EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n, const fmi2String categories[]);
+MBS_FMI2_EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fmi2Real tolerance,
+                                               fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime);
+MBS_FMI2_EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c);
+MBS_FMI2_EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c);
+MBS_FMI2_EXPORT fmi2Status fmi2Terminate(fmi2Component c);
+MBS_FMI2_EXPORT fmi2Status fmi2Reset(fmi2Component c);
+MBS_FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean noSetFMUStatePriorToCurrentPoint);
+MBS_FMI2_EXPORT fmi2Status fmi2CancelStep(fmi2Component c);
+MBS_FMI2_EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real value[]);
+MBS_FMI2_EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real value[]);
+MBS_FMI2_EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean value[]);
+MBS_FMI2_EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean value[]);
+MBS_FMI2_EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer value[]);
+MBS_FMI2_EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer value[]);
+MBS_FMI2_EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2String value[]);
+MBS_FMI2_EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2String value[]);
+MBS_FMI2_EXPORT fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *value);
+MBS_FMI2_EXPORT fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *value);
+MBS_FMI2_EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *value);
+MBS_FMI2_EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *value);
+MBS_FMI2_EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *value);
+MBS_FMI2_EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *s);
+MBS_FMI2_EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate s);
+MBS_FMI2_EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *s);
+MBS_FMI2_EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size_t *n);
+MBS_FMI2_EXPORT fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t n);
+MBS_FMI2_EXPORT fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte b[], size_t n, fmi2FMUstate *s);
+MBS_FMI2_EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference u[], size_t nu,
+                                                        const fmi2ValueReference k[], size_t nk, const fmi2Real dk[],
+                                                        fmi2Real du[]);
+MBS_FMI2_EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                                                       const fmi2Integer order[], const fmi2Real value[]);
+MBS_FMI2_EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                                                        const fmi2Integer order[], fmi2Real value[]);
+
 #endif

@@ -207,13 +207,18 @@ MBS_FMI2_EXPORT fmi2Status fmi2Reset(fmi2Component cc)
 #define FMU_MAX_STEPS 10000000.0
 
 /* The number of internal steps of a DoStep of h into *n: fmi2OK, or fmi2Error (logged) when
-   it is beyond FMU_MAX_STEPS or h is below the rounding of t (t + h == t would not move). */
-static fmi2Status step_count(fmu *c, double t, double h, long *n)
+   it is beyond FMU_MAX_STEPS, h is below the rounding of t (t + h == t would not move), or
+   t + h is not after the FMU's time now (t within the tolerance before now and h shorter
+   than the gap: time would go backwards). */
+static fmi2Status step_count(fmu *c, double now, double t, double h, long *n)
 {
     const double steps = c->use_cvode ? 1.0 : ceil(h / c->step_size - 1e-9);
     if (t + h == t)
         return fmu_say(c, fmi2Error, "fmi2DoStep: h = %g is below the rounding of t = %.17g "
                        "(the time would not move)", h, t);
+    if (!(t + h > now))
+        return fmu_say(c, fmi2Error, "fmi2DoStep: t + h = %.17g is not after the FMU's time "
+                       "%.17g (the time would go backwards)", t + h, now);
     if (!(steps <= FMU_MAX_STEPS)) /* compared as a double: no out-of-range conversion */
         return fmu_say(c, fmi2Error, "fmi2DoStep: h = %g at mbs.step_size = %g is %.3g internal "
                        "steps, beyond the bound of %.0f per call (a smaller h, or a larger "
@@ -237,7 +242,7 @@ MBS_FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component cc, fmi2Real t, fmi2Real h,
         return fmu_say(c, fmi2Error, "fmi2DoStep: step from %.17g by %g, but the FMU is at %.17g",
                        t, h, now);
     long n = 1;
-    if (step_count(c, t, h, &n) != fmi2OK) return fmi2Error;
+    if (step_count(c, now, t, h, &n) != fmi2OK) return fmi2Error;
     memcpy(c->bak, mbs_data_q(c->d), sizeof(double) * (size_t)c->nq);
     memcpy(c->bak + c->nq, mbs_data_v(c->d), sizeof(double) * (size_t)c->nv);
     memcpy(c->bak + c->nq + c->nv, c->d->aux, sizeof(double) * (size_t)c->m->naux);
