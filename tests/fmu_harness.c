@@ -146,6 +146,7 @@ static void load_binary(fmu_unit *u)
         {(void **)&f->reset, "fmi2Reset"}, {(void **)&f->set_real, "fmi2SetReal"},
         {(void **)&f->get_real, "fmi2GetReal"}, {(void **)&f->set_boolean, "fmi2SetBoolean"},
         {(void **)&f->get_boolean, "fmi2GetBoolean"}, {(void **)&f->do_step, "fmi2DoStep"},
+        {(void **)&f->set_integer, "fmi2SetInteger"}, {(void **)&f->get_integer, "fmi2GetInteger"},
         {(void **)&f->real_status, "fmi2GetRealStatus"}, {(void **)&f->version, "fmi2GetVersion"}};
     for (size_t k = 0; k < sizeof syms / sizeof syms[0]; ++k)
         if (!(*syms[k].fn = dlsym(f->so, syms[k].name))) fail_msg("%s is not exported", syms[k].name);

@@ -21,6 +21,8 @@ typedef struct fmi {
     fmi2Status (*get_real)(fmi2Component, const fmi2ValueReference *, size_t, fmi2Real *);
     fmi2Status (*set_boolean)(fmi2Component, const fmi2ValueReference *, size_t, const fmi2Boolean *);
     fmi2Status (*get_boolean)(fmi2Component, const fmi2ValueReference *, size_t, fmi2Boolean *);
+    fmi2Status (*set_integer)(fmi2Component, const fmi2ValueReference *, size_t, const fmi2Integer *);
+    fmi2Status (*get_integer)(fmi2Component, const fmi2ValueReference *, size_t, fmi2Integer *);
     fmi2Status (*do_step)(fmi2Component, fmi2Real, fmi2Real, fmi2Boolean);
     fmi2Status (*real_status)(fmi2Component, fmi2StatusKind, fmi2Real *);
     const char *(*version)(void);

@@ -205,7 +205,8 @@ static void test_status_names(void **state)
         {MBS_ERR_SINGULAR, "MBS_ERR_SINGULAR"}, {MBS_ERR_CONVERGENCE, "MBS_ERR_CONVERGENCE"},
         {MBS_ERR_INCONSISTENT, "MBS_ERR_INCONSISTENT"}, {MBS_ERR_NONFINITE, "MBS_ERR_NONFINITE"},
         {MBS_ERR_SOLVER, "MBS_ERR_SOLVER"}, {MBS_ERR_CALLBACK, "MBS_ERR_CALLBACK"},
-        {1, "MBS_UNKNOWN_STATUS"}, {-11, "MBS_UNKNOWN_STATUS"}, {-1000, "MBS_UNKNOWN_STATUS"}};
+        {MBS_ERR_DEADLINE, "MBS_ERR_DEADLINE"}, {1, "MBS_UNKNOWN_STATUS"},
+        {-12, "MBS_UNKNOWN_STATUS"}, {-1000, "MBS_UNKNOWN_STATUS"}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; ++i)
         assert_string_equal(mbs_status_name(t[i].st), t[i].name);
 }

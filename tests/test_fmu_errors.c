@@ -249,6 +249,58 @@ static void test_rejected_step(void **state)
     "  <joint name=\"rev\" type=\"revolute\"><parent link=\"world\"/><child link=\"bob\"/>"        \
     "<axis xyz=\"0 0 1\"/></joint>\n  " extra "\n</robot>\n"
 
+/* An instance of the pendulum FMU whose internal RK4 steps are bounded by mbs.max_work. */
+static fmi2Component start_bounded(const char *name, fmi2Integer max_work)
+{
+    const fmi *f = &pend.f;
+    const fmi2ValueReference mw = fmu_vr(&pend, "mbs.max_work", "parameter");
+    fmi2Component c = f->instantiate(name, fmi2CoSimulation, pend.guid, pend.resources, &fmu_callbacks, 0, 0);
+    assert_non_null(c);
+    assert_int_equal(f->setup(c, 0, 0.0, 0.0, 0, 0.0), fmi2OK);
+    assert_int_equal(f->enter_init(c), fmi2OK);
+    assert_int_equal(f->set_integer(c, &mw, 1, &max_work), fmi2OK);
+    assert_int_equal(f->exit_init(c), fmi2OK);
+    return c;
+}
+
+/* mbs.max_work bounds every internal step of a DoStep (the library's mbs_stepper_def.max_work):
+   the pendulum's RK4 step takes 4 evaluations, so a bound of 4 runs bitwise as unbounded and
+   a bound of 3 answers fmi2Discard with time and outputs bitwise as before; bad values and
+   a change after initialization are refused. */
+static void test_max_work(void **state)
+{
+    (void)state;
+    const fmi *f = &pend.f;
+    const fmi2ValueReference mw = fmu_vr(&pend, "mbs.max_work", "parameter");
+    fmi2Component ref = fmu_start(&pend, "ref", 0.0, 0, 1e-3), at = start_bounded("at", 4),
+                  below = start_bounded("below", 3);
+    double a[64] = {0}, b[64] = {0}, x;
+    double t = 0.0;
+    for (int k = 0; k < 20; ++k, t += 0.01) {
+        assert_int_equal(f->do_step(ref, t, 0.01, fmi2True), fmi2OK);
+        assert_int_equal(f->do_step(at, t, 0.01, fmi2True), fmi2OK);
+    }
+    snapshot(&pend, ref, a);
+    snapshot(&pend, at, b);
+    assert_memory_equal(a, b, sizeof a);
+    fmi2Integer got = -1;
+    assert_int_equal(f->get_integer(at, &mw, 1, &got), fmi2OK);
+    assert_int_equal(got, 4);
+    snapshot(&pend, below, a);
+    const int before_log = fmu_log_count;
+    assert_int_equal(f->do_step(below, 0.0, 0.01, fmi2True), fmi2Discard);
+    assert_true(fmu_log_count == before_log + 1 && strstr(fmu_log_last, "max_work = 3"));
+    snapshot(&pend, below, b);
+    assert_memory_equal(a, b, sizeof a);
+    const fmi2Integer neg = -1, four = 4;
+    REFUSED(f->set_integer(at, &mw, 1, &four), "mbs.max_work is fixed after initialization");
+    REFUSED(f->get_real(at, &mw, 1, &x), "mbs.max_work is an Integer");
+    f->free_instance(ref), f->free_instance(at), f->free_instance(below);
+    fmi2Component c = f->instantiate("neg", fmi2CoSimulation, pend.guid, pend.resources, &fmu_callbacks, 0, 0);
+    REFUSED(f->set_integer(c, &mw, 1, &neg), "mbs.max_work = -1 is not valid");
+    f->free_instance(c);
+}
+
 /* mbs-fmu refuses a file whose tool elements are wrong: exit status 1, the message naming
    the file, the line and the element; nothing is written. */
 static void test_pack_errors(void **state)
@@ -371,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_wrong_state),
         cmocka_unit_test(test_bad_values),
         cmocka_unit_test(test_rejected_step),
+        cmocka_unit_test(test_max_work),
         cmocka_unit_test(test_pack_errors),
         cmocka_unit_test(test_resource_uris),
         cmocka_unit_test(test_runtime_lookup),

@@ -61,6 +61,7 @@ extern "C" {
 #define MBS_ERR_NONFINITE (-8)    /* NaN/Inf appeared */
 #define MBS_ERR_SOLVER (-9)       /* integrator failure */
 #define MBS_ERR_CALLBACK (-10)    /* a user callback failed */
+#define MBS_ERR_DEADLINE (-11)    /* a step would exceed its work bound (max_work) */
 
 #define MBS_WORLD 0
 
@@ -204,6 +205,21 @@ const double *mbs_data_qacc(const mbs_data *d);   /* (nv x 1) from the last forw
 const double *mbs_data_lambda(const mbs_data *d); /* (ncon x 1) cut-joint multipliers */
 double mbs_data_time(const mbs_data *d);
 int mbs_data_set_time(mbs_data *d, double t);
+/* Load-independent work done with d since its creation (counters only grow; take the
+   difference over a step): forward-dynamics evaluations of the steppers, Newton iterations
+   and LU factorisations of J_v of the loop closure, rank-revealing QR (re-)selections of the
+   loops' rows or partition, and event-location trial steps. A work unit is one evaluation,
+   one Newton iteration or one factorisation (mbs_work_units); mbs_stepper_def.max_work
+   bounds the units of one step. Allocation-free; MBS_ERR_ARG for NULL. */
+typedef struct mbs_work {
+    unsigned long evals;       /* forward-dynamics evaluations of the steppers */
+    unsigned long newton;      /* Newton iterations of the loop closure */
+    unsigned long factor;      /* LU factorisations of the closure's J_v */
+    unsigned long select;      /* rank-revealing QR selections of rows or partition */
+    unsigned long event_iter;  /* event-location trial steps */
+} mbs_work;
+int mbs_data_work(const mbs_data *d, mbs_work *out);
+unsigned long mbs_work_units(const mbs_work *w); /* evals + newton + factor (0 for NULL) */
 
 /* Closed loops (cut joints). Every cut joint contributes scalar constraint rows, numbered
  * in joint-id order and, within a joint, in this order (Fp, Fc = the joint frames on parent
@@ -329,6 +345,13 @@ typedef struct mbs_stepper_def {
        returning MBS_OK while the energy grows without bound. Nonzero turns it off (a hard
        real-time loop that must always advance). */
     int no_divergence_guard;
+    /* Fixed-step kinds: the most work units (mbs_work_units: evaluations, Newton iterations,
+       factorisations) one mbs_stepper_step call may take, its loop closure and event
+       location included; 0 (the default): unbounded. A step that would exceed it fails
+       with MBS_ERR_DEADLINE, time and state restored bit for bit, so a real-time host can
+       fall back. Checked before each evaluation and at the end of the step (a closure in
+       progress finishes its Newton iterations first). CVODE kinds: must be 0. */
+    unsigned long max_work;
 } mbs_stepper_def;
 mbs_stepper_def mbs_default_stepper_def(mbs_stepper_kind kind);
 mbs_stepper *mbs_stepper_create(mbs_data *d, const mbs_stepper_def *def);

@@ -25,7 +25,7 @@ from .cluster import sweep  # run chunks mapped over a Dask distributed client
 from ._lib import lib as _clib
 from .errors import (Error, ArgError, NoMemError, StateError, TopologyError, SingularError,
                      ConvergenceError, InconsistentError, NonfiniteError, SolverError,
-                     CallbackError)
+                     CallbackError, DeadlineError)
 
 __version__ = _clib.mbs_version().decode()  # the version of the libmbs that was loaded
 
@@ -34,4 +34,4 @@ __all__ = ["Builder", "Model", "Data", "Stepper", "Sensitivity", "PARAMS", "WORL
            "JOINT_TYPES", "STEPPERS",
            "status_name", "Error", "ArgError", "NoMemError", "StateError", "TopologyError",
            "SingularError", "ConvergenceError", "InconsistentError", "NonfiniteError",
-           "SolverError", "CallbackError"]
+           "SolverError", "CallbackError", "DeadlineError"]

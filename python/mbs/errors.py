@@ -53,9 +53,14 @@ class CallbackError(Error):
     """MBS_ERR_CALLBACK: a user callback failed."""
 
 
+class DeadlineError(Error):
+    """MBS_ERR_DEADLINE: a step would exceed its work bound (max_work)."""
+
+
 BY_STATUS = {-1: ArgError, -2: NoMemError, -3: StateError, -4: TopologyError,
              -5: SingularError, -6: ConvergenceError, -7: InconsistentError,
-             -8: NonfiniteError, -9: SolverError, -10: CallbackError}
+             -8: NonfiniteError, -9: SolverError, -10: CallbackError,
+             -11: DeadlineError}
 
 
 def raise_status(status, name, message):

@@ -191,6 +191,11 @@ struct mbs_data {
        forward dynamics that the poses it left are those of q */
     struct mbs_closure_data *closure;
     unsigned long kin_gen;
+    /* load-independent work since creation (mbs_data_work), each counter bumped in the layer
+       that does the work; work_stop: the units (mbs_work_units) at which the current step
+       must stop (mbs_stepper_def.max_work; 0: none) */
+    mbs_work work_count;
+    unsigned long work_stop;
     /* user state equations (src/ustates/): integrated with q and v by every stepper */
     double *ux;           /* [nux] the states (start: the model's start values) */
     double *uxdot;        /* [nux] their derivatives at the last evaluation of the force

@@ -26,6 +26,7 @@ const char *mbs_status_name(int status)
     case MBS_ERR_NONFINITE: return "MBS_ERR_NONFINITE";
     case MBS_ERR_SOLVER: return "MBS_ERR_SOLVER";
     case MBS_ERR_CALLBACK: return "MBS_ERR_CALLBACK";
+    case MBS_ERR_DEADLINE: return "MBS_ERR_DEADLINE";
     default: return "MBS_UNKNOWN_STATUS";
     }
 }

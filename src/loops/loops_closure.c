@@ -33,6 +33,7 @@ double loops_jv_cond(mbs_loops *L, double *piv)
    (loops_jv_cond); MBS_ERR_SINGULAR on a zero pivot. */
 int loops_factor_jv(mbs_data *d, mbs_loops *L)
 {
+    d->work_count.factor++;
     L->cond_sel = loops_jv_cond(L, &L->cond);
     L->lu_ok = L->lu_here = isfinite(L->cond_sel);
     if (L->lu_ok) return MBS_OK;
@@ -62,6 +63,7 @@ static void newton_move(mbs_data *d, mbs_loops *L, double alpha)
 {
     L->lu_here = 0;
     L->newton_iters++;
+    d->work_count.newton++;
     mbs_integrate_q(d->model, L->qprev, L->dv, alpha, d->q);
     mbs_normalize_q(d->model, d->q);
 }
@@ -433,6 +435,7 @@ static void restore_independent(mbs_data *d, mbs_loops *L)
     memcpy(L->qprev, d->q, (size_t)L->nq * sizeof(double));
     newton_move(d, L, 1.0);
     L->newton_iters--; /* a move, not a Newton step */
+    d->work_count.newton--;
 }
 
 /* MBS_ERR_INCONSISTENT naming the joint of a held coordinate that the closure moved from the

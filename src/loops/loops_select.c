@@ -148,6 +148,7 @@ static int select_rows(mbs_data *d, mbs_loops *L)
 {
     const int m = L->ncand, nv = L->nv;
     int rank = L->mcut == 0 ? m : 0;
+    d->work_count.select++;
     if (nv > 0 && L->mcut > 0) {
         memcpy(L->qr, L->J, (size_t)m * (size_t)nv * sizeof(double));
         for (int i = 0; i < m; ++i) L->jpvt[i] = 0;
@@ -233,6 +234,7 @@ static void take_pivots(mbs_loops *L)
 static int qr_partition(mbs_data *d, mbs_loops *L, const unsigned char *held)
 {
     const int r = L->rank, nv = L->nv;
+    d->work_count.select++;
     for (int j = 0; j < nv; ++j) L->jpvt[j] = 0;
     if (r > 0) {
         int info = weighted_qrp(L, held);
@@ -272,12 +274,14 @@ int loops_partition(mbs_data *d, mbs_loops *L)
     int st = qr_partition(d, L, held);
     if (st != MBS_OK || held || L->keep_pref || !L->prefer || L->rank == 0) return st;
     double piv;
+    d->work_count.factor++; /* each loops_jv_cond is an LU of J_v */
     const double c_pref = loops_jv_cond(L, &piv);
     if (!(c_pref > PREFER_COND)) return MBS_OK;
     memcpy(L->dep_bak, L->dep, (size_t)L->nv * sizeof(int));
     memcpy(L->ind_bak, L->ind, (size_t)L->nv * sizeof(int));
     L->pref_off = 1;
     st = qr_partition(d, L, NULL);
+    if (st == MBS_OK) d->work_count.factor++;
     if (st == MBS_OK && PREFER_COND * loops_jv_cond(L, &piv) < c_pref) return MBS_OK;
     memcpy(L->dep, L->dep_bak, (size_t)L->nv * sizeof(int)); /* no better one: keep them */
     memcpy(L->ind, L->ind_bak, (size_t)L->nv * sizeof(int));
@@ -294,6 +298,7 @@ int loops_prefer_back(mbs_data *d, mbs_loops *L)
     memcpy(L->ind_bak, L->ind, (size_t)L->nv * sizeof(int));
     L->pref_off = 0;
     int st = qr_partition(d, L, NULL);
+    if (st == MBS_OK) d->work_count.factor++;
     if (st == MBS_OK && loops_jv_cond(L, &piv) <= PREFER_BACK * old) {
         L->nevents++;
         L->cond_retry = 0.0;

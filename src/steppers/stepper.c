@@ -71,6 +71,9 @@ static int check_def(mbs_data *d, const mbs_stepper_def *def)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG,
                              "mbs_stepper_create: max_internal_steps = %ld must be positive",
                              def->max_internal_steps);
+    if (def->max_work > 0 && stepper_kinds[def->kind]->order == 0)
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_stepper_create: max_work = %lu bounds "
+                             "fixed-step kinds only (0 for CVODE)", def->max_work);
     return MBS_OK;
 }
 
@@ -361,6 +364,15 @@ static int substep_any(mbs_stepper *s, double h, int *event)
     return s->errw ? mbs_stepper_error_step(s, h, event) : mbs_stepper_substep(s, h, event);
 }
 
+/* MBS_ERR_DEADLINE: the step's work reached max_work at `where` (an evaluation would exceed
+   it, or the step's end found it exceeded). */
+static int deadline_fail(mbs_stepper *s, const char *where)
+{
+    return MBS_DATA_FAIL(s->d, MBS_ERR_DEADLINE, "%s step from t = %.17g: more than max_work "
+                         "= %lu work units (evaluations, Newton iterations, factorisations) at "
+                         "%s", s->kind->name, s->bak_t, s->def.max_work, where);
+}
+
 /* Advance the data's time by dt; on failure time, q, v, aux, user states and qacc (and the
    event modes and the inputs an event handler changed) are as before. */
 int mbs_stepper_step(mbs_stepper *s, double dt)
@@ -378,6 +390,8 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
         s->param_rev = s->d->model->param_rev;
     }
     backup(s);
+    mbs_data *d = s->d;
+    d->work_stop = s->def.max_work ? mbs_work_units(&d->work_count) + s->def.max_work : 0;
     const long ev0 = mbs_loops_events(s->d);
     event = rebase_cardan(s); /* a host may have set a Cardan middle angle near 90 degrees */
     st = s->ev ? mbs_stepper_events_begin(s, &event) : close_loops(s, "start of the");
@@ -388,6 +402,9 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
         st = substep_any(s, dt / (double)n, &ev);
         event |= ev;
     }
+    if (st == MBS_OK && d->work_stop && mbs_work_units(&d->work_count) > d->work_stop)
+        st = deadline_fail(s, "the end of the step");
+    d->work_stop = 0;
     if (st != MBS_OK) {
         restore(s);
         s->kind->sync(s, 1);
@@ -406,6 +423,9 @@ int mbs_stepper_eval(mbs_stepper *s, const char *where, int *recoverable)
     char inner[MBS_ERROR_LEN];
     int st = MBS_OK, i = -1, closure = 0;
     if (recoverable) *recoverable = 0;
+    if (d->work_stop && mbs_work_units(&d->work_count) >= d->work_stop)
+        return deadline_fail(s, where); /* one more evaluation would exceed max_work */
+    d->work_count.evals++;
     st = mbs_events_update_targets(d); /* prescribed motions at the stage's time */
     if (st == MBS_OK && mbs_loops_active(d) && !mbs_loops_is_closed(d)) {
         st = mbs_loops_close(d, s->kind->stage_recover ? MBS_CLOSE_RECOVER : 0);

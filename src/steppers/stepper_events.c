@@ -326,6 +326,7 @@ static int locate(mbs_stepper *s, double hs, int *evb, double *hb)
     save_state(s, &E->tb, E->qb, E->vb, E->ab, E->xb);
     for (int it = 0; it < LOCATE_MAXIT && b - a > E->tol && E->ts + a < E->ts + b; ++it) {
         const double width = b - a, x = next_trial(s, a, b, wa, wb, stall >= 2);
+        s->d->work_count.event_iter++;
         const int st = trial(s, x, E->gt, &ev);
         if (st != MBS_OK) return st;
         if (any_crossing(s, E->ga, E->gt)) { /* the crossing is in [a, x] */

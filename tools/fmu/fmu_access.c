@@ -69,7 +69,9 @@ MBS_FMI2_EXPORT fmi2Status fmi2GetReal(fmi2Component cc, const fmi2ValueReferenc
     if (readable(c, "fmi2GetReal") != fmi2OK) return fmi2Error;
     for (size_t i = 0; i < n; ++i) {
         const fmu_var *v = lookup(c, vr[i], "fmi2GetReal");
-        if (!v || v->kind == FMU_USE_CVODE) return v ? fmu_say(c, fmi2Error, "fmi2GetReal: %s is a Boolean", v->name) : fmi2Error;
+        if (!v || v->kind == FMU_USE_CVODE || v->kind == FMU_MAX_WORK)
+            return v ? fmu_say(c, fmi2Error, "fmi2GetReal: %s is %s", v->name,
+                               v->kind == FMU_MAX_WORK ? "an Integer" : "a Boolean") : fmi2Error;
         if (real_value(c, v, &value[i]) != fmi2OK) return fmi2Error;
     }
     return fmi2OK;
@@ -127,18 +129,37 @@ MBS_FMI2_EXPORT fmi2Status fmi2SetBoolean(fmi2Component cc, const fmi2ValueRefer
     return fmi2OK;
 }
 
-/* The FMU has no Integer or String variables. */
-MBS_FMI2_EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n,
-                                          fmi2Integer value[])
+/* The one Integer variable, mbs.max_work. */
+MBS_FMI2_EXPORT fmi2Status fmi2GetInteger(fmi2Component cc, const fmi2ValueReference vr[],
+                                          size_t n, fmi2Integer value[])
 {
-    (void)vr, (void)value;
-    return n == 0 ? fmi2OK : fmu_say(c, fmi2Error, "fmi2GetInteger: the FMU has no Integer variables");
+    fmu *c = cc;
+    if (!c || (n > 0 && (!vr || !value))) return fmi2Error;
+    if (readable(c, "fmi2GetInteger") != fmi2OK) return fmi2Error;
+    for (size_t i = 0; i < n; ++i) {
+        const fmu_var *v = lookup(c, vr[i], "fmi2GetInteger");
+        if (!v || v->kind != FMU_MAX_WORK) return v ? fmu_say(c, fmi2Error, "fmi2GetInteger: %s is not an Integer", v->name) : fmi2Error;
+        value[i] = c->max_work;
+    }
+    return fmi2OK;
 }
-MBS_FMI2_EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n,
-                                          const fmi2Integer value[])
+
+/* mbs.max_work (>= 0), before the end of initialization; every value checked first. */
+MBS_FMI2_EXPORT fmi2Status fmi2SetInteger(fmi2Component cc, const fmi2ValueReference vr[],
+                                          size_t n, const fmi2Integer value[])
 {
-    (void)vr, (void)value;
-    return n == 0 ? fmi2OK : fmu_say(c, fmi2Error, "fmi2SetInteger: the FMU has no Integer variables");
+    fmu *c = cc;
+    if (!c || (n > 0 && (!vr || !value))) return fmi2Error;
+    for (size_t i = 0; i < n; ++i) {
+        const fmu_var *v = lookup(c, vr[i], "fmi2SetInteger");
+        if (!v || v->kind != FMU_MAX_WORK) return v ? fmu_say(c, fmi2Error, "fmi2SetInteger: %s is not an Integer", v->name) : fmi2Error;
+        if (c->state != ST_INSTANTIATED && c->state != ST_INIT)
+            return fmu_say(c, fmi2Error, "fmi2SetInteger: %s is fixed after initialization", v->name);
+        if (value[i] < 0)
+            return fmu_say(c, fmi2Error, "fmi2SetInteger: %s = %d is not valid (>= 0; 0: no bound)", v->name, (int)value[i]);
+    }
+    for (size_t i = 0; i < n; ++i) c->max_work = value[i];
+    return fmi2OK;
 }
 MBS_FMI2_EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n,
                                          fmi2String value[])

@@ -47,6 +47,8 @@ static void variable(FILE *f, const fmu_var *v, int vr)
         fputs(" variability=\"fixed\" initial=\"exact\">\n      <Real start=\"0.001\"/>\n", f);
     else if (v->kind == FMU_USE_CVODE)
         fputs(" variability=\"fixed\" initial=\"exact\">\n      <Boolean start=\"false\"/>\n", f);
+    else if (v->kind == FMU_MAX_WORK)
+        fputs(" variability=\"fixed\" initial=\"exact\">\n      <Integer start=\"0\"/>\n", f);
     else if (!strcmp(fmu_var_causality(v->kind), "input")) /* joint forces, wrenches */
         fputs(" variability=\"continuous\">\n      <Real start=\"0\"/>\n", f);
     else

@@ -19,6 +19,7 @@ typedef struct fmu {
     fmu_state state;
     double step_size, tol, t_start;
     int use_cvode, tol_defined;
+    int max_work; /* mbs.max_work: the bound of each internal step (mbs_stepper_def) */
     int nq, nv;
     double *bak; /* [nq + nv + naux] q, v and the Cardan frames before a DoStep */
     struct mbs_loops_snap *loops_bak; /* ... and the loop solver's state (NULL: no loops) */

@@ -163,6 +163,7 @@ MBS_FMI2_EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component cc)
     if (need(c, "fmi2ExitInitializationMode", c->state == ST_INIT) != fmi2OK) return fmi2Error;
     mbs_stepper_def def = mbs_default_stepper_def(c->use_cvode ? MBS_STEP_CVODE_ADAMS : MBS_STEP_RK4);
     if (c->use_cvode && c->tol_defined) def.rtol = c->tol, def.atol = 1e-3 * c->tol;
+    def.max_work = (unsigned long)c->max_work;
     mbs_data_set_time(c->d, c->t_start);
     if (mbs_model_ncon(c->m) > 0 && mbs_assemble(c->d) != MBS_OK)
         return fmu_say(c, fmi2Error, "fmi2ExitInitializationMode: %s", mbs_data_error(c->d));
@@ -197,7 +198,7 @@ MBS_FMI2_EXPORT fmi2Status fmi2Reset(fmi2Component cc)
     for (int i = 0; i < c->vars.ninput; ++i) /* a zero wrench removes the input */
         mbs_set_body_wrench(c->d, c->vars.input[i].body, NULL, NULL, NULL);
     mbs_data_set_time(c->d, 0.0);
-    c->step_size = 1e-3, c->use_cvode = 0, c->t_start = 0.0, c->tol_defined = 0;
+    c->step_size = 1e-3, c->use_cvode = 0, c->t_start = 0.0, c->tol_defined = 0, c->max_work = 0;
     c->state = ST_INSTANTIATED;
     return fmi2OK;
 }

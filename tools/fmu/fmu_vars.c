@@ -9,7 +9,7 @@
 const char *fmu_var_causality(fmu_var_kind kind)
 {
     static const char *const names[] = {"input", "output", "output", "parameter", "parameter",
-                                        "input", "output"};
+                                        "input", "output", "parameter"};
     return names[kind];
 }
 
@@ -150,7 +150,7 @@ int fmu_vars_make(const mbs_model *m, const tool_elements *e, fmu_vars *out, cha
                   size_t len)
 {
     memset(out, 0, sizeof *out);
-    const size_t n = 2 + 2 * (size_t)mbs_model_nv(m) + (size_t)mbs_model_nq(m) +
+    const size_t n = 3 + 2 * (size_t)mbs_model_nv(m) + (size_t)mbs_model_nq(m) +
                      6 * (size_t)e->ninput + 3 * (size_t)e->ntrack;
     out->v = calloc(n, sizeof(fmu_var));
     out->track = calloc((size_t)e->ntrack + 1, sizeof *out->track);
@@ -162,6 +162,8 @@ int fmu_vars_make(const mbs_model *m, const tool_elements *e, fmu_vars *out, cha
         joint_vars(m, out);
         st = point_vars(m, e, out, why, len);
     }
+    /* last, so that the value references of the variables above stay as they were */
+    if (st == 0) add(out, "mbs", "max_work", -1, FMU_MAX_WORK, 0, 0);
     if (st == 0) st = unique_names(out, why, len);
     if (st != 0) fmu_vars_free(out);
     return st;

@@ -16,6 +16,7 @@ typedef enum fmu_var_kind {
     FMU_USE_CVODE,  /* parameter (Boolean): CVODE Adams instead of RK4 */
     FMU_WRENCH,     /* input: component comp (fx fy fz tx ty tz) of wrench input index */
     FMU_TRACK,      /* output: world coordinate comp (x y z) of tracked point index */
+    FMU_MAX_WORK,   /* parameter (Integer): work units of one internal step at most, 0: none */
 } fmu_var_kind;
 
 typedef struct fmu_var {
