@@ -54,7 +54,9 @@ done
 # source-based coverage, a build of its own in ./build-fuzz-cov): a fixed set of inputs, so
 # the figures compare between commits.
 if [ ! -f build-fuzz-cov/build.ninja ]; then
-  CC=clang meson setup build-fuzz-cov -Dc_args="-fprofile-instr-generate -fcoverage-mapping" \
+  # meson's compiler checks run instrumented programs: their profiles go to $work, not here
+  LLVM_PROFILE_FILE="$work/setup_%p.profraw" CC=clang meson setup build-fuzz-cov \
+    -Dc_args="-fprofile-instr-generate -fcoverage-mapping" \
     -Dtests=false -Dbench=false -Dwerror=false >/dev/null
 fi
 ninja -C build-fuzz-cov libmbs.a >/dev/null
