@@ -64,7 +64,9 @@ int mbs_analysis_check_mask(mbs_data *d, const char *call, const unsigned char *
    with the loops' message when they leave a loop unable to close. */
 int mbs_analysis_hold_partition(mbs_data *d, const char *call);
 /* With loops: the usual partition (state_priority, nothing held) at the data's q, so that the
-   analyses leave no held coordinates behind for mbs_assemble and the steppers. */
+   analyses leave no held coordinates behind for mbs_assemble and the steppers. When there is
+   none (the rows are dependent there), q, v and the loop solver's state are put back as
+   mbs_analysis_save left them, and the status is returned. */
 int mbs_analysis_usual_partition(mbs_data *d);
 
 /* The cut joint whose loop contains dof k (its tree paths from the cut joint's two bodies to

@@ -234,7 +234,9 @@ double mbs_analysis_maxabs(const double *x, int n, int *at)
 /* See analysis.h. */
 int mbs_analysis_usual_partition(mbs_data *d)
 {
-    return d->model->ncon > 0 ? mbs_loops_partition_holding(d, NULL) : MBS_OK;
+    const int st = d->model->ncon > 0 ? mbs_loops_partition_holding(d, NULL) : MBS_OK;
+    if (st != MBS_OK) mbs_analysis_restore(d); /* a refused analysis leaves q and v as they were */
+    return st;
 }
 
 /* See analysis.h. */
