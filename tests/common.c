@@ -348,3 +348,15 @@ mbs_model *test_massless_tip(void)
     mbs_builder_destroy(b);
     return m;
 }
+
+/* See common.h. */
+void test_prismatic_body(mbs_builder *b, const char *body, const char *joint)
+{
+    mbs_body_def bd = mbs_default_body_def();
+    bd.name = body;
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+    jd.name = joint;
+    jd.child = 1;
+    assert_int_equal(mbs_add_joint(b, &jd), 0);
+}

@@ -70,5 +70,8 @@ mbs_stepper *test_stepper_tight(mbs_data *d, mbs_stepper_kind kind);
    "shaft"), its centre of mass l below the axis (l = 0: a flywheel), inertia J about its
    centre of mass, damping b (> 0: a joint damper, element 0). Gravity -z. */
 mbs_builder *test_shaft(double l, double J, double b);
+/* A unit-mass body named body (id 1) on a prismatic joint named joint (id 0, along z) to the
+   world, added to b, which holds nothing yet. */
+void test_prismatic_body(mbs_builder *b, const char *body, const char *joint);
 
 #endif

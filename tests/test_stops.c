@@ -17,13 +17,7 @@ static const double Z0 = 0.2; /* drop height [m]: t_1 = 0.2 s, Zeno time 7.8 s a
 static mbs_model *ball_on_stop(double e, double rv)
 {
     mbs_builder *b = mbs_builder_create();
-    mbs_body_def bd = mbs_default_body_def();
-    bd.name = "ball";
-    assert_int_equal(mbs_add_body(b, &bd), 1);
-    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
-    jd.name = "z";
-    jd.child = 1;
-    assert_int_equal(mbs_add_joint(b, &jd), 0);
+    test_prismatic_body(b, "ball", "z");
     mbs_joint_stop_def sd = mbs_default_joint_stop_def();
     sd.name = "floor";
     sd.joint = 0;

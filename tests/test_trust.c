@@ -18,13 +18,7 @@ static mbs_model *spring_model(double k, double g)
 {
     mbs_builder *b = mbs_builder_create();
     assert_int_equal(mbs_builder_set_gravity(b, (const double[3]){0, 0, -g}), MBS_OK);
-    mbs_body_def bd = mbs_default_body_def();
-    bd.name = "mass";
-    assert_int_equal(mbs_add_body(b, &bd), 1);
-    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
-    jd.name = "x";
-    jd.child = 1;
-    assert_int_equal(mbs_add_joint(b, &jd), 0);
+    test_prismatic_body(b, "mass", "x");
     assert_int_equal(mbs_add_joint_spring_damper(b, 0, 0, k, 0.0, 0.0), 0);
     return test_compile_ok(b);
 }
@@ -123,13 +117,7 @@ static void test_guard_stiff_contact(void **state)
     const double k[2] = {1e8, 1e5};
     for (int c = 0; c < 2; ++c) {
         mbs_builder *b = mbs_builder_create();
-        mbs_body_def bd = mbs_default_body_def();
-        bd.name = "ball";
-        assert_int_equal(mbs_add_body(b, &bd), 1);
-        mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
-        jd.name = "z";
-        jd.child = 1;
-        assert_int_equal(mbs_add_joint(b, &jd), 0);
+        test_prismatic_body(b, "ball", "z");
         mbs_joint_stop_def sd = mbs_default_joint_stop_def();
         sd.joint = 0, sd.lower = 0.0, sd.law = MBS_STOP_ELASTIC, sd.stiffness = k[c];
         assert_int_equal(mbs_add_joint_stop(b, &sd), 0);

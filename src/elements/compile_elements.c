@@ -1,5 +1,6 @@
-/* Compile-time part of the Modelica modelling elements: which bodies are nodes (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library"
- * §8.2; API.md "Nodes and automatic roots"), the rotors' checks and their native terms, and
+/* Compile-time part of the Modelica modelling elements: which bodies are nodes (Otter,
+ * Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library", §8.2; docs/api.md, nodes and
+ * automatic roots), the rotors' checks and their native terms, and
  * the layout of the inertial-coupling rows (couplings.h). */
 #include "core/builder.h"
 #include "elements/couplings.h"
