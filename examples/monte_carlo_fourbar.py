@@ -16,7 +16,7 @@ model and mbs.batch(..., params=, values=) run all samples in one call (docs/pyt
 Measured (10^4 runs, 43 s on 2 threads of a loaded 2-core machine): P at t = 0 has sd
 (0.160, 0.128) mm in x, y, as the linearised closed form of the loop (circle intersection,
 sd = sigma |dP/dL|) gives: (0.1598, 0.1287) mm; at t = 0.5 s, sd (0.809, 0.237) mm.
-python/tests/test_batch.py checks the nominal sample against that closed form.
+python/tests/unit/api/test_batch.py checks the nominal sample against that closed form.
 
 Usage: /usr/bin/python3 examples/monte_carlo_fourbar.py [--runs N] [--out file.png]
 The histogram is drawn with matplotlib (Debian: python3-matplotlib); without it the

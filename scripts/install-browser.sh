@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs a headless Chromium (Debian 12: chromium-headless-shell) for the animation page
-# test (tests/test_anim.py); run by that test when no Chromium is found. Root or sudo.
+# test (tests/system/test_anim.py); run by that test when no Chromium is found. Root or sudo.
 set -euo pipefail
 pkg=chromium-headless-shell
 dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' && exit 0

@@ -9,7 +9,7 @@ if [ ! -f build-sanitize/build.ninja ]; then
     >/dev/null || exit 1
 fi
 ninja -C build-sanitize >/dev/null || exit 1
-export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp"
+export LSAN_OPTIONS="suppressions=$PWD/tests/support/lsan.supp"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export ASAN_OPTIONS="detect_leaks=1"
 meson test -C build-sanitize --print-errorlogs --num-processes 2 --no-suite alloc

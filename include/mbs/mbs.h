@@ -892,7 +892,7 @@ int mbs_batch_clear_status(mbs_batch *b);          /* every run MBS_OK again (af
    so below rtol ~1e-8 the rounding of the dynamics (~1e-15) dominates them and the
    sensitivities' error test fails (MBS_ERR_SOLVER, too many steps). At rtol 1e-8 (the
    default) the sensitivities agree with central differences of two tight runs to ~3e-7 of
-   their size (tests/test_sensitivity.c).
+   their size.
    Tree models only (a model with cut joints is MBS_ERR_STATE); user states are integrated
    with the motion, y = [q; v; x] (mbs_sens_get_user_states); Cardan joints are not
    re-based during a run. While a run evaluates, the model's parameters take the perturbed

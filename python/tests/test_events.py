@@ -1,5 +1,5 @@
 """Friction with locking, brakes and prescribed motion through the Python binding, against
-the closed forms of the C tests (tests/test_friction.c, tests/test_motion.c)."""
+the closed forms of the C tests (tests/unit/events/test_friction.c, tests/unit/events/test_motion.c)."""
 import math
 
 import numpy as np

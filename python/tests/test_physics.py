@@ -227,7 +227,7 @@ def test_controller_queries():
 
 def test_start_values_and_held_rocker():
     """A four-bar with its rocker started at 1.5 rad and held: the data starts at the start
-    values, assembly keeps the rocker and moves the crank (as tests/test_start.c)."""
+    values, assembly keeps the rocker and moves the crank (as tests/unit/api/test_start.c)."""
     b = mbs.Builder()
     b.set_gravity((0, -9.81, 0))
     bars = [b.add_body(mass=m, com=(l / 2, 0, 0), inertia=np.diag([1e-4, m * l * l / 12, m * l * l / 12]))

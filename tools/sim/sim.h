@@ -1,5 +1,5 @@
 /* mbs-sim internals: command-line options, one simulation run with its summary, the CSV
- * and SVG writers and the progress line. Used by mbs-sim.c and tests/test_sim.c. */
+ * and SVG writers and the progress line. Used by mbs-sim.c and tests/system/test_sim.c. */
 #ifndef MBS_SIM_H
 #define MBS_SIM_H
 

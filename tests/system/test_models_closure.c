@@ -3,7 +3,7 @@
  * mechanisms built in C or against closed forms:
  *   engine_v6            closed in closed form (six JointRRP, no Newton iteration) = the
  *                        same file closed by Newton (q after assembly, qacc 1e-12);
- *   fourbar_analytic     = tests/loop_assemblies.h's MSL Fourbar_analytic (1e-12), JointSSP;
+ *   fourbar_analytic     = tests/support/loop_assemblies.h's MSL Fourbar_analytic (1e-12), JointSSP;
  *   macpherson           JointUPS then JointSSR, 5 s RK4 against its Newton path (1e-9),
  *                        no Newton iteration, energy conserved, the strut's length its slide;
  *   cam_follower         lift e sin(theta) + r (1e-10) and energy over 60 s;

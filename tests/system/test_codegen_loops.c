@@ -1,5 +1,5 @@
 /* mbs-codegen on models with cut joints (tools/codegen/cg_loops*.c): the generated C against
- * the library on the planar four-bar and slider-crank (tests/loop_mechanisms.c), the V6
+ * the library on the planar four-bar and slider-crank (tests/support/loop_mechanisms.c), the V6
  * engine (models/engine_v6.xml: six coupled loops, 12 of 30 rows kept), the spatial four-bar
  * (models/spatial_fourbar.xml) and the other loop model files (a MacPherson strut, two
  * coupled spatial loops with a dependent quaternion, redundant rows): constrained forward

@@ -2,7 +2,7 @@
  * row. Closed forms: a pendulum whose pivot angle follows theta(t) = A sin(w t) needs the
  * torque J theta'' + m g l sin theta (1e-10 relative); a crank-driven slider-crank's crank
  * torque by virtual work, sum over the bodies of m a . dp/dtheta + I alpha dphi/dtheta +
- * m g dy/dtheta, with the closed-form kinematics of tests/loop_mechanisms.c (1e-9); a driven
+ * m g dy/dtheta, with the closed-form kinematics of tests/support/loop_mechanisms.c (1e-9); a driven
  * joint in a tree against RNEA (mbs_inverse_dynamics); the joint reaction carries the drive.
  * Every stepper kind; the driven dof
  * follows theta(t) exactly at every step end. Bad input. */

@@ -1,4 +1,4 @@
-/* An FMI 2.0 co-simulation importer for tests/test_fmu.c: pack a model file with mbs-fmu
+/* An FMI 2.0 co-simulation importer for tests/system/test_fmu.c: pack a model file with mbs-fmu
  * ($MBS_FMU, runtime $MBS_FMU_RUNTIME), unzip it with libzip, check modelDescription.xml
  * (fmi2_check.h), dlopen binaries/linux64/<identifier>.so and look variables up by name. */
 #ifndef MBS_TESTS_FMU_HARNESS_H

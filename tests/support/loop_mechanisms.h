@@ -31,7 +31,7 @@ void lm_set_closure(mbs_closure closure);
 /* Whether they may run the planar path: MBS_PLANAR_AUTO (default) or MBS_PLANAR_OFF. */
 void lm_set_planar(mbs_planar_mode mode);
 
-/* Builder kit for mechanisms elsewhere (tests/loop_assemblies.c). */
+/* Builder kit for mechanisms elsewhere (tests/support/loop_assemblies.c). */
 void lm_mech_init(lm_mech *mech);  /* reset before a build */
 /* Add a joint, recording cut and distance joints for lm_residual; its id or a status. */
 int lm_add_joint(mbs_builder *b, lm_mech *mech, const mbs_joint_def *def);

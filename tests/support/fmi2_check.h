@@ -4,7 +4,7 @@
  * rules the text adds: causality/variability/initial combinations, start values, unique names
  * and value references, the structured naming grammar, ModelStructure listing exactly the
  * outputs and initial unknowns in order). No XSD of FMI 2.0 ships in a Debian package, so
- * the structure is checked here by hand with libxml2. Used by tests/test_fmu.c. */
+ * the structure is checked here by hand with libxml2. Used by tests/system/test_fmu.c. */
 #ifndef MBS_TESTS_FMI2_CHECK_H
 #define MBS_TESTS_FMI2_CHECK_H
 

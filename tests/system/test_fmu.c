@@ -5,7 +5,7 @@
  * stepped by instances of both FMUs at once; joint forces and body wrenches as inputs (a free
  * body against its closed form, a loop against the library holding the same wrench); tracked
  * points as outputs; the CVODE option against the library's CVODE (the error cases are in
- * tests/test_fmu_errors.c). Env: MBS_FMU, MBS_FMU_RUNTIME, MBS_TEST_DATA, MBS_MODELS (set by meson). */
+ * tests/system/test_fmu_errors.c). Env: MBS_FMU, MBS_FMU_RUNTIME, MBS_TEST_DATA, MBS_MODELS (set by meson). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <setjmp.h>

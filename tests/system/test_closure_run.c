@@ -74,7 +74,7 @@ static void twin_free(twin *t)
 
 /* ---------------------------------------------------------------- trajectories */
 
-/* Inline six (tests/loop_mechanisms.h) from 20 rad/s, and MSL Fourbar_analytic. */
+/* Inline six (tests/support/loop_mechanisms.h) from 20 rad/s, and MSL Fourbar_analytic. */
 static void test_trajectories_lm(void **state)
 {
     (void)state;

@@ -721,7 +721,7 @@ static void test_issue14_no_alloc(void **state)
 }
 
 /* Loops closed in closed form (src/loops/analytic/): the table and fixed-step stepping on every
-   assembly kind (tests/loop_assemblies.h) and on six coupled loops, from a state not yet
+   assembly kind (tests/support/loop_assemblies.h) and on six coupled loops, from a state not yet
    closed; the closure stays analytic. The N-four-bars above are JointRRR chains: closed
    forms while regular, Newton near the flat configuration (the hand-over included); after
    the table (whose linearisation runs on Newton's partition) the steps take no Newton

@@ -1,4 +1,4 @@
-/* The importer of tests/test_fmu.c (fmu_harness.h). */
+/* The importer of tests/system/test_fmu.c (fmu_harness.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "fmu_harness.h"
 

@@ -111,7 +111,7 @@ static const char *refdata_or_skip(void)
 
 /* ---------------------------------------------------------------- MSL parts */
 
-/* An MSL part (tests/loop_assemblies.h), asserting success. */
+/* An MSL part (tests/support/loop_assemblies.h), asserting success. */
 static int msl_part(mbs_builder *b, const double r[3], double w, int cylinder)
 {
     const int id = lm_msl_part(b, r, w, cylinder);
@@ -154,7 +154,7 @@ static void compile_into(mbs_builder *b, lm_mech *mech)
    r = (0, 0.5, 0.1), d 0.05; world (1.2, 0, 0) -> j2 prismatic x (s0 = -0.2) -> b2
    BodyCylinder r = (0, 0.2, 0), d 0.05; UniversalSpherical massless rod from b2.frame_b to
    b1.frame_b, length |(-1, 0.3, 0.1)| (computeRodLength at s0 = -0.2): a distance joint
-   (tests/loop_assemblies.h: MSL Fourbar_analytic, which agrees with Fourbar2 to 3e-11). The
+   (tests/support/loop_assemblies.h: MSL Fourbar_analytic, which agrees with Fourbar2 to 3e-11). The
    loop is a JointSSP: closed in closed form, with no Newton iteration over the run. */
 static void test_msl_fourbar2(void **state)
 {
