@@ -32,6 +32,11 @@
  *                                        frame / its velocity there (no rotation)
  *      spherical into a        4 / 2     unit quaternion / the two swing rates (see "point
  *        point mass                      masses" below)
+ *  - Names: mbs_<object>_<verb>, the object being what the first argument is (builder,
+ *    model, data, stepper, sens, batch; body and joint for their parts of the data) or the
+ *    definition a default is made for (mbs_body_def_default). Calls named before this rule
+ *    keep their names and symbols (mbs_add_body, mbs_forward_dynamics, ...); the rule's
+ *    names for them are macros at the end of this header (docs/api.md, "Names").
  *  - Status: every call that can fail returns MBS_OK (0) or a negative MBS_ERR_* value;
  *    calls that create an element return its id (>= 0) or a negative status. The message of
  *    the last failure is in mbs_builder_error / mbs_data_error. No call prints, exits or
@@ -74,6 +79,9 @@ typedef struct mbs_builder mbs_builder;
 typedef struct mbs_model mbs_model;
 typedef struct mbs_data mbs_data;
 typedef struct mbs_stepper mbs_stepper;
+
+
+/* ======== BUILDER (mbs_builder): bodies, joints, elements, model files */
 
 /* ---------------------------------------------------------------- builder */
 mbs_builder *mbs_builder_create(void); /* NULL if out of memory */
@@ -172,6 +180,449 @@ int mbs_add_joint_spring_damper(mbs_builder *b, int joint, int dof, double stiff
 typedef int (*mbs_force_callback)(mbs_data *d, void *user);
 int mbs_add_force_callback(mbs_builder *b, const char *name, mbs_force_callback fn, void *user);
 
+/* ---------------------------------------------------------------- Modelica modelling elements:
+   line forces with mass, nodes, rotors (Otter, Elmqvist, Mattsson 2003, "The New Modelica
+   MultiBody Library", §8.1, §8.2, §10). See docs/api.md "Line forces with mass, nodes and
+   rotors". */
+/* A line spring-damper with two point masses on its line (MSL LineForceWithTwoMasses, e.g.
+   a hydraulic cylinder): mass_a sits distance_a from point_a towards point_b, mass_b sits
+   distance_b from point_b towards point_a. Their inertia and weight enter the dynamics of
+   both ends exactly; the line must not shrink to zero length while a mass sits off its end
+   points (its direction is then undefined: MBS_ERR_SINGULAR). */
+typedef struct mbs_line_force_two_masses_def {
+    const char *name;              /* copied; may be NULL */
+    int body_a, body_b;            /* MBS_WORLD allowed */
+    double point_a[3], point_b[3]; /* attachment points in body coordinates */
+    double stiffness, damping, rest_length; /* as mbs_spring_damper_def; all >= 0 */
+    double mass_a, distance_a;     /* >= 0: point mass and its distance from point_a */
+    double mass_b, distance_b;     /* >= 0: point mass and its distance from point_b */
+} mbs_line_force_two_masses_def;
+/* no name, bodies 0, points 0, all coefficients, masses and distances 0 */
+mbs_line_force_two_masses_def mbs_default_line_force_two_masses_def(void);
+int mbs_add_line_force_two_masses(mbs_builder *b, const mbs_line_force_two_masses_def *def);
+                                   /* force element id */
+
+/* Rotor: a 1-D inertia (moment of inertia `inertia` about `axis`, fixed in the housing body)
+   that spins with ratio x the rate of one joint coordinate plus the housing's angular
+   velocity about the axis (MSL Rotor1D + Mounting1D + IdealGear, exact = true); its
+   gyroscopic torque and the gear's reaction act on the housing. The rotor's own axial
+   inertia is not part of the housing body (do not count it twice); its mass and transverse
+   inertia are (put them into the housing's body def). */
+typedef struct mbs_rotor_def {
+    const char *name;       /* copied; may be NULL */
+    int joint, dof;         /* the rotor turns with ratio * (this joint coordinate's rate) */
+    double inertia;         /* about its axis, kg m^2, > 0 */
+    double ratio;           /* gear ratio, nonzero; 1 = a flywheel on the joint */
+    int housing;            /* body carrying the bearing (MBS_WORLD allowed) */
+    double axis[3];         /* rotor axis in housing coordinates (normalised when stored) */
+} mbs_rotor_def;
+/* name NULL, joint -1, dof 0, inertia 0 (must be set), ratio 1, housing MBS_WORLD,
+   axis (0, 0, 1) */
+mbs_rotor_def mbs_default_rotor_def(void);
+/* Rotor id >= 0 (rotors are numbered 0, 1, ... apart from force elements). The joint must
+   be a tree joint (a rotor on a cut joint is refused at compile). */
+int mbs_add_rotor(mbs_builder *b, const mbs_rotor_def *def);
+int mbs_model_nrotor(const mbs_model *m);
+/* Number of nodes: massless bodies without joints that only line force elements touch
+   (force elements in series); they have no coordinates, their position follows from the
+   balance of the forces on them. */
+int mbs_model_nnode(const mbs_model *m);
+/* 1 when body is a node, 0 when not, MBS_ERR_ARG for a bad id. */
+int mbs_model_body_is_node(const mbs_model *m, int body);
+/* Start position (world) of a node's force balance: Newton starts there the first time
+   instead of the balance of zero-rest-length springs, picking the equilibrium the user
+   means where springs through zero length allow several. compile refuses a start on a body
+   it does not make a node. A later call for the same body replaces an earlier one. */
+int mbs_set_node_start(mbs_builder *b, int body, const double x[3]);
+/* A constant generalized force `force` on dof `dof` of a tree joint (a drive: MSL
+   Rotational.Sources.ConstantTorque / Translational.Sources.ConstantForce): N m or N along
+   that coordinate of v. It does work and stores none, so mbs_energy leaves it out (as it
+   leaves out tau). Compile checks that the joint is a tree joint and dof < its nv.
+   Returns the element id or MBS_ERR_ARG (bad joint id, negative dof, non-finite force). */
+int mbs_add_joint_force(mbs_builder *b, int joint, int dof, double force);
+/* ---------------------------------------------------------------- events, prescribed motion,
+   joint friction, brakes and stops (docs/api.md "Events") */
+/* State events. g is a zero-crossing function of the state: every stepper finds the sign
+   changes of g along the motion (both directions), stops there (fixed-step kinds: within
+   mbs_stepper_def.event_tol, default 1e-9 s, on the far side of the crossing; CVODE: its
+   root finding), calls h once and restarts the integration from the state h leaves; the
+   step still ends at t + dt. g is called with the data's t, q, v (loops closed); it may
+   read them, call the kinematic queries and mbs_forward_dynamics, and must not change the
+   state or inputs; a NaN or infinite g fails the step (MBS_ERR_NONFINITE naming the event).
+   h may change q, v, tau, user states, host wrenches and brake limits (quaternions are
+   normalised, loops closed and v projected after it); it must not change the time or step;
+   it returns 0 ok, < 0 fatal (the step fails with MBS_ERR_CALLBACK and t, q, v are as before
+   the step). h may be NULL: the integration only restarts at the crossing. Returns the event id (>= 0). */
+typedef double (*mbs_event_fn)(mbs_data *d, void *user);
+typedef int (*mbs_event_handler)(mbs_data *d, void *user);
+int mbs_add_event(mbs_builder *b, const char *name, mbs_event_fn g, mbs_event_handler h,
+                  void *user);
+int mbs_model_nevent(const mbs_model *m);
+/* Inside a handler: +1 when g rose through zero, -1 when it fell; 0 outside a handler. */
+int mbs_data_event_direction(const mbs_data *d);
+/* Times event id has fired on this data (its handler ran); negative status for a bad id. */
+long mbs_data_event_count(const mbs_data *d, int event);
+
+/* Prescribed motion of one scalar coordinate of a tree joint (a revolute, prismatic,
+   cylindrical, universal or planar dof): fn(t) gives its position, velocity and
+   acceleration (returns 0 ok, > 0 recoverable, < 0 fatal). The coordinate becomes a
+   rheonomic constraint row q_dof = pos(t): dependent, closed by every evaluation, its
+   multiplier the driving force. Returns the motion id (>= 0). */
+typedef int (*mbs_motion_fn)(double t, double pos[1], double vel[1], double acc[1], void *user);
+int mbs_add_joint_motion(mbs_builder *b, int joint, int dof, mbs_motion_fn fn, void *user);
+/* The generalized force the drive applies along the coordinate at the last dynamics
+   evaluation (after a step: its last evaluation), sign convention of tau: the tau the free
+   coordinate would need to follow the motion. NaN for a bad id or a dof without motion. */
+double mbs_data_driving_force(const mbs_data *d, int joint, int dof);
+
+/* Coulomb + viscous friction with stiction on one scalar dof of a tree joint, as a variable
+   structure (not a smoothed law). Sliding: force -(coulomb sign(v) + viscous v). When the
+   rate crosses zero and the force needed to hold the coordinate is at most stiction, the
+   coordinate locks (a constraint row; its multiplier is the friction force); it unlocks when
+   that force exceeds stiction, sliding in the direction of the net force. A coordinate at
+   rest whose holding force is inside the band when stepping starts is locked. Values are
+   forces (N, or N m for rotational dofs), not coefficients. Returns a force element id. */
+typedef struct mbs_joint_friction_def {
+    const char *name;   /* copied; may be NULL */
+    int joint, dof;
+    double coulomb;     /* sliding friction force/torque, >= 0 */
+    double stiction;    /* break-away limit while stuck, >= coulomb */
+    double viscous;     /* >= 0, force per unit rate */
+} mbs_joint_friction_def;
+/* no name, joint -1 (must be set), dof 0, all values 0 */
+mbs_joint_friction_def mbs_default_joint_friction_def(void);
+int mbs_add_joint_friction(mbs_builder *b, const mbs_joint_friction_def *def);
+/* 1 stuck, 0 sliding, for a dof with friction or a brake (a dof resting on a restitution
+   stop counts as stuck); negative status for a bad id or a dof without friction. */
+int mbs_joint_is_locked(const mbs_data *d, int joint, int dof);
+/* The friction (or brake) force on the dof at the last dynamics evaluation, sign
+   convention of tau: the holding force when locked, -(coulomb sign(v) + viscous v) when
+   sliding. NaN for a bad id or a dof without friction. */
+double mbs_data_friction_force(const mbs_data *d, int joint, int dof);
+
+/* A brake: friction whose limit is a host input (MSL Brake): sliding force `limit`,
+   break-away limit peak * limit. Returns a force element id. */
+typedef struct mbs_joint_brake_def {
+    const char *name;   /* copied; may be NULL */
+    int joint, dof;
+    double limit;       /* initial limit, >= 0 (N or N m); the data starts with it */
+    double peak;        /* >= 1: break-away limit / sliding limit */
+} mbs_joint_brake_def;
+/* no name, joint -1 (must be set), dof 0, limit 0, peak 1 */
+mbs_joint_brake_def mbs_default_joint_brake_def(void);
+int mbs_add_joint_brake(mbs_builder *b, const mbs_joint_brake_def *def);
+/* Host input, held until changed, no allocation: the brake's limit (>= 0, finite); takes
+   effect at the next step (a locked coordinate whose holding force now exceeds the new
+   break-away limit starts sliding there). */
+int mbs_set_brake_limit(mbs_data *d, int brake, double limit);
+
+/* Joint stops: position limits lower < upper on one scalar dof of a tree joint (either may
+   be -INFINITY / INFINITY for none). Elastic law: beyond a limit by p the penalty force
+   stiffness p + damping dp/dt (never pulling) pushes back. Restitution law: reaching a
+   limit the dof's rate is reversed and scaled by restitution (Newton's law, an impulse that
+   respects every other constraint); an impact slower than rest_velocity ends in resting
+   contact (a constraint row, released when it would have to pull). Returns a force
+   element id. */
+typedef enum mbs_stop_law { MBS_STOP_ELASTIC, MBS_STOP_RESTITUTION } mbs_stop_law;
+typedef struct mbs_joint_stop_def {
+    const char *name;     /* copied; may be NULL */
+    int joint, dof;
+    double lower, upper;  /* limits, lower < upper */
+    mbs_stop_law law;
+    double stiffness, damping; /* elastic: >= 0, stiffness > 0 */
+    double restitution;   /* restitution: coefficient in [0, 1] */
+    double rest_velocity; /* restitution: > 0 */
+} mbs_joint_stop_def;
+/* no name, joint -1 (must be set), dof 0, lower -INFINITY, upper INFINITY, restitution
+   law with coefficient 0.5, rest_velocity 1e-3, stiffness 0, damping 0 */
+mbs_joint_stop_def mbs_default_joint_stop_def(void);
+int mbs_add_joint_stop(mbs_builder *b, const mbs_joint_stop_def *def);
+/* 1 at the lower limit, 2 at the upper, 0 between them (restitution: in resting contact;
+   elastic: beyond the limit); negative status (MBS_ERR_ARG) for a bad id or a dof without
+   a stop. */
+int mbs_joint_stop_state(const mbs_data *d, int joint, int dof);
+/* How far the worst restitution stop's coordinate is beyond its limit (0 when all are within
+   them; an elastic stop's penetration is its law and does not count); its force element id
+   in *element when non-NULL (-1 when none). NaN for a NULL d. A run should keep it within
+   the event location's error (speed times event_tol); mbs-sim --check fails a run that
+   does not. */
+double mbs_joint_stop_beyond(const mbs_data *d, int *element);
+/* ---------------------------------------------------------------- point masses, forces between frames, user line laws */
+/* Point masses (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library", Fig. 7;
+   MSL Parts.PointMass): a body with mass > 0 and zero inertia that no joint but its own tree
+   joint touches gets no rotational coordinates, since its rotation moves nothing. Compile
+   makes its free joint (the automatic root included, still named "free_<body>") a
+   translational joint (3 / 3), and its spherical joint (either rotation option) a swing joint:
+   q the unit quaternion (4), v the two rates w1, w2 of the angular velocity w = w1 axis +
+   w2 axis2 (child joint frame) perpendicular to the line from the joint centre to the mass;
+   mbs_model_joint_def reports those two axes as axis and axis2. The spin about that line is
+   dropped (the quaternion's spin about it is a gauge that moves no point of the mass;
+   mbs_difference_q gives the shortest swing between two mass positions). A point mass at the
+   joint centre is not moved by the joint, which then has no coordinates (0 / 0). A torque on
+   a point mass about a dropped direction is carried by its joint. */
+
+/* Force and torque between two frames (Otter, Elmqvist, Mattsson 2003, §8; MSL
+   Forces.ForceAndTorque, WorldForce, FrameForce): force f and torque t, resolved in the
+   chosen frame, act on body_b at the origin of frame_b; the opposite wrench (-f at the same
+   point, -t) acts on body_a. body_a = MBS_WORLD gives a force from the environment. */
+typedef enum mbs_resolve {
+    MBS_RESOLVE_WORLD,   /* world axes */
+    MBS_RESOLVE_FRAME_A, /* axes of frame_a (on body_a), moving with it */
+    MBS_RESOLVE_FRAME_B  /* axes of frame_b (on body_b), moving with it */
+} mbs_resolve;
+/* The value of a two-frame force at the current state and time t, resolved in the element's
+   frame: write force[3] and torque[3]. Runs during dynamics like a force callback (kinematic
+   queries allowed, nested evaluation refused); returns 0 ok, > 0 recoverable, < 0 fatal. */
+typedef int (*mbs_frame_force_fn)(mbs_data *d, double t, double force[3], double torque[3],
+                                  void *user);
+typedef struct mbs_frame_force_def {
+    const char *name;           /* copied; may be NULL */
+    int body_a, body_b;         /* distinct; body_a may be MBS_WORLD, body_b may not */
+    mbs_frame frame_a, frame_b; /* frames fixed on the bodies (body coordinates) */
+    mbs_resolve resolve;        /* frame of force and torque */
+    double force[3], torque[3]; /* constant value; the initial host input of every data */
+    mbs_frame_force_fn fn;      /* NULL: the host input (mbs_set_frame_force) is the value;
+                                   else the callback gives it */
+    void *user;
+} mbs_frame_force_def;
+/* no name, body_a MBS_WORLD, body_b -1 (must be set), identity frames, resolved in frame_b,
+   zero force and torque, no callback */
+mbs_frame_force_def mbs_default_frame_force_def(void);
+int mbs_add_frame_force(mbs_builder *b, const mbs_frame_force_def *def); /* element id */
+/* Host input of a two-frame force element without callback: its force and torque (resolved
+   as the element says; NULL = zero), held until changed, no allocation. MBS_ERR_ARG for
+   another kind of element, a bad id or non-finite values (the value is then unchanged). */
+int mbs_set_frame_force(mbs_data *d, int force, const double f[3], const double t[3]);
+
+/* Line force with a user law (Otter, Elmqvist, Mattsson 2003, §8.1; Docquier, Poncelet,
+   Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models", §4.2.1): the
+   library computes the distance L between the two points and its rate dL/dt and applies the
+   tension the law returns along the line, pulling the points together (as the spring-damper:
+   a law k (L - L0) + d dL/dt is that spring-damper). Below L = 1e-10 the direction fades to
+   zero as for the spring-damper. The law returns 0 ok, > 0 recoverable, < 0 fatal. */
+typedef int (*mbs_line_law)(double length, double rate, double t, double *tension, void *user);
+/* Optional potential V(L) of a conservative law (tension = dV/dL), counted by mbs_energy. */
+typedef double (*mbs_line_potential)(double length, void *user);
+typedef struct mbs_line_force_def {
+    const char *name;              /* copied; may be NULL */
+    int body_a, body_b;            /* MBS_WORLD allowed */
+    double point_a[3], point_b[3]; /* attachment points in body coordinates */
+    mbs_line_law law;              /* required */
+    mbs_line_potential potential;  /* NULL: not counted in the potential energy */
+    void *user;                    /* passed to law and potential */
+} mbs_line_force_def;
+/* no name, both bodies the world, points 0, no law (must be set), no potential */
+mbs_line_force_def mbs_default_line_force_def(void);
+int mbs_add_line_force(mbs_builder *b, const mbs_line_force_def *def); /* element id */
+
+/* ---------------------------------------------------------------- curve-curve contact */
+/* A cut joint keeping a planar curve fixed on its parent (in the x-y plane of frame_parent)
+   in contact with one on its child (x-y plane of frame_child): cam and follower, a wheel on a
+   track, gear flanks (Höbinger, Otter, "PlanarMultiBody - a Modelica library for planar
+   multi-body systems", §7, CurveCurveJoint). Bilateral: the curves slide (frictionless) or
+   roll without slipping along each other, they never separate. The contact parameters s
+   (one per curve) are part of the state, solved at every closure (Newton's method on the
+   paper's conditions: the points on a common normal, and atan2(n1 . t2, -n1 . n2) = 0,
+   whose Jacobian is regular and which only holds with the normals opposite).
+   A curve is p(s) in its frame's x-y plane; its contact normal n is its unit tangent turned
+   by -90 degrees about the frame's z axis (to the right of increasing s; outward for the
+   counterclockwise circle and ellipse), the other way with flip:
+     MBS_CURVE_LINE     p(s) = (s, 0), normal +y (flip: -y)
+     MBS_CURVE_CIRCLE   p(s) = a (cos(s / a), sin(s / a)) (s: arc length), radius a > 0
+     MBS_CURVE_ELLIPSE  p(s) = (a cos s, b sin s), semi-axes a, b > 0 along x and y
+     MBS_CURVE_USER     fn gives p(s), dp/ds (the tangent, nonzero) and d^2p/ds^2
+   Rows (mbs_constraint_info, lambda): the normal contact force on the child along the
+   parent curve's normal (positive when the curves press on each other), for rolling the
+   tangential (friction) force along the parent curve's tangent, then the three rows of a
+   planar joint keeping the two planes one (dropped as redundant in a planar model). */
+typedef enum mbs_curve_kind {
+    MBS_CURVE_LINE, MBS_CURVE_CIRCLE, MBS_CURVE_ELLIPSE, MBS_CURVE_USER
+} mbs_curve_kind;
+/* A user curve: p, dp/ds and d^2p/ds^2 at s (2 each, frame coordinates); 0 ok, nonzero to
+   fail (MBS_ERR_CALLBACK). Called during closure and dynamics: no mbs calls inside. */
+typedef int (*mbs_curve_fn)(double s, double p[2], double dp[2], double ddp[2], void *user);
+typedef struct mbs_curve {
+    mbs_curve_kind kind;
+    double a, b;            /* ellipse semi-axes; circle radius a; unused for a line */
+    int flip;               /* nonzero: contact on the other side (normal reversed) */
+    mbs_curve_fn fn;        /* MBS_CURVE_USER */
+    void *user;
+    double period;          /* MBS_CURVE_USER: > 0 for a closed curve, p(s + period) = p(s)
+                               (a cam, a closed spline); 0 open. Circles and ellipses are
+                               periodic by themselves. */
+} mbs_curve;
+typedef struct mbs_curve_joint_def {
+    const char *name;
+    int parent, child;                     /* body ids; MBS_WORLD allowed */
+    mbs_frame frame_parent, frame_child;   /* each curve lies in the x-y plane of its frame */
+    mbs_curve curve_parent, curve_child;
+    double s_parent, s_child;              /* guesses of the contact parameters at the start */
+    int rolling;                           /* nonzero: rolling without slipping */
+} mbs_curve_joint_def;
+/* name NULL, bodies 0 and 0 (set them), identity frames, two lines, s 0, sliding. */
+mbs_curve_joint_def mbs_default_curve_joint_def(void);
+/* Joint id (>= 0, type MBS_JOINT_CURVE, always a cut joint) or a negative status:
+   MBS_ERR_ARG for a bad body, frame, curve kind, a radius or semi-axis <= 0 or beyond 1e100,
+   a user curve without fn or with a negative or non-finite period, two lines (which cannot
+   touch at one point) or non-finite s. */
+int mbs_add_curve_joint(mbs_builder *b, const mbs_curve_joint_def *def);
+/* The contact of a curve joint at the data's state: parameters s (2: parent, child curve),
+   the contact point on the parent curve and its contact normal (world, 3 each; any output
+   may be NULL). The parameter of a periodic curve (circle, ellipse, user curve with a
+   period) is kept within one period, [-period/2, period/2), so it never grows with the turns.
+   MBS_ERR_ARG for a bad id; MBS_ERR_CONVERGENCE when no contact point is found near the last
+   one (the message says where). */
+int mbs_curve_joint_contact(mbs_data *d, int joint, double s[2], double point[3],
+                            double normal[3]);
+
+/* ---------------------------------------------------------------- user state equations */
+/* Extra first-order states x integrated with the mechanism in one state vector by every
+   stepper: a motor's current, a hydraulic pressure, a filter or controller state
+   (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody
+   models", §4.2.2 "user equations" and §5.1: the 22 hydraulic state equations of a Kinetic
+   H2 suspension integrated together with the car in one monolithic system).
+   A user-state element owns n consecutive entries of the data's user-state vector (its
+   address: mbs_model_user_states_adr). Its function computes xdot = f(t, q, v, x) and may
+   apply forces that depend on x:
+     - it runs in every dynamics evaluation (forward and inverse dynamics, each stage of a
+       step, CVODE's right-hand side), after the kinematics, in force-element order, under
+       the rule of force callbacks (docs/realtime.md): it may read mbs_data_time, _q, _v and
+       the whole mbs_data_user_states vector (other elements' states too), call the
+       kinematic queries, and add forces with mbs_apply_body_wrench and
+       mbs_apply_generalized_force; it must not write the states;
+     - x is this element's n states (at the stage being evaluated), xdot its n derivatives,
+       zeroed on entry; it must not depend on qacc (no algebraic loop);
+     - returns 0 ok, > 0 recoverable (CVODE retries a shorter step), < 0 fatal: then
+       MBS_ERR_CALLBACK; a non-finite xdot is MBS_ERR_NONFINITE naming the element.
+   Steppers: RK4 and Euler stages include x (explicit Euler for x in the semi-implicit
+   Euler step), CVODE integrates y = [q; v; x] (rtol and atol apply to x too), the
+   local-error estimate compares x, event functions may read x and handlers may change it,
+   a failed step restores it bit for bit. mbs_linearize and mbs_modes include x in the state
+   (x = (dq, dv, x_user), nx = 2 nv + nux for a tree); parameter sensitivity runs integrate
+   y = [q; v; x] (mbs_sens_get_user_states); the dynamics derivatives, mbs_equilibrium and
+   the other analyses hold x at its value. Callbacks are C functions: model files have no element
+   for them. */
+typedef int (*mbs_user_states_fn)(mbs_data *d, const double *x, double *xdot, void *user);
+/* n (1 .. 1000000) states with derivative function fn; name copied, may be NULL. Their start
+   values are 0 unless set. Returns the force element id. */
+int mbs_add_user_states(mbs_builder *b, const char *name, int n, mbs_user_states_fn fn,
+                        void *user);
+/* Start values x0 (n values, n the element's count, finite) of a user-state element. */
+int mbs_set_user_states_start(mbs_builder *b, int element, const double *x0, int n);
+/* Total number of user states of the model (0 without user-state elements). */
+int mbs_model_nuser_states(const mbs_model *m);
+/* First index of a user-state element's states in the user-state vector; MBS_ERR_ARG for
+   a NULL model, a bad id or an element of another kind. */
+int mbs_model_user_states_adr(const mbs_model *m, int element);
+/* The model's start values of all user states: x (nuser_states x 1). */
+int mbs_model_user_states_start(const mbs_model *m, double *x);
+/* The data's user-state vector (nuser_states x 1), writable like q and v, starting at the
+   model's start values; checked to be finite when a step starts. NULL for a NULL data. */
+double *mbs_data_user_states(mbs_data *d);
+/* Set the n states of one element (x finite; refused inside a force callback). */
+int mbs_data_set_user_states(mbs_data *d, int element, const double *x);
+/* xdot (nuser_states x 1): the derivatives at the data's current t, q, v, tau and user
+   states as they are (loops not closed): the kinematics and the force elements are
+   evaluated, no accelerations; q, v and the states stay as they were. */
+int mbs_user_states_derivative(mbs_data *d, double *xdot);
+
+/* ---------------------------------------------------------------- visual shapes */
+/* Shapes drawn for a body by viewers (mbs-sim --animate / --gltf, model files' <visual>);
+   they have no effect on the dynamics. */
+typedef enum mbs_shape_type {
+    MBS_SHAPE_BOX,
+    MBS_SHAPE_CYLINDER,
+    MBS_SHAPE_SPHERE,
+    MBS_SHAPE_MESH
+} mbs_shape_type;
+typedef struct mbs_visual_def {
+    const char *name;     /* copied; may be NULL */
+    int body;             /* body id; MBS_WORLD allowed */
+    mbs_shape_type shape;
+    mbs_frame frame;      /* shape frame in body coordinates; cylinder axis = frame z, as URDF */
+    double size[3];       /* box: full extents x, y, z; cylinder: radius, length; sphere:
+                             radius; entries a shape does not use are ignored (finite) */
+    double scale[3];      /* mesh: scale factors per axis, nonzero (negative mirrors) */
+    double color[4];      /* rgba in [0, 1] */
+    const char *mesh;     /* mesh: file name (as written in the model file), copied */
+} mbs_visual_def;
+/* no name, body -1 (must be set), sphere of radius 0.05, identity frame, scale 1,
+   colour (0.7, 0.7, 0.7, 1), no mesh */
+mbs_visual_def mbs_default_visual_def(void);
+int mbs_add_visual(mbs_builder *b, const mbs_visual_def *def); /* visual id >= 0 */
+int mbs_model_nvisual(const mbs_model *m);
+/* Copy of visual id's definition into out; its strings (name never NULL: "" if unnamed;
+   mesh NULL unless a mesh) point into the model and live as long as it. */
+int mbs_model_visual(const mbs_model *m, int id, mbs_visual_def *out);
+/* The definitions a compiled model was built from, for viewers and exporters (names point
+   into the model). Body 0 is the world (mass 0); automatic free root joints are included;
+   axes are the normalised ones. mbs_model_spring_damper_def: MBS_ERR_ARG when force element
+   id is not a line spring-damper. */
+int mbs_model_body_def(const mbs_model *m, int body, mbs_body_def *out);
+int mbs_model_joint_def(const mbs_model *m, int joint, mbs_joint_def *out);
+int mbs_model_spring_damper_def(const mbs_model *m, int force, mbs_spring_damper_def *out);
+/* The uniform gravity vector g (world frame); zero when the model has no gravity or point
+   gravity. Viewers draw "up" against it. */
+int mbs_model_gravity(const mbs_model *m, double g[3]);
+
+/* ---------------------------------------------------------------- start values, joint drives */
+/* Start values of a tree joint, kept in the compiled model: mbs_data_create starts there
+   (neutral q and zero v where none were given) and mbs_model_start returns them. q holds the
+   joint's nq coordinates (quaternions scalar first, of unit norm within 1e-6; stored as
+   given), v its nv rates; either may be NULL (not given), not both. A later call for the
+   same joint replaces what it gives. MBS_ERR_ARG for a bad id, a joint marked cut (or a
+   distance joint), counts other than the joint type's, non-finite values; a joint that
+   mbs_compile makes a cut joint (it closes a loop) fails the compile, naming it. Bodies that
+   no joint connects get their free joint at compile: give such a body an explicit
+   MBS_JOINT_FREE from MBS_WORLD (the same joint) to give it start values. */
+int mbs_set_joint_start(mbs_builder *b, int joint, const double *q, int nq, const double *v,
+                        int nv);
+/* Coordinates of a tree joint held at their values by mbs_assemble (Modelica's start values
+   with fixed = true): hold (nv x 1), nonzero = held; nv must be the joint's. mbs_assemble
+   keeps held coordinates at their values in q (the start values unless the host changed
+   them): its loop partition takes them as independent coordinates where the loops allow it,
+   and when the loops need a held coordinate as a dependent one and the held values cannot
+   all hold, it fails with MBS_ERR_INCONSISTENT naming the joint (q and v unchanged). */
+int mbs_set_joint_hold(mbs_builder *b, int joint, const unsigned char *hold, int nv);
+/* The model's start values: q (nq x 1) and v (nv x 1), either may be NULL. */
+int mbs_model_start(const mbs_model *m, double *q, double *v);
+/* hold (nv x 1, nullable): 1 for a coordinate held at assembly, 0 otherwise; returns the
+   number of held coordinates (negative status for a NULL model). */
+int mbs_model_hold(const mbs_model *m, unsigned char *hold);
+/* ---------------------------------------------------------------- model files */
+/* Add the elements of a model file: URDF as ROS writes it (links with inertial and visual
+   blocks, joints revolute, continuous, prismatic, fixed, floating, planar; the root link
+   welded to the world unless it is the link "world"), or mbs's superset of URDF (joints of
+   every mbs type, cut="true" closing loops, state_priority, gravity, spring-dampers, joint
+   spring-dampers). Names are kept (mbs_model_find_body / _joint find them). A failure names
+   the file, the line and the element, and leaves the builder as it was. See
+   docs/model-files.md. */
+int mbs_builder_load(mbs_builder *b, const char *path);
+
+/* Robot files as they ship. Both loaders skip what lies outside URDF's links and joints and
+   outside mbs's superset (<sensor>, <mujoco>, Drake's <frame>, elements of any XML namespace
+   such as <drake:joint>); an inertia that fails the checks of mbs_add_body is read with its
+   entries below 1e-12 of the file's largest as zero (rounding junk), and ignored on a link
+   that cannot move (welded to the world through fixed joints); each such case is a warning. An
+   unknown element without a namespace is still refused (a typo of the superset). */
+typedef void (*mbs_load_warning_fn)(void *user, const char *message);
+typedef struct mbs_load_options {
+    int floating_base;    /* 1: the root link gets a free joint (named "floating_base") instead
+                             of a weld to the world; files with a "world" link are unchanged */
+    int balance_inertia;  /* 1: principal moments of a moving link that violate the triangle
+                             inequality are replaced by their mean (MuJoCo's balanceinertia),
+                             a warning each; 0 (default): such a link is refused */
+    mbs_load_warning_fn warning; /* called with each warning ("file:line: <element>: ..."),
+                                    during the call only; NULL: warnings are dropped */
+    void *user;           /* handed to warning */
+} mbs_load_options;
+mbs_load_options mbs_default_load_options(void); /* all 0: what mbs_builder_load does */
+/* mbs_builder_load with options (NULL: the defaults). */
+int mbs_builder_load_with(mbs_builder *b, const char *path, const mbs_load_options *opt);
+
+
+/* ======== MODEL (mbs_model): compile, queries, parameters */
+
 /* ---------------------------------------------------------------- compile, model */
 /* Validate, pick the spanning tree, add free root joints; the builder stays usable. */
 int mbs_compile(const mbs_builder *b, mbs_model **out);
@@ -192,6 +643,137 @@ int mbs_model_find_body(const mbs_model *m, const char *name);  /* id or negativ
 int mbs_model_find_joint(const mbs_model *m, const char *name); /* id or negative */
 const char *mbs_model_body_name(const mbs_model *m, int body);   /* "" if unnamed, NULL if bad */
 const char *mbs_model_joint_name(const mbs_model *m, int joint); /* "" if unnamed, NULL if bad */
+
+/* ---------------------------------------------------------------- planar models */
+/* A model whose tree joints all move in one plane (revolute axes parallel, prismatic axes
+   perpendicular to them, planar joints with that normal, fixed joints), no force callback,
+   and no closed loop or only loops closed in closed form by planar assemblies (JointRRR,
+   JointRRP, JointRPP below, whose normal is the model's), runs its forward dynamics in planar
+   algebra (3-vectors instead of spatial 6-vectors; Höbinger and Otter, "PlanarMultiBody - a
+   Modelica library for planar multi-body systems"): same API, same results to rounding. A
+   planar loop keeps the two rows its assembly closes (no rank decision); while Newton serves
+   its loops (near a singular position) the model runs the 3-D path. */
+typedef enum mbs_planar_mode {
+    MBS_PLANAR_AUTO, /* default: compile finds a planar model and uses the planar path */
+    MBS_PLANAR_OFF   /* always the 3-D path */
+} mbs_planar_mode;
+int mbs_builder_set_planar(mbs_builder *b, mbs_planar_mode mode);
+/* 1 when the compiled model runs the planar path, 0 when not, negative for NULL. */
+int mbs_model_is_planar(const mbs_model *m);
+
+/* ---------------------------------------------------------------- loops closed in closed form */
+/* Compile recognises loops with the structure of the assemblies of the Modelica MultiBody
+   library (Otter, Elmqvist, Mattsson 2003, §7.2-7.3;
+   MSL Joints.Assemblies) and closes them in closed form instead of by Newton's method:
+     JointSSR, JointSSP   a distance joint (rod with ball ends) and a revolute or prismatic
+                          joint of its loop;
+     JointUSR, JointUSP   a rod body on a universal joint (or a spherical one, whose spin
+     (SSR, SSP)           about the rod stays free), closed by a spherical cut joint at its
+                          other end, and a revolute or prismatic joint of the loop;
+     JointUPS (SPS)       a universal (or spherical) joint, a prismatic joint below it and a
+                          spherical cut joint;
+     JointRRR, RRP, RPP   a planar loop (revolute axes parallel, prismatic axes perpendicular
+                          to them) closed by a revolute or prismatic cut joint, with two more
+                          revolute or prismatic joints.
+   Every loop of the model must have one, no two loops may share a dependent coordinate, and
+   the loops must admit an order in which each reads only independent coordinates and those
+   of the loops before it (coupled loops such as the slider-cranks of an engine on one
+   crankshaft); otherwise every loop keeps Newton. The dependent coordinates are the ones with
+   the lowest state_priority. A closure takes the root nearest to the current coordinates
+   (at mbs_assemble: the user's guess), so the motion stays on its branch; rates and
+   accelerations come from the derivatives of each assembly's equations, and the dynamics
+   are reduced to the independent coordinates (lambda as before). Near a singular position
+   (a rod stretched straight or folded, a planar loop flat), where the closed forms lose
+   accuracy, Newton closes the loops instead (an event for the steppers) until they are well
+   away from it again; mbs_cut_joint_closure tells which one runs. */
+typedef enum mbs_closure { MBS_CLOSURE_NEWTON, MBS_CLOSURE_ANALYTIC } mbs_closure;
+/* MBS_CLOSURE_ANALYTIC (default): closed forms where compile finds them; MBS_CLOSURE_NEWTON:
+   Newton for every loop. */
+int mbs_builder_set_closure(mbs_builder *b, mbs_closure closure);
+/* How the loop of a cut joint (or distance joint) is closed now: MBS_CLOSURE_ANALYTIC or
+   MBS_CLOSURE_NEWTON; MBS_ERR_ARG for NULL or a joint that is not a cut joint. */
+int mbs_cut_joint_closure(const mbs_data *d, int cut_joint);
+/* The assembly compile found for a cut joint's loop ("JointRRR", "JointSSP", ...; static
+   string), NULL when the model's loops keep Newton or for a bad argument. */
+const char *mbs_model_cut_assembly(const mbs_model *m, int cut_joint);
+/* Newton iterations the loop closures of d have made since its creation (0 while every loop
+   is closed analytically). */
+long mbs_loop_newton_iterations(const mbs_data *d);
+
+/* ---------------------------------------------------------------- parameters of a compiled model */
+/* Parameters of a compiled model, changed for a new run without compiling again (a sweep).
+   Each change is validated as the builder validates the same value (a body's mass, com and
+   inertia together; coefficients >= 0; ...) and a refused one leaves the model as it was,
+   with the message in mbs_model_error. Every derived quantity is updated (spatial inertias,
+   the planar path's inertias, the swing axes of a point mass, the terms of the rotors native
+   to a joint's ABA step), so the model is the one that
+   mbs_compile would have built with the new value, bit for bit. A body compile turned into
+   a point mass (no rotational coordinates) must stay a point mass, with its mass off the
+   centre of a spherical joint when it was; a body that compile would now turn into one is
+   refused too (MBS_ERR_ARG, "compile the model again").
+   Data objects read the model at every call, so data made from the model see the change at
+   their next call; a stepper restarts its integrator (CVODE's history) at its next step.
+   The model is shared, not locked: do not change a parameter while another thread runs a
+   call on a data object of the same model (between runs it is safe). Reading parameters
+   (mbs_model_get_param) writes nothing into the model: any number of threads may read a
+   shared model at once. */
+typedef enum mbs_param_kind {
+    MBS_PARAM_MASS,       /* body id: mass */
+    MBS_PARAM_COM,        /* body id: com[index], index 0..2 */
+    MBS_PARAM_INERTIA,    /* body id: inertia[index], index 0..8 row-major (about the com);
+                             the symmetric entry changes with it */
+    MBS_PARAM_STIFFNESS,  /* force element id: line (with or without masses) or joint
+                             spring-damper stiffness */
+    MBS_PARAM_DAMPING,    /* force element id: line or joint spring-damper damping (not on a
+                             line element through a node: compile refuses it there) */
+    MBS_PARAM_REST,       /* force element id: rest length (line, >= 0) or rest position
+                             (joint spring-damper) */
+    MBS_PARAM_GRAVITY,    /* uniform gravity g[index], index 0..2 (a model with uniform
+                             gravity; id unused) */
+    MBS_PARAM_GRAVITY_MU, /* point gravity mu > 0 (a model with point gravity; id unused) */
+    /* the kinds below were appended later (the values above keep their numbers) */
+    MBS_PARAM_ROTOR_INERTIA, /* rotor id (mbs_add_rotor's, 0..nrotor-1): inertia > 0 */
+    MBS_PARAM_ROTOR_RATIO,   /* rotor id: gear ratio, nonzero */
+    MBS_PARAM_LINE_MASS,     /* force element id of a line force with mass: index 0 the
+                                spring-damper's mass or the two-mass element's mass_a, index 1
+                                its mass_b; a mass compiled > 0 stays > 0, a mass compiled 0
+                                stays 0 (it has no inertial rows: compile the model again) */
+    MBS_PARAM_LINE_MASS_PLACE, /* force element id: index 0 the spring-damper's mass_fraction
+                                  (in [0, 1]) or the two-mass element's distance_a (>= 0),
+                                  index 1 its distance_b (>= 0) */
+    MBS_PARAM_FRICTION,      /* force element id of a joint friction (not a brake, whose limit
+                                is a host input): index 0 coulomb, 1 stiction, 2 viscous, all
+                                >= 0 with stiction >= coulomb */
+    MBS_PARAM_STOP           /* force element id of a joint stop, a value of its law: index 0
+                                stiffness (> 0) and 1 damping (>= 0) of an elastic stop, 2
+                                restitution (in [0, 1]) and 3 rest_velocity (> 0) of a
+                                restitution stop; the limits are not parameters (a data
+                                object in contact holds its limit) */
+} mbs_param_kind;
+typedef struct mbs_param {
+    mbs_param_kind kind;
+    int id;    /* body or force element id */
+    int index; /* component, where the kind has several */
+} mbs_param;
+/* Message of the last failed parameter call on m: the calling thread's last failed
+   mbs_model_get_param on m when that was its last parameter call on m, else the last failed
+   change of m; "" when there was none. */
+const char *mbs_model_error(const mbs_model *m);
+/* Current value of a parameter (MBS_ERR_ARG for a bad parameter; the message is kept per
+   thread, not in the model). */
+int mbs_model_get_param(const mbs_model *m, const mbs_param *p, double *value);
+/* Set one parameter. */
+int mbs_model_set_param(mbs_model *m, const mbs_param *p, double value);
+/* Set mass, com and inertia of a body at once (def's name is ignored); the world (0) is
+   refused. */
+int mbs_model_set_body(mbs_model *m, int body, const mbs_body_def *def);
+/* Gravity of a compiled model: uniform g, or point gravity (center, mu > 0); either kind may
+   replace the other. */
+int mbs_model_set_gravity(mbs_model *m, const double g[3]);
+int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu);
+
+
+/* ======== DATA (mbs_data): state, dynamics, controller queries */
 
 /* ---------------------------------------------------------------- data and dynamics */
 mbs_data *mbs_data_create(const mbs_model *m); /* takes every allocation the runtime needs */
@@ -315,6 +897,28 @@ int mbs_difference_q(const mbs_model *m, const double *q0, const double *q1, dou
 int mbs_normalize_q(const mbs_model *m, double *q);
 int mbs_neutral_q(const mbs_model *m, double *q);
 
+/* ---------------------------------------------------------------- controller queries */
+/* Allocation-free, O(N) at most, callable from a control loop at every tick. World frame;
+   a failed query leaves its outputs unwritten. With closed loops the Jacobian is the one of
+   the tree coordinates: J v gives the point's velocity for any v that satisfies the loops;
+   for the independent coordinates u, multiply by dv/du (docs/api.md says how). */
+/* J (6 x nv, row-major): [w_body; v_point] = J v, point in body coordinates. */
+int mbs_point_jacobian(mbs_data *d, int body, const double point[3], double *J);
+/* a[6] = Jdot v: the point's (angular; linear) acceleration when qacc = 0 (no gravity). */
+int mbs_point_bias_acceleration(mbs_data *d, int body, const double point[3], double a[6]);
+/* Centre of mass of the whole system (MBS_ERR_ARG for a model without mass). */
+int mbs_com(mbs_data *d, double com[3]);
+/* Linear momentum and angular momentum about the world origin of the whole system. */
+int mbs_momentum(mbs_data *d, double lin[3], double ang[3]);
+/* After mbs_forward_dynamics (or a step): the wrench the parent exerts on the child through
+   this joint (tree or cut) at the child joint frame origin, world coordinates: the
+   constraint part plus what acts along the joint's coordinates (tau, springs, friction,
+   prescribed-motion drives). */
+int mbs_joint_reaction(mbs_data *d, int joint, double force[3], double torque[3]);
+
+
+/* ======== STEPPER (mbs_stepper, mbs_sens, mbs_batch): time integration */
+
 /* ---------------------------------------------------------------- stepper */
 typedef enum mbs_stepper_kind {
     MBS_STEP_EULER,       /* semi-implicit (symplectic) Euler, fixed step */
@@ -364,522 +968,7 @@ void mbs_stepper_destroy(mbs_stepper *s);
    and their rates; a new loop selection or partition restarts CVODE. */
 int mbs_stepper_step(mbs_stepper *s, double dt);
 
-/* ---------------------------------------------------------------- visual shapes */
-/* Shapes drawn for a body by viewers (mbs-sim --animate / --gltf, model files' <visual>);
-   they have no effect on the dynamics. */
-typedef enum mbs_shape_type {
-    MBS_SHAPE_BOX,
-    MBS_SHAPE_CYLINDER,
-    MBS_SHAPE_SPHERE,
-    MBS_SHAPE_MESH
-} mbs_shape_type;
-typedef struct mbs_visual_def {
-    const char *name;     /* copied; may be NULL */
-    int body;             /* body id; MBS_WORLD allowed */
-    mbs_shape_type shape;
-    mbs_frame frame;      /* shape frame in body coordinates; cylinder axis = frame z, as URDF */
-    double size[3];       /* box: full extents x, y, z; cylinder: radius, length; sphere:
-                             radius; entries a shape does not use are ignored (finite) */
-    double scale[3];      /* mesh: scale factors per axis, nonzero (negative mirrors) */
-    double color[4];      /* rgba in [0, 1] */
-    const char *mesh;     /* mesh: file name (as written in the model file), copied */
-} mbs_visual_def;
-/* no name, body -1 (must be set), sphere of radius 0.05, identity frame, scale 1,
-   colour (0.7, 0.7, 0.7, 1), no mesh */
-mbs_visual_def mbs_default_visual_def(void);
-int mbs_add_visual(mbs_builder *b, const mbs_visual_def *def); /* visual id >= 0 */
-int mbs_model_nvisual(const mbs_model *m);
-/* Copy of visual id's definition into out; its strings (name never NULL: "" if unnamed;
-   mesh NULL unless a mesh) point into the model and live as long as it. */
-int mbs_model_visual(const mbs_model *m, int id, mbs_visual_def *out);
-/* The definitions a compiled model was built from, for viewers and exporters (names point
-   into the model). Body 0 is the world (mass 0); automatic free root joints are included;
-   axes are the normalised ones. mbs_model_spring_damper_def: MBS_ERR_ARG when force element
-   id is not a line spring-damper. */
-int mbs_model_body_def(const mbs_model *m, int body, mbs_body_def *out);
-int mbs_model_joint_def(const mbs_model *m, int joint, mbs_joint_def *out);
-int mbs_model_spring_damper_def(const mbs_model *m, int force, mbs_spring_damper_def *out);
-/* The uniform gravity vector g (world frame); zero when the model has no gravity or point
-   gravity. Viewers draw "up" against it. */
-int mbs_model_gravity(const mbs_model *m, double g[3]);
-
-/* ---------------------------------------------------------------- controller queries */
-/* Allocation-free, O(N) at most, callable from a control loop at every tick. World frame;
-   a failed query leaves its outputs unwritten. With closed loops the Jacobian is the one of
-   the tree coordinates: J v gives the point's velocity for any v that satisfies the loops;
-   for the independent coordinates u, multiply by dv/du (docs/api.md says how). */
-/* J (6 x nv, row-major): [w_body; v_point] = J v, point in body coordinates. */
-int mbs_point_jacobian(mbs_data *d, int body, const double point[3], double *J);
-/* a[6] = Jdot v: the point's (angular; linear) acceleration when qacc = 0 (no gravity). */
-int mbs_point_bias_acceleration(mbs_data *d, int body, const double point[3], double a[6]);
-/* Centre of mass of the whole system (MBS_ERR_ARG for a model without mass). */
-int mbs_com(mbs_data *d, double com[3]);
-/* Linear momentum and angular momentum about the world origin of the whole system. */
-int mbs_momentum(mbs_data *d, double lin[3], double ang[3]);
-/* After mbs_forward_dynamics (or a step): the wrench the parent exerts on the child through
-   this joint (tree or cut) at the child joint frame origin, world coordinates: the
-   constraint part plus what acts along the joint's coordinates (tau, springs, friction,
-   prescribed-motion drives). */
-int mbs_joint_reaction(mbs_data *d, int joint, double force[3], double torque[3]);
-
-/* ---------------------------------------------------------------- model files */
-/* Add the elements of a model file: URDF as ROS writes it (links with inertial and visual
-   blocks, joints revolute, continuous, prismatic, fixed, floating, planar; the root link
-   welded to the world unless it is the link "world"), or mbs's superset of URDF (joints of
-   every mbs type, cut="true" closing loops, state_priority, gravity, spring-dampers, joint
-   spring-dampers). Names are kept (mbs_model_find_body / _joint find them). A failure names
-   the file, the line and the element, and leaves the builder as it was. See
-   docs/model-files.md. */
-int mbs_builder_load(mbs_builder *b, const char *path);
-
-/* Robot files as they ship. Both loaders skip what lies outside URDF's links and joints and
-   outside mbs's superset (<sensor>, <mujoco>, Drake's <frame>, elements of any XML namespace
-   such as <drake:joint>); an inertia that fails the checks of mbs_add_body is read with its
-   entries below 1e-12 of the file's largest as zero (rounding junk), and ignored on a link
-   that cannot move (welded to the world through fixed joints); each such case is a warning. An
-   unknown element without a namespace is still refused (a typo of the superset). */
-typedef void (*mbs_load_warning_fn)(void *user, const char *message);
-typedef struct mbs_load_options {
-    int floating_base;    /* 1: the root link gets a free joint (named "floating_base") instead
-                             of a weld to the world; files with a "world" link are unchanged */
-    int balance_inertia;  /* 1: principal moments of a moving link that violate the triangle
-                             inequality are replaced by their mean (MuJoCo's balanceinertia),
-                             a warning each; 0 (default): such a link is refused */
-    mbs_load_warning_fn warning; /* called with each warning ("file:line: <element>: ..."),
-                                    during the call only; NULL: warnings are dropped */
-    void *user;           /* handed to warning */
-} mbs_load_options;
-mbs_load_options mbs_default_load_options(void); /* all 0: what mbs_builder_load does */
-/* mbs_builder_load with options (NULL: the defaults). */
-int mbs_builder_load_with(mbs_builder *b, const char *path, const mbs_load_options *opt);
-
-/* ---------------------------------------------------------------- planar models */
-/* A model whose tree joints all move in one plane (revolute axes parallel, prismatic axes
-   perpendicular to them, planar joints with that normal, fixed joints), no force callback,
-   and no closed loop or only loops closed in closed form by planar assemblies (JointRRR,
-   JointRRP, JointRPP below, whose normal is the model's), runs its forward dynamics in planar
-   algebra (3-vectors instead of spatial 6-vectors; Höbinger and Otter, "PlanarMultiBody - a
-   Modelica library for planar multi-body systems"): same API, same results to rounding. A
-   planar loop keeps the two rows its assembly closes (no rank decision); while Newton serves
-   its loops (near a singular position) the model runs the 3-D path. */
-typedef enum mbs_planar_mode {
-    MBS_PLANAR_AUTO, /* default: compile finds a planar model and uses the planar path */
-    MBS_PLANAR_OFF   /* always the 3-D path */
-} mbs_planar_mode;
-int mbs_builder_set_planar(mbs_builder *b, mbs_planar_mode mode);
-/* 1 when the compiled model runs the planar path, 0 when not, negative for NULL. */
-int mbs_model_is_planar(const mbs_model *m);
-
-/* ---------------------------------------------------------------- start values, joint drives */
-/* Start values of a tree joint, kept in the compiled model: mbs_data_create starts there
-   (neutral q and zero v where none were given) and mbs_model_start returns them. q holds the
-   joint's nq coordinates (quaternions scalar first, of unit norm within 1e-6; stored as
-   given), v its nv rates; either may be NULL (not given), not both. A later call for the
-   same joint replaces what it gives. MBS_ERR_ARG for a bad id, a joint marked cut (or a
-   distance joint), counts other than the joint type's, non-finite values; a joint that
-   mbs_compile makes a cut joint (it closes a loop) fails the compile, naming it. Bodies that
-   no joint connects get their free joint at compile: give such a body an explicit
-   MBS_JOINT_FREE from MBS_WORLD (the same joint) to give it start values. */
-int mbs_set_joint_start(mbs_builder *b, int joint, const double *q, int nq, const double *v,
-                        int nv);
-/* Coordinates of a tree joint held at their values by mbs_assemble (Modelica's start values
-   with fixed = true): hold (nv x 1), nonzero = held; nv must be the joint's. mbs_assemble
-   keeps held coordinates at their values in q (the start values unless the host changed
-   them): its loop partition takes them as independent coordinates where the loops allow it,
-   and when the loops need a held coordinate as a dependent one and the held values cannot
-   all hold, it fails with MBS_ERR_INCONSISTENT naming the joint (q and v unchanged). */
-int mbs_set_joint_hold(mbs_builder *b, int joint, const unsigned char *hold, int nv);
-/* The model's start values: q (nq x 1) and v (nv x 1), either may be NULL. */
-int mbs_model_start(const mbs_model *m, double *q, double *v);
-/* hold (nv x 1, nullable): 1 for a coordinate held at assembly, 0 otherwise; returns the
-   number of held coordinates (negative status for a NULL model). */
-int mbs_model_hold(const mbs_model *m, unsigned char *hold);
-/* ---------------------------------------------------------------- Modelica modelling elements:
-   line forces with mass, nodes, rotors (Otter, Elmqvist, Mattsson 2003, "The New Modelica
-   MultiBody Library", §8.1, §8.2, §10). See docs/api.md "Line forces with mass, nodes and
-   rotors". */
-/* A line spring-damper with two point masses on its line (MSL LineForceWithTwoMasses, e.g.
-   a hydraulic cylinder): mass_a sits distance_a from point_a towards point_b, mass_b sits
-   distance_b from point_b towards point_a. Their inertia and weight enter the dynamics of
-   both ends exactly; the line must not shrink to zero length while a mass sits off its end
-   points (its direction is then undefined: MBS_ERR_SINGULAR). */
-typedef struct mbs_line_force_two_masses_def {
-    const char *name;              /* copied; may be NULL */
-    int body_a, body_b;            /* MBS_WORLD allowed */
-    double point_a[3], point_b[3]; /* attachment points in body coordinates */
-    double stiffness, damping, rest_length; /* as mbs_spring_damper_def; all >= 0 */
-    double mass_a, distance_a;     /* >= 0: point mass and its distance from point_a */
-    double mass_b, distance_b;     /* >= 0: point mass and its distance from point_b */
-} mbs_line_force_two_masses_def;
-/* no name, bodies 0, points 0, all coefficients, masses and distances 0 */
-mbs_line_force_two_masses_def mbs_default_line_force_two_masses_def(void);
-int mbs_add_line_force_two_masses(mbs_builder *b, const mbs_line_force_two_masses_def *def);
-                                   /* force element id */
-
-/* Rotor: a 1-D inertia (moment of inertia `inertia` about `axis`, fixed in the housing body)
-   that spins with ratio x the rate of one joint coordinate plus the housing's angular
-   velocity about the axis (MSL Rotor1D + Mounting1D + IdealGear, exact = true); its
-   gyroscopic torque and the gear's reaction act on the housing. The rotor's own axial
-   inertia is not part of the housing body (do not count it twice); its mass and transverse
-   inertia are (put them into the housing's body def). */
-typedef struct mbs_rotor_def {
-    const char *name;       /* copied; may be NULL */
-    int joint, dof;         /* the rotor turns with ratio * (this joint coordinate's rate) */
-    double inertia;         /* about its axis, kg m^2, > 0 */
-    double ratio;           /* gear ratio, nonzero; 1 = a flywheel on the joint */
-    int housing;            /* body carrying the bearing (MBS_WORLD allowed) */
-    double axis[3];         /* rotor axis in housing coordinates (normalised when stored) */
-} mbs_rotor_def;
-/* name NULL, joint -1, dof 0, inertia 0 (must be set), ratio 1, housing MBS_WORLD,
-   axis (0, 0, 1) */
-mbs_rotor_def mbs_default_rotor_def(void);
-/* Rotor id >= 0 (rotors are numbered 0, 1, ... apart from force elements). The joint must
-   be a tree joint (a rotor on a cut joint is refused at compile). */
-int mbs_add_rotor(mbs_builder *b, const mbs_rotor_def *def);
-int mbs_model_nrotor(const mbs_model *m);
-/* Number of nodes: massless bodies without joints that only line force elements touch
-   (force elements in series); they have no coordinates, their position follows from the
-   balance of the forces on them. */
-int mbs_model_nnode(const mbs_model *m);
-/* 1 when body is a node, 0 when not, MBS_ERR_ARG for a bad id. */
-int mbs_model_body_is_node(const mbs_model *m, int body);
-/* Start position (world) of a node's force balance: Newton starts there the first time
-   instead of the balance of zero-rest-length springs, picking the equilibrium the user
-   means where springs through zero length allow several. compile refuses a start on a body
-   it does not make a node. A later call for the same body replaces an earlier one. */
-int mbs_set_node_start(mbs_builder *b, int body, const double x[3]);
-/* A constant generalized force `force` on dof `dof` of a tree joint (a drive: MSL
-   Rotational.Sources.ConstantTorque / Translational.Sources.ConstantForce): N m or N along
-   that coordinate of v. It does work and stores none, so mbs_energy leaves it out (as it
-   leaves out tau). Compile checks that the joint is a tree joint and dof < its nv.
-   Returns the element id or MBS_ERR_ARG (bad joint id, negative dof, non-finite force). */
-int mbs_add_joint_force(mbs_builder *b, int joint, int dof, double force);
-/* ---------------------------------------------------------------- analyses */
-/* ROBOTRAN's analysis modules (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful
-   symbolic generator of multibody models", §2.2.2 and §4.3.1). A failed call leaves q, v
-   and its outputs as they were. See docs/api.md, "Analyses". */
-
-/* tau_out (nv x 1): generalized forces only on the nact distinct velocity indices of
-   actuated, zero elsewhere, for which forward dynamics returns qacc (nv x 1; with loops it
-   must satisfy them at acceleration level, else MBS_ERR_INCONSISTENT naming the cut joint).
-   Like mbs_inverse_dynamics it ignores the data's tau; gravity, force elements, host wrenches
-   and callbacks are included. Fully actuated: exact. Over-actuated: the tau_out of minimum
-   Euclidean norm sqrt(sum tau_out_i^2) over the actuated entries, in SI units as they are
-   (N and N m mixed, unweighted; the Moore-Penrose solution). Under-actuated: exact when qacc
-   is reachable; when the unactuated coordinates would need a generalized force beyond 1e-9
-   of max |RNEA(qacc)|, MBS_ERR_INCONSISTENT naming that coordinate and the cut joint of its
-   loop. On a tree: the inverse dynamics restricted to the actuated set (consistent only if
-   the others need no force). Allocation-free. */
-int mbs_inverse_dynamics_actuated(mbs_data *d, const double *qacc, const int *actuated,
-                                  int nact, double *tau_out);
-/* Static equilibrium: v = 0 and q moved, from the current q, until the generalized forces
-   (tau, gravity, force elements, host wrenches, callbacks at the data's time) vanish along
-   every motion the loops allow; coordinates flagged 1 in fixed (nv x 1, 0 or 1, nullable)
-   keep their values (a quaternion joint's three rotation dofs all or none), loops stay
-   closed. A damped Newton iteration (at most 50, steps of at most 0.5 rad or m) on the
-   reduced forces in the independent coordinates of a loop partition that keeps the fixed
-   ones independent; its Jacobian by central differences (step 1e-5 in tangent
-   coordinates). MBS_ERR_CONVERGENCE when it finds no equilibrium nearby,
-   MBS_ERR_SINGULAR when the equilibrium reached is not isolated (a direction along which
-   the forces do not change: hold it with fixed), MBS_ERR_ARG for a bad mask or one that
-   leaves a loop unable to close. Needs LAPACK (MBS_ERR_STATE without). */
-int mbs_equilibrium(mbs_data *d, const unsigned char *fixed);
-
-typedef struct mbs_position_target {
-    int body;         /* body id >= 1 */
-    double point[3];  /* body point, body coordinates */
-    double pos[3];    /* where it must be, world */
-} mbs_position_target;
-/* Initialisation / inverse kinematics: move q (coordinates not flagged in fixed, nv x 1,
-   nullable, as for mbs_equilibrium) so that the n body points reach their world positions,
-   loops closed; v is then projected onto the loops. Damped least squares (Levenberg-
-   Marquardt, minimum-norm steps in tangent coordinates: the solution reached is near the
-   starting q), at most 100 iterations. Targets that hold whatever q is (the out-of-plane row of a planar arm) are
-   allowed. MBS_ERR_INCONSISTENT naming the target (or cut joint) when they cannot all hold
-   (out of reach), MBS_ERR_CONVERGENCE when the iteration cap is hit. Needs LAPACK. */
-int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
-                        const unsigned char *fixed);
-/* ---------------------------------------------------------------- events, prescribed motion,
-   joint friction, brakes and stops (docs/api.md "Events") */
-/* State events. g is a zero-crossing function of the state: every stepper finds the sign
-   changes of g along the motion (both directions), stops there (fixed-step kinds: within
-   mbs_stepper_def.event_tol, default 1e-9 s, on the far side of the crossing; CVODE: its
-   root finding), calls h once and restarts the integration from the state h leaves; the
-   step still ends at t + dt. g is called with the data's t, q, v (loops closed); it may
-   read them, call the kinematic queries and mbs_forward_dynamics, and must not change the
-   state or inputs; a NaN or infinite g fails the step (MBS_ERR_NONFINITE naming the event).
-   h may change q, v, tau, user states, host wrenches and brake limits (quaternions are
-   normalised, loops closed and v projected after it); it must not change the time or step;
-   it returns 0 ok, < 0 fatal (the step fails with MBS_ERR_CALLBACK and t, q, v are as before
-   the step). h may be NULL: the integration only restarts at the crossing. Returns the event id (>= 0). */
-typedef double (*mbs_event_fn)(mbs_data *d, void *user);
-typedef int (*mbs_event_handler)(mbs_data *d, void *user);
-int mbs_add_event(mbs_builder *b, const char *name, mbs_event_fn g, mbs_event_handler h,
-                  void *user);
-int mbs_model_nevent(const mbs_model *m);
-/* Inside a handler: +1 when g rose through zero, -1 when it fell; 0 outside a handler. */
-int mbs_data_event_direction(const mbs_data *d);
-/* Times event id has fired on this data (its handler ran); negative status for a bad id. */
-long mbs_data_event_count(const mbs_data *d, int event);
-
-/* Prescribed motion of one scalar coordinate of a tree joint (a revolute, prismatic,
-   cylindrical, universal or planar dof): fn(t) gives its position, velocity and
-   acceleration (returns 0 ok, > 0 recoverable, < 0 fatal). The coordinate becomes a
-   rheonomic constraint row q_dof = pos(t): dependent, closed by every evaluation, its
-   multiplier the driving force. Returns the motion id (>= 0). */
-typedef int (*mbs_motion_fn)(double t, double pos[1], double vel[1], double acc[1], void *user);
-int mbs_add_joint_motion(mbs_builder *b, int joint, int dof, mbs_motion_fn fn, void *user);
-/* The generalized force the drive applies along the coordinate at the last dynamics
-   evaluation (after a step: its last evaluation), sign convention of tau: the tau the free
-   coordinate would need to follow the motion. NaN for a bad id or a dof without motion. */
-double mbs_data_driving_force(const mbs_data *d, int joint, int dof);
-
-/* Coulomb + viscous friction with stiction on one scalar dof of a tree joint, as a variable
-   structure (not a smoothed law). Sliding: force -(coulomb sign(v) + viscous v). When the
-   rate crosses zero and the force needed to hold the coordinate is at most stiction, the
-   coordinate locks (a constraint row; its multiplier is the friction force); it unlocks when
-   that force exceeds stiction, sliding in the direction of the net force. A coordinate at
-   rest whose holding force is inside the band when stepping starts is locked. Values are
-   forces (N, or N m for rotational dofs), not coefficients. Returns a force element id. */
-typedef struct mbs_joint_friction_def {
-    const char *name;   /* copied; may be NULL */
-    int joint, dof;
-    double coulomb;     /* sliding friction force/torque, >= 0 */
-    double stiction;    /* break-away limit while stuck, >= coulomb */
-    double viscous;     /* >= 0, force per unit rate */
-} mbs_joint_friction_def;
-/* no name, joint -1 (must be set), dof 0, all values 0 */
-mbs_joint_friction_def mbs_default_joint_friction_def(void);
-int mbs_add_joint_friction(mbs_builder *b, const mbs_joint_friction_def *def);
-/* 1 stuck, 0 sliding, for a dof with friction or a brake (a dof resting on a restitution
-   stop counts as stuck); negative status for a bad id or a dof without friction. */
-int mbs_joint_is_locked(const mbs_data *d, int joint, int dof);
-/* The friction (or brake) force on the dof at the last dynamics evaluation, sign
-   convention of tau: the holding force when locked, -(coulomb sign(v) + viscous v) when
-   sliding. NaN for a bad id or a dof without friction. */
-double mbs_data_friction_force(const mbs_data *d, int joint, int dof);
-
-/* A brake: friction whose limit is a host input (MSL Brake): sliding force `limit`,
-   break-away limit peak * limit. Returns a force element id. */
-typedef struct mbs_joint_brake_def {
-    const char *name;   /* copied; may be NULL */
-    int joint, dof;
-    double limit;       /* initial limit, >= 0 (N or N m); the data starts with it */
-    double peak;        /* >= 1: break-away limit / sliding limit */
-} mbs_joint_brake_def;
-/* no name, joint -1 (must be set), dof 0, limit 0, peak 1 */
-mbs_joint_brake_def mbs_default_joint_brake_def(void);
-int mbs_add_joint_brake(mbs_builder *b, const mbs_joint_brake_def *def);
-/* Host input, held until changed, no allocation: the brake's limit (>= 0, finite); takes
-   effect at the next step (a locked coordinate whose holding force now exceeds the new
-   break-away limit starts sliding there). */
-int mbs_set_brake_limit(mbs_data *d, int brake, double limit);
-
-/* Joint stops: position limits lower < upper on one scalar dof of a tree joint (either may
-   be -INFINITY / INFINITY for none). Elastic law: beyond a limit by p the penalty force
-   stiffness p + damping dp/dt (never pulling) pushes back. Restitution law: reaching a
-   limit the dof's rate is reversed and scaled by restitution (Newton's law, an impulse that
-   respects every other constraint); an impact slower than rest_velocity ends in resting
-   contact (a constraint row, released when it would have to pull). Returns a force
-   element id. */
-typedef enum mbs_stop_law { MBS_STOP_ELASTIC, MBS_STOP_RESTITUTION } mbs_stop_law;
-typedef struct mbs_joint_stop_def {
-    const char *name;     /* copied; may be NULL */
-    int joint, dof;
-    double lower, upper;  /* limits, lower < upper */
-    mbs_stop_law law;
-    double stiffness, damping; /* elastic: >= 0, stiffness > 0 */
-    double restitution;   /* restitution: coefficient in [0, 1] */
-    double rest_velocity; /* restitution: > 0 */
-} mbs_joint_stop_def;
-/* no name, joint -1 (must be set), dof 0, lower -INFINITY, upper INFINITY, restitution
-   law with coefficient 0.5, rest_velocity 1e-3, stiffness 0, damping 0 */
-mbs_joint_stop_def mbs_default_joint_stop_def(void);
-int mbs_add_joint_stop(mbs_builder *b, const mbs_joint_stop_def *def);
-/* 1 at the lower limit, 2 at the upper, 0 between them (restitution: in resting contact;
-   elastic: beyond the limit); negative status (MBS_ERR_ARG) for a bad id or a dof without
-   a stop. */
-int mbs_joint_stop_state(const mbs_data *d, int joint, int dof);
-/* How far the worst restitution stop's coordinate is beyond its limit (0 when all are within
-   them; an elastic stop's penetration is its law and does not count); its force element id
-   in *element when non-NULL (-1 when none). NaN for a NULL d. A run should keep it within
-   the event location's error (speed times event_tol); mbs-sim --check fails a run that
-   does not. */
-double mbs_joint_stop_beyond(const mbs_data *d, int *element);
-/* ---------------------------------------------------------------- forces between frames,
-   user line laws, parameters of a compiled model, sensitivities */
-
-/* Point masses (Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library", Fig. 7;
-   MSL Parts.PointMass): a body with mass > 0 and zero inertia that no joint but its own tree
-   joint touches gets no rotational coordinates, since its rotation moves nothing. Compile
-   makes its free joint (the automatic root included, still named "free_<body>") a
-   translational joint (3 / 3), and its spherical joint (either rotation option) a swing joint:
-   q the unit quaternion (4), v the two rates w1, w2 of the angular velocity w = w1 axis +
-   w2 axis2 (child joint frame) perpendicular to the line from the joint centre to the mass;
-   mbs_model_joint_def reports those two axes as axis and axis2. The spin about that line is
-   dropped (the quaternion's spin about it is a gauge that moves no point of the mass;
-   mbs_difference_q gives the shortest swing between two mass positions). A point mass at the
-   joint centre is not moved by the joint, which then has no coordinates (0 / 0). A torque on
-   a point mass about a dropped direction is carried by its joint. */
-
-/* Force and torque between two frames (Otter, Elmqvist, Mattsson 2003, §8; MSL
-   Forces.ForceAndTorque, WorldForce, FrameForce): force f and torque t, resolved in the
-   chosen frame, act on body_b at the origin of frame_b; the opposite wrench (-f at the same
-   point, -t) acts on body_a. body_a = MBS_WORLD gives a force from the environment. */
-typedef enum mbs_resolve {
-    MBS_RESOLVE_WORLD,   /* world axes */
-    MBS_RESOLVE_FRAME_A, /* axes of frame_a (on body_a), moving with it */
-    MBS_RESOLVE_FRAME_B  /* axes of frame_b (on body_b), moving with it */
-} mbs_resolve;
-/* The value of a two-frame force at the current state and time t, resolved in the element's
-   frame: write force[3] and torque[3]. Runs during dynamics like a force callback (kinematic
-   queries allowed, nested evaluation refused); returns 0 ok, > 0 recoverable, < 0 fatal. */
-typedef int (*mbs_frame_force_fn)(mbs_data *d, double t, double force[3], double torque[3],
-                                  void *user);
-typedef struct mbs_frame_force_def {
-    const char *name;           /* copied; may be NULL */
-    int body_a, body_b;         /* distinct; body_a may be MBS_WORLD, body_b may not */
-    mbs_frame frame_a, frame_b; /* frames fixed on the bodies (body coordinates) */
-    mbs_resolve resolve;        /* frame of force and torque */
-    double force[3], torque[3]; /* constant value; the initial host input of every data */
-    mbs_frame_force_fn fn;      /* NULL: the host input (mbs_set_frame_force) is the value;
-                                   else the callback gives it */
-    void *user;
-} mbs_frame_force_def;
-/* no name, body_a MBS_WORLD, body_b -1 (must be set), identity frames, resolved in frame_b,
-   zero force and torque, no callback */
-mbs_frame_force_def mbs_default_frame_force_def(void);
-int mbs_add_frame_force(mbs_builder *b, const mbs_frame_force_def *def); /* element id */
-/* Host input of a two-frame force element without callback: its force and torque (resolved
-   as the element says; NULL = zero), held until changed, no allocation. MBS_ERR_ARG for
-   another kind of element, a bad id or non-finite values (the value is then unchanged). */
-int mbs_set_frame_force(mbs_data *d, int force, const double f[3], const double t[3]);
-
-/* Line force with a user law (Otter, Elmqvist, Mattsson 2003, §8.1; Docquier, Poncelet,
-   Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models", §4.2.1): the
-   library computes the distance L between the two points and its rate dL/dt and applies the
-   tension the law returns along the line, pulling the points together (as the spring-damper:
-   a law k (L - L0) + d dL/dt is that spring-damper). Below L = 1e-10 the direction fades to
-   zero as for the spring-damper. The law returns 0 ok, > 0 recoverable, < 0 fatal. */
-typedef int (*mbs_line_law)(double length, double rate, double t, double *tension, void *user);
-/* Optional potential V(L) of a conservative law (tension = dV/dL), counted by mbs_energy. */
-typedef double (*mbs_line_potential)(double length, void *user);
-typedef struct mbs_line_force_def {
-    const char *name;              /* copied; may be NULL */
-    int body_a, body_b;            /* MBS_WORLD allowed */
-    double point_a[3], point_b[3]; /* attachment points in body coordinates */
-    mbs_line_law law;              /* required */
-    mbs_line_potential potential;  /* NULL: not counted in the potential energy */
-    void *user;                    /* passed to law and potential */
-} mbs_line_force_def;
-/* no name, both bodies the world, points 0, no law (must be set), no potential */
-mbs_line_force_def mbs_default_line_force_def(void);
-int mbs_add_line_force(mbs_builder *b, const mbs_line_force_def *def); /* element id */
-
-/* Parameters of a compiled model, changed for a new run without compiling again (a sweep).
-   Each change is validated as the builder validates the same value (a body's mass, com and
-   inertia together; coefficients >= 0; ...) and a refused one leaves the model as it was,
-   with the message in mbs_model_error. Every derived quantity is updated (spatial inertias,
-   the planar path's inertias, the swing axes of a point mass, the terms of the rotors native
-   to a joint's ABA step), so the model is the one that
-   mbs_compile would have built with the new value, bit for bit. A body compile turned into
-   a point mass (no rotational coordinates) must stay a point mass, with its mass off the
-   centre of a spherical joint when it was; a body that compile would now turn into one is
-   refused too (MBS_ERR_ARG, "compile the model again").
-   Data objects read the model at every call, so data made from the model see the change at
-   their next call; a stepper restarts its integrator (CVODE's history) at its next step.
-   The model is shared, not locked: do not change a parameter while another thread runs a
-   call on a data object of the same model (between runs it is safe). Reading parameters
-   (mbs_model_get_param) writes nothing into the model: any number of threads may read a
-   shared model at once. */
-typedef enum mbs_param_kind {
-    MBS_PARAM_MASS,       /* body id: mass */
-    MBS_PARAM_COM,        /* body id: com[index], index 0..2 */
-    MBS_PARAM_INERTIA,    /* body id: inertia[index], index 0..8 row-major (about the com);
-                             the symmetric entry changes with it */
-    MBS_PARAM_STIFFNESS,  /* force element id: line (with or without masses) or joint
-                             spring-damper stiffness */
-    MBS_PARAM_DAMPING,    /* force element id: line or joint spring-damper damping (not on a
-                             line element through a node: compile refuses it there) */
-    MBS_PARAM_REST,       /* force element id: rest length (line, >= 0) or rest position
-                             (joint spring-damper) */
-    MBS_PARAM_GRAVITY,    /* uniform gravity g[index], index 0..2 (a model with uniform
-                             gravity; id unused) */
-    MBS_PARAM_GRAVITY_MU, /* point gravity mu > 0 (a model with point gravity; id unused) */
-    /* the kinds below were appended later (the values above keep their numbers) */
-    MBS_PARAM_ROTOR_INERTIA, /* rotor id (mbs_add_rotor's, 0..nrotor-1): inertia > 0 */
-    MBS_PARAM_ROTOR_RATIO,   /* rotor id: gear ratio, nonzero */
-    MBS_PARAM_LINE_MASS,     /* force element id of a line force with mass: index 0 the
-                                spring-damper's mass or the two-mass element's mass_a, index 1
-                                its mass_b; a mass compiled > 0 stays > 0, a mass compiled 0
-                                stays 0 (it has no inertial rows: compile the model again) */
-    MBS_PARAM_LINE_MASS_PLACE, /* force element id: index 0 the spring-damper's mass_fraction
-                                  (in [0, 1]) or the two-mass element's distance_a (>= 0),
-                                  index 1 its distance_b (>= 0) */
-    MBS_PARAM_FRICTION,      /* force element id of a joint friction (not a brake, whose limit
-                                is a host input): index 0 coulomb, 1 stiction, 2 viscous, all
-                                >= 0 with stiction >= coulomb */
-    MBS_PARAM_STOP           /* force element id of a joint stop, a value of its law: index 0
-                                stiffness (> 0) and 1 damping (>= 0) of an elastic stop, 2
-                                restitution (in [0, 1]) and 3 rest_velocity (> 0) of a
-                                restitution stop; the limits are not parameters (a data
-                                object in contact holds its limit) */
-} mbs_param_kind;
-typedef struct mbs_param {
-    mbs_param_kind kind;
-    int id;    /* body or force element id */
-    int index; /* component, where the kind has several */
-} mbs_param;
-/* Message of the last failed parameter call on m: the calling thread's last failed
-   mbs_model_get_param on m when that was its last parameter call on m, else the last failed
-   change of m; "" when there was none. */
-const char *mbs_model_error(const mbs_model *m);
-/* Current value of a parameter (MBS_ERR_ARG for a bad parameter; the message is kept per
-   thread, not in the model). */
-int mbs_model_get_param(const mbs_model *m, const mbs_param *p, double *value);
-/* Set one parameter. */
-int mbs_model_set_param(mbs_model *m, const mbs_param *p, double value);
-/* Set mass, com and inertia of a body at once (def's name is ignored); the world (0) is
-   refused. */
-int mbs_model_set_body(mbs_model *m, int body, const mbs_body_def *def);
-/* Gravity of a compiled model: uniform g, or point gravity (center, mu > 0); either kind may
-   replace the other. */
-int mbs_model_set_gravity(mbs_model *m, const double g[3]);
-int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu);
-
-/* Batch runs: many independent runs of one model stepped at once on a pool of threads (a
-   sweep, a Monte Carlo study). A batch holds nrun data objects, each with its own stepper
-   made from def, and nthread - 1 threads started at creation (the caller is thread 0); run k
-   is always stepped by thread k % nthread, on a data object of models[k % nthread]. Give the
-   same compiled model nthread times to share it (read-only), or nthread models compiled from
-   the same description to vary parameters per run (mbs_batch_set_params). After create,
-   nothing allocates: mbs_batch_run only steps. Results are bitwise those of stepping each
-   run alone with the same calls. Set each run's start state and inputs through
-   mbs_batch_data (q, v, tau, time; mbs_assemble for loops) before running. */
-typedef struct mbs_batch mbs_batch;
-/* NULL on a bad argument (nthread or nrun < 1, a NULL model, models of different sizes) or
-   out of memory. The models must outlive the batch. */
-mbs_batch *mbs_batch_create(mbs_model *const *models, int nthread, int nrun,
-                            const mbs_stepper_def *def);
-void mbs_batch_destroy(mbs_batch *b); /* joins the threads; NULL allowed */
-int mbs_batch_nrun(const mbs_batch *b);
-mbs_data *mbs_batch_data(mbs_batch *b, int run); /* NULL when run is out of range */
-/* Per-run parameters: before stepping run k, each mbs_batch_run sets params[i] to
-   values[k np + i] (values is nrun x np, row-major) on the model of its thread. The arrays
-   are the caller's and are read at every run; np = 0 turns it off. MBS_ERR_ARG when np > 0
-   and two threads share a model. A CVODE stepper restarts its integrator when a run's
-   parameters are set, i.e. at each mbs_batch_run call. */
-int mbs_batch_set_params(mbs_batch *b, const mbs_param *params, int np, const double *values);
-/* Step every run that has not failed nstep times by mbs_stepper_step(dt). A run whose step
-   (or parameter change) fails keeps that status and is not stepped again, its data left as
-   the failing call left it (message in mbs_data_error of its data, or mbs_model_error of its
-   thread's model for a refused parameter); the other runs go on. Returns MBS_OK when every
-   run is MBS_OK, else the status of the first failed run (MBS_ERR_ARG for a bad dt or
-   nstep). Not reentrant on one batch. */
-int mbs_batch_run(mbs_batch *b, double dt, long nstep);
-int mbs_batch_status(const mbs_batch *b, int run); /* MBS_OK, the failed status, or ARG */
-int mbs_batch_clear_status(mbs_batch *b);          /* every run MBS_OK again (after a fix) */
-
+/* ---------------------------------------------------------------- parameter sensitivities */
 /* Parameter sensitivities (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful
    symbolic generator of multibody models", §3.5.2, the direct method): d(trajectory)/d(p)
    for chosen parameters, integrated with the motion by SUNDIALS CVODES' forward sensitivity
@@ -931,6 +1020,88 @@ int mbs_sens_run(mbs_sens *s, double t_end);
 int mbs_sens_get(const mbs_sens *s, int k, double *dq, double *dv);
 /* Start again at the data's current state and parameter values, sensitivities zero. */
 int mbs_sens_restart(mbs_sens *s);
+/* ---------------------------------------------------------------- batch runs */
+/* Batch runs: many independent runs of one model stepped at once on a pool of threads (a
+   sweep, a Monte Carlo study). A batch holds nrun data objects, each with its own stepper
+   made from def, and nthread - 1 threads started at creation (the caller is thread 0); run k
+   is always stepped by thread k % nthread, on a data object of models[k % nthread]. Give the
+   same compiled model nthread times to share it (read-only), or nthread models compiled from
+   the same description to vary parameters per run (mbs_batch_set_params). After create,
+   nothing allocates: mbs_batch_run only steps. Results are bitwise those of stepping each
+   run alone with the same calls. Set each run's start state and inputs through
+   mbs_batch_data (q, v, tau, time; mbs_assemble for loops) before running. */
+typedef struct mbs_batch mbs_batch;
+/* NULL on a bad argument (nthread or nrun < 1, a NULL model, models of different sizes) or
+   out of memory. The models must outlive the batch. */
+mbs_batch *mbs_batch_create(mbs_model *const *models, int nthread, int nrun,
+                            const mbs_stepper_def *def);
+void mbs_batch_destroy(mbs_batch *b); /* joins the threads; NULL allowed */
+int mbs_batch_nrun(const mbs_batch *b);
+mbs_data *mbs_batch_data(mbs_batch *b, int run); /* NULL when run is out of range */
+/* Per-run parameters: before stepping run k, each mbs_batch_run sets params[i] to
+   values[k np + i] (values is nrun x np, row-major) on the model of its thread. The arrays
+   are the caller's and are read at every run; np = 0 turns it off. MBS_ERR_ARG when np > 0
+   and two threads share a model. A CVODE stepper restarts its integrator when a run's
+   parameters are set, i.e. at each mbs_batch_run call. */
+int mbs_batch_set_params(mbs_batch *b, const mbs_param *params, int np, const double *values);
+/* Step every run that has not failed nstep times by mbs_stepper_step(dt). A run whose step
+   (or parameter change) fails keeps that status and is not stepped again, its data left as
+   the failing call left it (message in mbs_data_error of its data, or mbs_model_error of its
+   thread's model for a refused parameter); the other runs go on. Returns MBS_OK when every
+   run is MBS_OK, else the status of the first failed run (MBS_ERR_ARG for a bad dt or
+   nstep). Not reentrant on one batch. */
+int mbs_batch_run(mbs_batch *b, double dt, long nstep);
+int mbs_batch_status(const mbs_batch *b, int run); /* MBS_OK, the failed status, or ARG */
+int mbs_batch_clear_status(mbs_batch *b);          /* every run MBS_OK again (after a fix) */
+
+
+/* ======== ANALYSES (on mbs_data): equilibrium, positions, derivatives, linearisation, modes */
+
+/* ---------------------------------------------------------------- analyses */
+/* ROBOTRAN's analysis modules (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful
+   symbolic generator of multibody models", §2.2.2 and §4.3.1). A failed call leaves q, v
+   and its outputs as they were. See docs/api.md, "Analyses". */
+
+/* tau_out (nv x 1): generalized forces only on the nact distinct velocity indices of
+   actuated, zero elsewhere, for which forward dynamics returns qacc (nv x 1; with loops it
+   must satisfy them at acceleration level, else MBS_ERR_INCONSISTENT naming the cut joint).
+   Like mbs_inverse_dynamics it ignores the data's tau; gravity, force elements, host wrenches
+   and callbacks are included. Fully actuated: exact. Over-actuated: the tau_out of minimum
+   Euclidean norm sqrt(sum tau_out_i^2) over the actuated entries, in SI units as they are
+   (N and N m mixed, unweighted; the Moore-Penrose solution). Under-actuated: exact when qacc
+   is reachable; when the unactuated coordinates would need a generalized force beyond 1e-9
+   of max |RNEA(qacc)|, MBS_ERR_INCONSISTENT naming that coordinate and the cut joint of its
+   loop. On a tree: the inverse dynamics restricted to the actuated set (consistent only if
+   the others need no force). Allocation-free. */
+int mbs_inverse_dynamics_actuated(mbs_data *d, const double *qacc, const int *actuated,
+                                  int nact, double *tau_out);
+/* Static equilibrium: v = 0 and q moved, from the current q, until the generalized forces
+   (tau, gravity, force elements, host wrenches, callbacks at the data's time) vanish along
+   every motion the loops allow; coordinates flagged 1 in fixed (nv x 1, 0 or 1, nullable)
+   keep their values (a quaternion joint's three rotation dofs all or none), loops stay
+   closed. A damped Newton iteration (at most 50, steps of at most 0.5 rad or m) on the
+   reduced forces in the independent coordinates of a loop partition that keeps the fixed
+   ones independent; its Jacobian by central differences (step 1e-5 in tangent
+   coordinates). MBS_ERR_CONVERGENCE when it finds no equilibrium nearby,
+   MBS_ERR_SINGULAR when the equilibrium reached is not isolated (a direction along which
+   the forces do not change: hold it with fixed), MBS_ERR_ARG for a bad mask or one that
+   leaves a loop unable to close. Needs LAPACK (MBS_ERR_STATE without). */
+int mbs_equilibrium(mbs_data *d, const unsigned char *fixed);
+
+typedef struct mbs_position_target {
+    int body;         /* body id >= 1 */
+    double point[3];  /* body point, body coordinates */
+    double pos[3];    /* where it must be, world */
+} mbs_position_target;
+/* Initialisation / inverse kinematics: move q (coordinates not flagged in fixed, nv x 1,
+   nullable, as for mbs_equilibrium) so that the n body points reach their world positions,
+   loops closed; v is then projected onto the loops. Damped least squares (Levenberg-
+   Marquardt, minimum-norm steps in tangent coordinates: the solution reached is near the
+   starting q), at most 100 iterations. Targets that hold whatever q is (the out-of-plane row of a planar arm) are
+   allowed. MBS_ERR_INCONSISTENT naming the target (or cut joint) when they cannot all hold
+   (out of reach), MBS_ERR_CONVERGENCE when the iteration cap is hit. Needs LAPACK. */
+int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
+                        const unsigned char *fixed);
 /* ---------------------------------------------------------------- derivatives, linearisation, modes */
 /* Analytical derivatives of the dynamics of a tree (a model without cut joints), by
    recursive passes over the joints like the algorithms they differentiate (the recursive
@@ -998,161 +1169,87 @@ int mbs_linearize_coordinates(mbs_data *d, unsigned char *independent, int *n);
    |lambda| rad/s and the damping ratio zeta = -Re(lambda) / |lambda|. A build without
    LAPACK (-Dlapack=disabled) returns MBS_ERR_STATE. */
 int mbs_modes(mbs_data *d, double *eig_re, double *eig_im, int *n);
-/* ---------------------------------------------------------------- loops closed in closed form */
-/* Compile recognises loops with the structure of the assemblies of the Modelica MultiBody
-   library (Otter, Elmqvist, Mattsson 2003, §7.2-7.3;
-   MSL Joints.Assemblies) and closes them in closed form instead of by Newton's method:
-     JointSSR, JointSSP   a distance joint (rod with ball ends) and a revolute or prismatic
-                          joint of its loop;
-     JointUSR, JointUSP   a rod body on a universal joint (or a spherical one, whose spin
-     (SSR, SSP)           about the rod stays free), closed by a spherical cut joint at its
-                          other end, and a revolute or prismatic joint of the loop;
-     JointUPS (SPS)       a universal (or spherical) joint, a prismatic joint below it and a
-                          spherical cut joint;
-     JointRRR, RRP, RPP   a planar loop (revolute axes parallel, prismatic axes perpendicular
-                          to them) closed by a revolute or prismatic cut joint, with two more
-                          revolute or prismatic joints.
-   Every loop of the model must have one, no two loops may share a dependent coordinate, and
-   the loops must admit an order in which each reads only independent coordinates and those
-   of the loops before it (coupled loops such as the slider-cranks of an engine on one
-   crankshaft); otherwise every loop keeps Newton. The dependent coordinates are the ones with
-   the lowest state_priority. A closure takes the root nearest to the current coordinates
-   (at mbs_assemble: the user's guess), so the motion stays on its branch; rates and
-   accelerations come from the derivatives of each assembly's equations, and the dynamics
-   are reduced to the independent coordinates (lambda as before). Near a singular position
-   (a rod stretched straight or folded, a planar loop flat), where the closed forms lose
-   accuracy, Newton closes the loops instead (an event for the steppers) until they are well
-   away from it again; mbs_cut_joint_closure tells which one runs. */
-typedef enum mbs_closure { MBS_CLOSURE_NEWTON, MBS_CLOSURE_ANALYTIC } mbs_closure;
-/* MBS_CLOSURE_ANALYTIC (default): closed forms where compile finds them; MBS_CLOSURE_NEWTON:
-   Newton for every loop. */
-int mbs_builder_set_closure(mbs_builder *b, mbs_closure closure);
-/* How the loop of a cut joint (or distance joint) is closed now: MBS_CLOSURE_ANALYTIC or
-   MBS_CLOSURE_NEWTON; MBS_ERR_ARG for NULL or a joint that is not a cut joint. */
-int mbs_cut_joint_closure(const mbs_data *d, int cut_joint);
-/* The assembly compile found for a cut joint's loop ("JointRRR", "JointSSP", ...; static
-   string), NULL when the model's loops keep Newton or for a bad argument. */
-const char *mbs_model_cut_assembly(const mbs_model *m, int cut_joint);
-/* Newton iterations the loop closures of d have made since its creation (0 while every loop
-   is closed analytically). */
-long mbs_loop_newton_iterations(const mbs_data *d);
-
-/* ---------------------------------------------------------------- curve-curve contact */
-/* A cut joint keeping a planar curve fixed on its parent (in the x-y plane of frame_parent)
-   in contact with one on its child (x-y plane of frame_child): cam and follower, a wheel on a
-   track, gear flanks (Höbinger, Otter, "PlanarMultiBody - a Modelica library for planar
-   multi-body systems", §7, CurveCurveJoint). Bilateral: the curves slide (frictionless) or
-   roll without slipping along each other, they never separate. The contact parameters s
-   (one per curve) are part of the state, solved at every closure (Newton's method on the
-   paper's conditions: the points on a common normal, and atan2(n1 . t2, -n1 . n2) = 0,
-   whose Jacobian is regular and which only holds with the normals opposite).
-   A curve is p(s) in its frame's x-y plane; its contact normal n is its unit tangent turned
-   by -90 degrees about the frame's z axis (to the right of increasing s; outward for the
-   counterclockwise circle and ellipse), the other way with flip:
-     MBS_CURVE_LINE     p(s) = (s, 0), normal +y (flip: -y)
-     MBS_CURVE_CIRCLE   p(s) = a (cos(s / a), sin(s / a)) (s: arc length), radius a > 0
-     MBS_CURVE_ELLIPSE  p(s) = (a cos s, b sin s), semi-axes a, b > 0 along x and y
-     MBS_CURVE_USER     fn gives p(s), dp/ds (the tangent, nonzero) and d^2p/ds^2
-   Rows (mbs_constraint_info, lambda): the normal contact force on the child along the
-   parent curve's normal (positive when the curves press on each other), for rolling the
-   tangential (friction) force along the parent curve's tangent, then the three rows of a
-   planar joint keeping the two planes one (dropped as redundant in a planar model). */
-typedef enum mbs_curve_kind {
-    MBS_CURVE_LINE, MBS_CURVE_CIRCLE, MBS_CURVE_ELLIPSE, MBS_CURVE_USER
-} mbs_curve_kind;
-/* A user curve: p, dp/ds and d^2p/ds^2 at s (2 each, frame coordinates); 0 ok, nonzero to
-   fail (MBS_ERR_CALLBACK). Called during closure and dynamics: no mbs calls inside. */
-typedef int (*mbs_curve_fn)(double s, double p[2], double dp[2], double ddp[2], void *user);
-typedef struct mbs_curve {
-    mbs_curve_kind kind;
-    double a, b;            /* ellipse semi-axes; circle radius a; unused for a line */
-    int flip;               /* nonzero: contact on the other side (normal reversed) */
-    mbs_curve_fn fn;        /* MBS_CURVE_USER */
-    void *user;
-    double period;          /* MBS_CURVE_USER: > 0 for a closed curve, p(s + period) = p(s)
-                               (a cam, a closed spline); 0 open. Circles and ellipses are
-                               periodic by themselves. */
-} mbs_curve;
-typedef struct mbs_curve_joint_def {
-    const char *name;
-    int parent, child;                     /* body ids; MBS_WORLD allowed */
-    mbs_frame frame_parent, frame_child;   /* each curve lies in the x-y plane of its frame */
-    mbs_curve curve_parent, curve_child;
-    double s_parent, s_child;              /* guesses of the contact parameters at the start */
-    int rolling;                           /* nonzero: rolling without slipping */
-} mbs_curve_joint_def;
-/* name NULL, bodies 0 and 0 (set them), identity frames, two lines, s 0, sliding. */
-mbs_curve_joint_def mbs_default_curve_joint_def(void);
-/* Joint id (>= 0, type MBS_JOINT_CURVE, always a cut joint) or a negative status:
-   MBS_ERR_ARG for a bad body, frame, curve kind, a radius or semi-axis <= 0 or beyond 1e100,
-   a user curve without fn or with a negative or non-finite period, two lines (which cannot
-   touch at one point) or non-finite s. */
-int mbs_add_curve_joint(mbs_builder *b, const mbs_curve_joint_def *def);
-/* The contact of a curve joint at the data's state: parameters s (2: parent, child curve),
-   the contact point on the parent curve and its contact normal (world, 3 each; any output
-   may be NULL). The parameter of a periodic curve (circle, ellipse, user curve with a
-   period) is kept within one period, [-period/2, period/2), so it never grows with the turns.
-   MBS_ERR_ARG for a bad id; MBS_ERR_CONVERGENCE when no contact point is found near the last
-   one (the message says where). */
-int mbs_curve_joint_contact(mbs_data *d, int joint, double s[2], double point[3],
-                            double normal[3]);
-
-/* ---------------------------------------------------------------- user state equations */
-/* Extra first-order states x integrated with the mechanism in one state vector by every
-   stepper: a motor's current, a hydraulic pressure, a filter or controller state
-   (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody
-   models", §4.2.2 "user equations" and §5.1: the 22 hydraulic state equations of a Kinetic
-   H2 suspension integrated together with the car in one monolithic system).
-   A user-state element owns n consecutive entries of the data's user-state vector (its
-   address: mbs_model_user_states_adr). Its function computes xdot = f(t, q, v, x) and may
-   apply forces that depend on x:
-     - it runs in every dynamics evaluation (forward and inverse dynamics, each stage of a
-       step, CVODE's right-hand side), after the kinematics, in force-element order, under
-       the rule of force callbacks (docs/realtime.md): it may read mbs_data_time, _q, _v and
-       the whole mbs_data_user_states vector (other elements' states too), call the
-       kinematic queries, and add forces with mbs_apply_body_wrench and
-       mbs_apply_generalized_force; it must not write the states;
-     - x is this element's n states (at the stage being evaluated), xdot its n derivatives,
-       zeroed on entry; it must not depend on qacc (no algebraic loop);
-     - returns 0 ok, > 0 recoverable (CVODE retries a shorter step), < 0 fatal: then
-       MBS_ERR_CALLBACK; a non-finite xdot is MBS_ERR_NONFINITE naming the element.
-   Steppers: RK4 and Euler stages include x (explicit Euler for x in the semi-implicit
-   Euler step), CVODE integrates y = [q; v; x] (rtol and atol apply to x too), the
-   local-error estimate compares x, event functions may read x and handlers may change it,
-   a failed step restores it bit for bit. mbs_linearize and mbs_modes include x in the state
-   (x = (dq, dv, x_user), nx = 2 nv + nux for a tree); parameter sensitivity runs integrate
-   y = [q; v; x] (mbs_sens_get_user_states); the dynamics derivatives, mbs_equilibrium and
-   the other analyses hold x at its value. Callbacks are C functions: model files have no element
-   for them. */
-typedef int (*mbs_user_states_fn)(mbs_data *d, const double *x, double *xdot, void *user);
-/* n (1 .. 1000000) states with derivative function fn; name copied, may be NULL. Their start
-   values are 0 unless set. Returns the force element id. */
-int mbs_add_user_states(mbs_builder *b, const char *name, int n, mbs_user_states_fn fn,
-                        void *user);
-/* Start values x0 (n values, n the element's count, finite) of a user-state element. */
-int mbs_set_user_states_start(mbs_builder *b, int element, const double *x0, int n);
-/* Total number of user states of the model (0 without user-state elements). */
-int mbs_model_nuser_states(const mbs_model *m);
-/* First index of a user-state element's states in the user-state vector; MBS_ERR_ARG for
-   a NULL model, a bad id or an element of another kind. */
-int mbs_model_user_states_adr(const mbs_model *m, int element);
-/* The model's start values of all user states: x (nuser_states x 1). */
-int mbs_model_user_states_start(const mbs_model *m, double *x);
-/* The data's user-state vector (nuser_states x 1), writable like q and v, starting at the
-   model's start values; checked to be finite when a step starts. NULL for a NULL data. */
-double *mbs_data_user_states(mbs_data *d);
-/* Set the n states of one element (x finite; refused inside a force callback). */
-int mbs_data_set_user_states(mbs_data *d, int element, const double *x);
-/* xdot (nuser_states x 1): the derivatives at the data's current t, q, v, tau and user
-   states as they are (loops not closed): the kinematics and the force elements are
-   evaluated, no accelerations; q, v and the states stay as they were. */
-int mbs_user_states_derivative(mbs_data *d, double *xdot);
-
 /* ---------------------------------------------------------------- user states in linearisation and sensitivities */
 /* dx (nuser_states x 1): the sensitivities of the user states to parameter k (0..np-1) of a
    sensitivity run at the data's time (the run integrates y = [q; v; x]); nothing written
    for a model without user states. MBS_ERR_ARG for a NULL run or dx, or a bad k. */
 int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
+
+/* ======== NAMES BY THE RULE: mbs_<object>_<verb> for the calls named before it */
+/* Each macro is the rule's name of an exported call whose first-wave name stays valid and
+   is the symbol in libmbs (bindings such as Python's ctypes use those). */
+#define mbs_body_def_default                  mbs_default_body_def
+#define mbs_builder_add_body                  mbs_add_body
+#define mbs_builder_add_curve_joint           mbs_add_curve_joint
+#define mbs_builder_add_event                 mbs_add_event
+#define mbs_builder_add_force_callback        mbs_add_force_callback
+#define mbs_builder_add_frame_force           mbs_add_frame_force
+#define mbs_builder_add_joint                 mbs_add_joint
+#define mbs_builder_add_joint_brake           mbs_add_joint_brake
+#define mbs_builder_add_joint_force           mbs_add_joint_force
+#define mbs_builder_add_joint_friction        mbs_add_joint_friction
+#define mbs_builder_add_joint_motion          mbs_add_joint_motion
+#define mbs_builder_add_joint_spring_damper   mbs_add_joint_spring_damper
+#define mbs_builder_add_joint_stop            mbs_add_joint_stop
+#define mbs_builder_add_line_force            mbs_add_line_force
+#define mbs_builder_add_line_force_two_masses mbs_add_line_force_two_masses
+#define mbs_builder_add_rotor                 mbs_add_rotor
+#define mbs_builder_add_spring_damper         mbs_add_spring_damper
+#define mbs_builder_add_user_states           mbs_add_user_states
+#define mbs_builder_add_visual                mbs_add_visual
+#define mbs_builder_compile                   mbs_compile
+#define mbs_builder_set_joint_hold            mbs_set_joint_hold
+#define mbs_builder_set_joint_start           mbs_set_joint_start
+#define mbs_builder_set_node_start            mbs_set_node_start
+#define mbs_builder_set_user_states_start     mbs_set_user_states_start
+#define mbs_curve_joint_def_default           mbs_default_curve_joint_def
+#define mbs_data_apply_body_wrench            mbs_apply_body_wrench
+#define mbs_data_apply_generalized_force      mbs_apply_generalized_force
+#define mbs_data_assemble                     mbs_assemble
+#define mbs_data_bias_forces                  mbs_bias_forces
+#define mbs_data_com                          mbs_com
+#define mbs_data_constraint_info              mbs_constraint_info
+#define mbs_data_curve_joint_contact          mbs_curve_joint_contact
+#define mbs_data_cut_joint_closure            mbs_cut_joint_closure
+#define mbs_data_energy                       mbs_energy
+#define mbs_data_equilibrium                  mbs_equilibrium
+#define mbs_data_forward_dynamics             mbs_forward_dynamics
+#define mbs_data_forward_dynamics_derivatives mbs_forward_dynamics_derivatives
+#define mbs_data_inverse_dynamics             mbs_inverse_dynamics
+#define mbs_data_inverse_dynamics_actuated    mbs_inverse_dynamics_actuated
+#define mbs_data_inverse_dynamics_derivatives mbs_inverse_dynamics_derivatives
+#define mbs_data_linearize                    mbs_linearize
+#define mbs_data_linearize_coordinates        mbs_linearize_coordinates
+#define mbs_data_loop_newton_iterations       mbs_loop_newton_iterations
+#define mbs_data_mass_matrix                  mbs_mass_matrix
+#define mbs_data_mass_matrix_factor           mbs_mass_matrix_factor
+#define mbs_data_mass_matrix_solve            mbs_mass_matrix_solve
+#define mbs_data_modes                        mbs_modes
+#define mbs_data_momentum                     mbs_momentum
+#define mbs_data_point_bias_acceleration      mbs_point_bias_acceleration
+#define mbs_data_point_jacobian               mbs_point_jacobian
+#define mbs_data_set_body_wrench              mbs_set_body_wrench
+#define mbs_data_set_brake_limit              mbs_set_brake_limit
+#define mbs_data_set_frame_force              mbs_set_frame_force
+#define mbs_data_solve_positions              mbs_solve_positions
+#define mbs_data_user_states_derivative       mbs_user_states_derivative
+#define mbs_frame_force_def_default           mbs_default_frame_force_def
+#define mbs_joint_brake_def_default           mbs_default_joint_brake_def
+#define mbs_joint_def_default                 mbs_default_joint_def
+#define mbs_joint_friction_def_default        mbs_default_joint_friction_def
+#define mbs_joint_stop_def_default            mbs_default_joint_stop_def
+#define mbs_line_force_def_default            mbs_default_line_force_def
+#define mbs_line_force_two_masses_def_default mbs_default_line_force_two_masses_def
+#define mbs_load_options_default              mbs_default_load_options
+#define mbs_model_difference_q                mbs_difference_q
+#define mbs_model_integrate_q                 mbs_integrate_q
+#define mbs_model_neutral_q                   mbs_neutral_q
+#define mbs_model_normalize_q                 mbs_normalize_q
+#define mbs_rotor_def_default                 mbs_default_rotor_def
+#define mbs_sens_def_default                  mbs_default_sens_def
+#define mbs_spring_damper_def_default         mbs_default_spring_damper_def
+#define mbs_stepper_def_default               mbs_default_stepper_def
+#define mbs_visual_def_default                mbs_default_visual_def
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop

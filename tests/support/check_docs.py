@@ -11,7 +11,10 @@ Checks, failing with one line per problem:
     docs/errors.md, and mbs_status_name's table in src/core/status.c knows it;
   * every relative link in README.md and docs/*.md points to an existing file and, with a
     #fragment, to an existing heading of that file;
-  * the C code blocks of README.md and docs/*.md compile (check_snippets.py says how).
+  * the C code blocks of README.md and docs/*.md compile (check_snippets.py says how);
+  * the naming rule: every function is named mbs_<object>_<verb> or has a macro of the
+    header giving it such a name, and every such macro names a declared function that
+    docs/api.md lists with it.
 """
 import os
 import re
@@ -98,6 +101,27 @@ def check_links(root, files):
     return problems
 
 
+RULE = re.compile(r"^mbs_(builder|model|data|stepper|sens|batch|body|joint|status|simd|work)_"
+                  r"|^mbs_[a-z0-9_]+_(def|options)_default$|^mbs_version$")
+
+
+def naming_problems(header, funcs, api):
+    """Functions outside the naming rule without a rule-named macro, and stray macros."""
+    aliases = dict(re.findall(r"(?m)^#define\s+(mbs_[a-z0-9_]+)\s+(mbs_[a-z0-9_]+)\s*$", header))
+    problems = []
+    for new, old in sorted(aliases.items()):
+        if not RULE.match(new):
+            problems.append(f"mbs.h: macro {new} does not follow mbs_<object>_<verb>")
+        if old not in funcs:
+            problems.append(f"mbs.h: macro {new} names {old}, not a declared function")
+        elif not re.search(r"`%s`" % re.escape(new), api):
+            problems.append(f"docs/api.md: the rule's name {new} (for {old}) is not listed")
+    for f in sorted(funcs - set(aliases.values())):
+        if not RULE.match(f):
+            problems.append(f"{f}: not named mbs_<object>_<verb> and no macro gives it such a name")
+    return problems
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -128,6 +152,8 @@ def main():
             problems.append(f"{c}: no '### `{c}`' entry in docs/errors.md")
         if f'"{c}"' not in status_c:
             problems.append(f"{c}: mbs_status_name does not know it")
+    header = open(os.path.join(root, "include", "mbs", "mbs.h"), encoding="utf-8").read()
+    problems += naming_problems(header, funcs, api)
     docs = os.path.join(root, "docs")
     mds = [os.path.join(root, "README.md")] + sorted(
         os.path.join(docs, f) for f in os.listdir(docs) if f.endswith(".md"))
