@@ -1055,6 +1055,29 @@ int mbs_batch_status(const mbs_batch *b, int run); /* MBS_OK, the failed status,
 int mbs_batch_clear_status(mbs_batch *b);          /* every run MBS_OK again (after a fix) */
 
 
+/* ---------------------------------------------------------------- lanes */
+/* n instances of one tree model whose forward dynamics run W at a time, one instance per
+   lane of the SIMD variant in use (W = mbs_lanes_width(): 8 with AVX-512, 4 with AVX2, 2
+   with SSE2 or NEON, 1 for the scalar variant). Each instance is an ordinary data object
+   (mbs_lanes_data): set its q, v, tau, inputs and time as for any data, read its qacc. Its
+   kinematics and forces are its own; the articulated-body passes are shared, so qacc equals
+   mbs_forward_dynamics' to rounding (not bit for bit: the one-instance call uses specialised
+   kernels). Allocates at creation only. */
+typedef struct mbs_lanes mbs_lanes;
+mbs_lanes *mbs_lanes_create(const mbs_model *m, int n); /* NULL: bad argument, no memory */
+void mbs_lanes_destroy(mbs_lanes *l);
+int mbs_lanes_count(const mbs_lanes *l);
+int mbs_lanes_width(void);
+mbs_data *mbs_lanes_data(mbs_lanes *l, int k); /* NULL when k is out of range */
+/* Forward dynamics of every instance. Returns MBS_OK or the status of the first instance
+   that failed (mbs_lanes_failed; its data's message, prefixed, in mbs_lanes_error); that
+   instance's qacc is as it was, the others are computed. A model with cut joints, coupling
+   rows (line masses, rotors, nodes) or coordinate rows (motions, friction locks, stops) is
+   MBS_ERR_STATE: use mbs_forward_dynamics on each data. */
+int mbs_lanes_forward_dynamics(mbs_lanes *l);
+int mbs_lanes_failed(const mbs_lanes *l); /* -1 when the last call succeeded */
+const char *mbs_lanes_error(const mbs_lanes *l);
+
 /* ======== ANALYSES (on mbs_data): equilibrium, positions, derivatives, linearisation, modes */
 
 /* ---------------------------------------------------------------- analyses */
