@@ -15,6 +15,7 @@ struct mbs_lanes {
     mbs_lanes_ws ws;
     double *block;    /* the workspace's arrays */
     int failed;       /* first instance the last call failed on, -1 */
+    int kin;          /* 1: the lanes compute kinematics and gravity (aba_lanes.h) */
     char error[MBS_ERROR_LEN];
 };
 
@@ -44,6 +45,7 @@ mbs_lanes *mbs_lanes_create(const mbs_model *m, int n)
     l->model = m;
     l->n = n;
     l->failed = -1;
+    l->kin = mbs_lanes_kinematics_applies(m);
     l->data = calloc((size_t)n, sizeof *l->data);
     int ok = l->data && lanes_alloc_ws(l) == MBS_OK;
     for (int k = 0; ok && k < n; ++k) ok = (l->data[k] = mbs_data_create(m)) != NULL;
@@ -88,13 +90,13 @@ static int lanes_supported(mbs_lanes *l)
                       "mbs_forward_dynamics on each data", why);
 }
 
-/* Instance k's state checked, its kinematics and forces computed. */
-static int lanes_prepare(mbs_lanes *l, int k)
+/* Instance k's state checked, its kinematics and forces computed (unless the lanes do). */
+static int lanes_prepare(mbs_lanes *l, int k, int kin)
 {
     mbs_data *d = l->data[k];
     int st = mbs_refuse_nested(d, "mbs_lanes_forward_dynamics");
     if (st == MBS_OK) st = mbs_check_state(d, 1, 1);
-    if (st != MBS_OK) return st;
+    if (st != MBS_OK || kin) return st;
     mbs_kinematics(d);
     return mbs_forces_accumulate(d);
 }
@@ -112,9 +114,10 @@ static int lanes_fail(mbs_lanes *l, int k, int st)
 static int lanes_group(mbs_lanes *l, int first, int w, mbs_lanes_aba_fn aba)
 {
     mbs_data *g[MBS_LANES_MAX];
-    int idx[MBS_LANES_MAX], n = 0, st = MBS_OK;
+    int idx[MBS_LANES_MAX], n = 0, st = MBS_OK, kin = l->kin;
+    for (int k = first; kin && k < first + w && k < l->n; ++k) kin = !l->data[k]->wrenched;
     for (int k = first; k < first + w && k < l->n; ++k) {
-        const int s = lanes_prepare(l, k);
+        const int s = lanes_prepare(l, k, kin);
         if (s == MBS_OK) g[n] = l->data[k], idx[n++] = k;
         else if (st == MBS_OK) st = lanes_fail(l, k, s);
     }
@@ -123,7 +126,7 @@ static int lanes_group(mbs_lanes *l, int first, int w, mbs_lanes_aba_fn aba)
     for (int j = 0; j < n; ++j)
         for (int i = 0; i < nv; ++i) g[j]->work[i] = g[j]->qacc[i];
     int lane = 0;
-    if (aba(l->model, g, n, &l->ws, &lane) != 0) {
+    if (aba(l->model, g, n, &l->ws, &lane, kin) != 0) {
         for (int j = 0; j < n; ++j) {
             const int s = mbs_forward_dynamics(g[j]);
             if (s != MBS_OK && st == MBS_OK) st = lanes_fail(l, idx[j], s);

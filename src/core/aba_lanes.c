@@ -127,6 +127,23 @@ static inline V dot6(const V *a, const V *b)
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
+/* U = M s (unless s is NULL) and W = M w for the symmetric M of which the upper triangle is
+   read (the articulated inertias' lower triangles are not kept up to date here). */
+static inline void sym_upper_mulv2(const V *M, const V *s, const V *w, V *U, V *Wo)
+{
+    for (int i = 0; i < 6; ++i) {
+        if (s) U[i] = M[7 * i] * s[i];
+        Wo[i] = M[7 * i] * w[i];
+    }
+    for (int i = 0; i < 5; ++i)
+        for (int j = i + 1; j < 6; ++j) {
+            const V mij = M[6 * i + j];
+            if (s) U[i] += mij * s[j], U[j] += mij * s[i];
+            Wo[i] += mij * w[j];
+            Wo[j] += mij * w[i];
+        }
+}
+
 /* o = X^T f (force from the body to its parent): [R n + p x (R f_lin); R f_lin]. */
 static inline void xf_transpose(V o[6], const V *X, const V f[6])
 {
@@ -161,7 +178,8 @@ static inline void rotate_sym(V O[6], const V R[9], const V S[9])
     }
 }
 
-/* out (upper triangle) += X^T in X for the symmetric in = [A B; B^T C] (full): the shift by
+/* out (upper triangle) += X^T in X for the symmetric in = [A B; B^T C] (upper triangle
+   read): the shift by
    r = R^T p in body coordinates, W = B + [r] C, A' = A - B [r] + [r] W^T, then every block
    rotated by R (the formulas of m6_sym_transform_add). */
 static void sym_transform_add(V *out, const V *X, const V *in)
@@ -169,9 +187,9 @@ static void sym_transform_add(V *out, const V *X, const V *in)
     V r[3], A[9], C[9], Wm[9], Ap[9], O[9];
     tmulv3(r, X, X + 9);
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            A[3 * i + j] = in[6 * i + j];
-            C[3 * i + j] = in[6 * (i + 3) + j + 3];
+        for (int j = i; j < 3; ++j) { /* the upper triangle of in is read */
+            A[3 * i + j] = A[3 * j + i] = in[6 * i + j];
+            C[3 * i + j] = C[3 * j + i] = in[6 * (i + 3) + j + 3];
         }
     for (int j = 0; j < 3; ++j) { /* column j of W: B e_j + r x (C e_j) */
         const V cj[3] = {C[j], C[3 + j], C[6 + j]};
@@ -336,12 +354,9 @@ static int backward_1(const mbs_joint_model *jm, int e, mbs_lanes_ws *ws, int nl
     V *U = LV(ws->U) + 6 * i;
     const V *S = LV(ws->S) + 6 * i;
     V Ic[6], Ia[36], pa[6], f[6];
-    sym_complete(IA);
+    sym_upper_mulv2(IA, e >= 0 ? NULL : S, c, U, Ic);
     if (e >= 0)
-        for (int r = 0; r < 6; ++r) U[r] = IA[6 * r + e];
-    else
-        mulv6(U, IA, S);
-    mulv6(Ic, IA, c);
+        for (int r = 0; r < 6; ++r) U[r] = IA[r < e ? 6 * r + e : 6 * e + r];
     const V D = e >= 0 ? U[e] : dot6(S, U);
     if (lane_fails(D, MBS_ABA_SINGULAR_EPS * joint_scale(S, IA), nl, lane)) return 1;
     const V dinv = 1.0 / D, u = LV(ws->tau)[i] - (e >= 0 ? pA[e] : dot6(S, pA));
@@ -351,7 +366,7 @@ static int backward_1(const mbs_joint_model *jm, int e, mbs_lanes_ws *ws, int nl
     const V g = dinv * (u - dot6(U, c));
     for (int r = 0; r < 6; ++r) {
         const V w = dinv * U[r];
-        for (int k = r; k < 6; ++k) Ia[6 * r + k] = Ia[6 * k + r] = IA[6 * r + k] - w * U[k];
+        for (int k = r; k < 6; ++k) Ia[6 * r + k] = IA[6 * r + k] - w * U[k];
         pa[r] = pA[r] + Ic[r] + U[r] * g;
     }
     const V *X = LV(ws->X) + 12 * b;
@@ -359,6 +374,65 @@ static int backward_1(const mbs_joint_model *jm, int e, mbs_lanes_ws *ws, int nl
     xf_transpose(f, X, pa);
     for (int e = 0; e < 6; ++e) LV(ws->pA)[6 * p + e] += f[e];
     return 0;
+}
+
+/* The kinematics and gravity of models whose joints all turn about or slide along a fixed
+   axis a (one dof, parent joint frame a translation pp, child joint frame the body frame) and
+   whose only forces are uniform gravity and tau: X = (Rot(a, q), pp) or (1, pp + a q), S =
+   [a; 0] or [0; a], vel = X vel_p + S qd, cvel = vel x (S qd), f_ext = [c x F; F] with
+   F = m R_world^T g (the formulas of the one-instance kinematics and gravity). */
+static void lanes_kinematics(const mbs_model *m, mbs_data *const *d, int n, mbs_lanes_ws *ws)
+{
+    V Rw[9];
+    V *Rworld = LV(ws->IA); /* scratch: world rotations at 36 b (IA is set after) */
+    const double *g = m->gravity_kind == MBS_GRAVITY_UNIFORM ? m->gravity : (const double[3]){0};
+    for (int e = 0; e < 9; ++e) Rworld[e] = splat(e % 4 == 0 ? 1.0 : 0.0);
+    for (int t = 0; t < m->ntree; ++t) {
+        const mbs_joint_model *jm = &m->joints[m->tree[t]];
+        const int b = jm->child, p = jm->parent, i = jm->vadr, rev = jm->type == MBS_JOINT_REVOLUTE;
+        V q, qd, tau, c, sn;
+        for (int k = 0; k < W; ++k) {
+            const mbs_data *dk = d[k < n ? k : n - 1];
+            const double x = dk->q[jm->qadr];
+            lane_put(&q, k, x), lane_put(&qd, k, dk->v[i]), lane_put(&tau, k, dk->tau[i]);
+            lane_put(&c, k, rev ? cos(x) : 1.0), lane_put(&sn, k, rev ? sin(x) : 0.0);
+        }
+        V *X = LV(ws->X) + 12 * b, *S = LV(ws->S) + 6 * i, vJ[6];
+        const double *ax = jm->axis;
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k) { /* Rodrigues: c 1 + s [a]x + (1 - c) a a^T */
+                const double cr = r == k ? 0.0 : ax[3 - r - k] * ((k - r + 3) % 3 == 1 ? -1.0 : 1.0);
+                X[3 * r + k] = (r == k ? c : splat(0.0)) + sn * cr + (1.0 - c) * (ax[r] * ax[k]);
+            }
+        for (int r = 0; r < 3; ++r) {
+            X[9 + r] = splat(jm->frame_parent.p[r]) + (rev ? splat(0.0) : q * ax[r]);
+            S[r] = splat(rev ? ax[r] : 0.0), S[3 + r] = splat(rev ? 0.0 : ax[r]);
+        }
+        for (int e = 0; e < 6; ++e) vJ[e] = S[e] * qd;
+        V *vel = LV(ws->vel) + 6 * b, *cv = LV(ws->c) + 6 * b, t3[3];
+        if (p == 0) {
+            for (int e = 0; e < 6; ++e) vel[e] = vJ[e];
+        } else {
+            xm(vel, X, LV(ws->vel) + 6 * p);
+            for (int e = 0; e < 6; ++e) vel[e] += vJ[e];
+        }
+        cross(cv, vel, vJ); /* vel x vJ (motion): [w x wJ; w x vJ + v x wJ] */
+        cross(cv + 3, vel, vJ + 3);
+        cross(t3, vel + 3, vJ);
+        for (int r = 0; r < 3; ++r) cv[3 + r] += t3[r];
+        const V *Rp = Rworld + 36 * p;
+        for (int r = 0; r < 3; ++r)
+            for (int k = 0; k < 3; ++k)
+                Rw[3 * r + k] = Rp[3 * r] * X[k] + Rp[3 * r + 1] * X[3 + k] + Rp[3 * r + 2] * X[6 + k];
+        for (int e = 0; e < 9; ++e) Rworld[36 * b + e] = Rw[e];
+        const mbs_body_model *body = &m->bodies[b];
+        V mg[3], *fe = LV(ws->fe) + 6 * b, cc[3];
+        for (int r = 0; r < 3; ++r) mg[r] = splat(g[r] * body->mass);
+        tmulv3(fe + 3, Rw, mg);
+        for (int r = 0; r < 3; ++r) cc[r] = splat(body->com[r]);
+        cross(fe, cc, fe + 3);
+        LV(ws->tau)[i] = tau;
+    }
 }
 
 /* ws->axis of every tree joint: revolute and prismatic joints have a constant S (body
@@ -371,7 +445,9 @@ static void find_axes(const mbs_model *m, const mbs_data *d0, mbs_lanes_ws *ws)
         ws->axis[j] = -1;
         if (jm->nv != 1 || (jm->type != MBS_JOINT_REVOLUTE && jm->type != MBS_JOINT_PRISMATIC))
             continue;
-        const double *S = d0->S + 6 * jm->vadr;
+        double Sk[6] = {0};
+        for (int r = 0; r < 3; ++r) Sk[jm->type == MBS_JOINT_REVOLUTE ? r : 3 + r] = jm->axis[r];
+        const double *S = d0 ? d0->S + 6 * jm->vadr : Sk;
         int e = -1, nz = 0;
         for (int k = 0; k < 6; ++k)
             if (S[k] != 0.0) ++nz, e = k;
@@ -380,10 +456,14 @@ static void find_axes(const mbs_model *m, const mbs_data *d0, mbs_lanes_ws *ws)
 }
 
 /* See aba_lanes.h. */
-static int lanes_aba(const mbs_model *m, mbs_data *const *d, int n, mbs_lanes_ws *ws, int *lane)
+static int lanes_aba(const mbs_model *m, mbs_data *const *d, int n, mbs_lanes_ws *ws, int *lane,
+                     int kin)
 {
-    gather_inputs(m, d, n, ws);
-    find_axes(m, d[0], ws);
+    if (kin)
+        lanes_kinematics(m, d, n, ws);
+    else
+        gather_inputs(m, d, n, ws);
+    find_axes(m, kin ? NULL : d[0], ws);
     pass_init(m, ws);
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];

@@ -27,11 +27,18 @@ typedef struct mbs_lanes_ws {
     int *axis;    /* [njoint] e when the joint's S is the unit vector e_e in every lane, -1 */
 } mbs_lanes_ws;
 
-/* The passes of one variant: qacc of the first n <= W data objects (all of model m, their
-   kinematics and forces current) written into each data's qacc. Returns 0, or the body + 1
-   of a singular articulated inertia with *lane its instance. */
+/* The passes of one variant: qacc of the first n <= W data objects (all of model m) written
+   into each data's qacc; their kinematics and forces current, or with kin (a model
+   mbs_lanes_kinematics_applies to) computed in the lanes from q, v and tau. Returns 0, or the
+   body + 1 of a singular articulated inertia with *lane its instance. */
 typedef int (*mbs_lanes_aba_fn)(const mbs_model *m, mbs_data *const *d, int n,
-                                mbs_lanes_ws *ws, int *lane);
+                                mbs_lanes_ws *ws, int *lane, int kin);
+
+/* 1 when the lanes may compute m's kinematics and forces themselves: every tree joint a
+   revolute or prismatic joint about a fixed axis (parent joint frame a translation, child
+   joint frame the body frame), no force elements, couplings or user states, uniform gravity
+   or none (aba_lanes_dispatch.c). The instances' host wrenches are checked per call. */
+int mbs_lanes_kinematics_applies(const mbs_model *m);
 
 /* The lane count and the passes of the variant in use (aba_lanes_dispatch.c). */
 int mbs_lanes_variant_width(void);

@@ -42,3 +42,26 @@ static const struct {
 int mbs_lanes_variant_width(void) { return *variants[mbs_simd_current()].width; }
 
 mbs_lanes_aba_fn mbs_lanes_variant_aba(void) { return *variants[mbs_simd_current()].aba; }
+
+/* The joint whose kinematics the lanes compute (aba_lanes.h). */
+static int axis_joint(const mbs_joint_model *jm)
+{
+    static const double id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    if (jm->nv != 1 || jm->auxadr >= 0 || jm->point_mass || jm->rotor_parent || jm->rotor_D != 0.0)
+        return 0;
+    if (jm->type != MBS_JOINT_REVOLUTE && jm->type != MBS_JOINT_PRISMATIC) return 0;
+    if (!jm->frame_child_identity) return 0;
+    for (int e = 0; e < 9; ++e)
+        if (jm->frame_parent.R[e] != id[e]) return 0;
+    return 1;
+}
+
+int mbs_lanes_kinematics_applies(const mbs_model *m)
+{
+    if (m->nforce > 0 || m->ncrow > 0 || m->ncon > 0 || m->nux > 0 || m->nnode > 0 ||
+        m->gravity_kind == MBS_GRAVITY_POINT)
+        return 0;
+    for (int t = 0; t < m->ntree; ++t)
+        if (!axis_joint(&m->joints[m->tree[t]])) return 0;
+    return 1;
+}

@@ -106,6 +106,40 @@ static void test_humanoid(void **state)
     print_message("largest relative difference: %.3g\n", worst);
 }
 
+/* The chain's lanes compute kinematics and gravity themselves; an instance with a host wrench
+   sends its group through the instances' own force passes, with the same results. */
+static void test_chain30_wrench(void **state)
+{
+    (void)state;
+    bench_link links[30];
+    bench_chain_links(30, BENCH_CHAIN_SEED, links);
+    mbs_model *m = NULL;
+    assert_int_equal(bench_chain_mbs(30, links, NULL, NULL, &m), MBS_OK);
+    mbs_lanes *l = mbs_lanes_create(m, NINST);
+    mbs_data *one = mbs_data_create(m);
+    for (int k = 0; k < NINST; ++k) random_state(mbs_lanes_data(l, k), 300u + (unsigned)k);
+    const double f[3] = {3.0, -2.0, 5.0}, t[3] = {0.5, 0.1, -0.2}, at[3] = {0.1, 0.0, 0.0};
+    assert_int_equal(mbs_set_body_wrench(mbs_lanes_data(l, 3), 17, f, t, at), MBS_OK);
+    assert_int_equal(mbs_lanes_forward_dynamics(l), MBS_OK);
+    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    const double zero[3] = {0.0, 0.0, 0.0};
+    for (int k = 0; k < NINST; ++k) { /* one: the same state, the wrench of instance k */
+        mbs_data *d = mbs_lanes_data(l, k);
+        assert_int_equal(mbs_set_body_wrench(one, 17, k == 3 ? f : zero, k == 3 ? t : zero, at),
+                         MBS_OK);
+        memcpy(mbs_data_q(one), mbs_data_q(d), sizeof(double) * (size_t)nq);
+        memcpy(mbs_data_v(one), mbs_data_v(d), sizeof(double) * (size_t)nv);
+        memcpy(mbs_data_tau(one), mbs_data_tau(d), sizeof(double) * (size_t)nv);
+        assert_int_equal(mbs_forward_dynamics(one), MBS_OK);
+        for (int i = 0; i < nv; ++i)
+            assert_true(fabs(mbs_data_qacc(one)[i] - mbs_data_qacc(d)[i]) <=
+                        TOL * (1.0 + fabs(mbs_data_qacc(one)[i])) * 100.0);
+    }
+    mbs_data_destroy(one);
+    mbs_lanes_destroy(l);
+    mbs_model_destroy(m);
+}
+
 /* A chain with joint springs and a spherical (quaternion) joint: forces of elements enter
    through each instance's own force pass. */
 static void test_springs(void **state)
@@ -204,7 +238,8 @@ static void test_noalloc(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_chain30),      cmocka_unit_test(test_springs),
+        cmocka_unit_test(test_chain30),      cmocka_unit_test(test_chain30_wrench),
+        cmocka_unit_test(test_springs),
         cmocka_unit_test(test_humanoid),     cmocka_unit_test(test_bad_instance),
         cmocka_unit_test(test_loops_refused), cmocka_unit_test(test_noalloc),
     };
