@@ -819,11 +819,26 @@ typedef enum mbs_param_kind {
     MBS_PARAM_FRICTION,      /* force element id of a joint friction (not a brake, whose limit
                                 is a host input): index 0 coulomb, 1 stiction, 2 viscous, all
                                 >= 0 with stiction >= coulomb */
-    MBS_PARAM_STOP           /* force element id of a joint stop, a value of its law: index 0
+    MBS_PARAM_STOP,          /* force element id of a joint stop, a value of its law: index 0
                                 stiffness (> 0) and 1 damping (>= 0) of an elastic stop, 2
                                 restitution (in [0, 1]) and 3 rest_velocity (> 0) of a
                                 restitution stop; the limits are not parameters (a data
                                 object in contact holds its limit) */
+    /* geometry (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator
+       of multibody models", §1.1: joint locations among the parameters); joint id: a joint
+       the user added (not an automatic root, not a joint compile reduced for a point mass,
+       whose mass's position is its MBS_PARAM_COM); refused on a model compile put on the
+       planar path or gave a closed-form loop closure (build it with MBS_PLANAR_OFF and
+       MBS_CLOSURE_NEWTON to vary its geometry) */
+    MBS_PARAM_FRAME_PARENT_POS, /* joint id: frame_parent.pos[index], index 0..2 */
+    MBS_PARAM_FRAME_CHILD_POS,  /* joint id: frame_child.pos[index], index 0..2 */
+    MBS_PARAM_FRAME_PARENT_ROT, /* joint id: Cardan angle index (0..2) of frame_parent.rot =
+                                   mbs_cardan_rot(a), see below */
+    MBS_PARAM_FRAME_CHILD_ROT,  /* joint id: the same for frame_child.rot */
+    MBS_PARAM_ROD_LENGTH,       /* joint id of a distance joint: its length > 0 */
+    MBS_PARAM_CURVE_SIZE        /* joint id of a curve joint: index 0 the parent curve's
+                                   radius or semi-axis a, 1 its semi-axis b, 2 and 3 the same
+                                   for the child curve (> 0; circles have no b) */
 } mbs_param_kind;
 typedef struct mbs_param {
     mbs_param_kind kind;
@@ -846,6 +861,12 @@ int mbs_model_set_body(mbs_model *m, int body, const mbs_body_def *def);
    replace the other. */
 int mbs_model_set_gravity(mbs_model *m, const double g[3]);
 int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu);
+/* Geometry parameters: a frame's rotation from its Cardan angles, rot = Rx(a0) Ry(a1) Rz(a2)
+   (row-major), the function through which MBS_PARAM_FRAME_*_ROT write it. Reading an angle
+   gives the angles of the current rot (a1 in [-pi/2, pi/2]); setting angle k keeps the other
+   two as read, so the model equals the one compiled with rot = mbs_cardan_rot(a) for the
+   angles a that mbs_model_get_param then reads. */
+void mbs_cardan_rot(double rot[9], const double a[3]);
 
 /* Batch runs: many independent runs of one model stepped at once on a pool of threads (a
    sweep, a Monte Carlo study). A batch holds nrun data objects, each with its own stepper
