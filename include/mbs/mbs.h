@@ -674,6 +674,32 @@ int mbs_add_joint_brake(mbs_builder *b, const mbs_joint_brake_def *def);
    effect at the next step (a locked coordinate whose holding force now exceeds the new
    break-away limit starts sliding there). */
 int mbs_set_brake_limit(mbs_data *d, int brake, double limit);
+/* Joint friction whose normal force is the joint's own reaction (Otter, Elmqvist, Mattsson
+   2003, "The New Modelica MultiBody Library", §8: a Coulomb force from the normal force of a
+   joint; a bearing's friction from its load). On the one dof of a revolute or prismatic tree
+   joint, a friction (locking, unlocking and sliding as mbs_add_joint_friction's) whose
+   sliding limit is mu N and break-away limit mu_stick N, with N from the force F the joint
+   transmits (mbs_joint_reaction, axis a): prismatic N = |F - (F.a) a| (the force across the
+   slide, N; the moment across it is not counted); revolute N = radius (|F - (F.a) a| +
+   axial |F.a|) (N m: the radial load, plus the axial load times `axial`, on a journal of that
+   radius). As N depends on the accelerations, which depend on the friction, every forward
+   dynamics solves them together by a fixed-point iteration on the limits: dynamics with
+   the current limits, the reactions, new limits, until every limit changes by at most 1e-12
+   of itself (at most 50 rounds; usually 2, the limits kept from the last evaluation as the
+   start); MBS_ERR_CONVERGENCE naming the element when they do not settle (mu so large that
+   the friction feeds its own normal force faster than it grows: the joint jams), qacc and
+   lambda as they were. Returns a force element id; mbs_set_brake_limit refuses it. */
+typedef struct mbs_reaction_friction_def {
+    const char *name;   /* copied; may be NULL */
+    int joint;          /* a revolute or prismatic joint (tree) */
+    double mu;          /* sliding coefficient, > 0 */
+    double mu_stick;    /* break-away coefficient, >= mu */
+    double radius;      /* revolute: journal radius > 0 (m); prismatic: unused */
+    double axial;       /* revolute: weight of the axial load, >= 0; prismatic: unused */
+} mbs_reaction_friction_def;
+/* no name, joint -1 (must be set), mu 0 (must be set), mu_stick 0 (= mu), radius 0, axial 0 */
+mbs_reaction_friction_def mbs_default_reaction_friction_def(void);
+int mbs_add_reaction_friction(mbs_builder *b, const mbs_reaction_friction_def *def);
 
 /* Joint stops: position limits lower < upper on one scalar dof of a tree joint (either may
    be -INFINITY / INFINITY for none). Elastic law: beyond a limit by p the penalty force
