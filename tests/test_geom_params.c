@@ -3,6 +3,8 @@
  * trajectories of the model compiled with the new value (a 3-D tree whose joints change
  * kernels with their frames, a four-bar closed by a cut revolute, a slider-crank closed by a
  * distance rod, an ellipse rolling on a line); data objects made before a change follow it;
+ * the four-bar's coupler tip differentiated to its link lengths against the closure's
+ * implicit derivative;
  * the period of a pendulum as its length changes against the elliptic-integral closed form;
  * CVODES sensitivities to link lengths and a frame angle against central differences; bad
  * parameters and values refused with the model unchanged. */
@@ -179,7 +181,14 @@ static mbs_builder *loop_builder(void)
    at the origin (joint 0), coupler (b) on a revolute at the crank's tip (joint 1), rocker
    (c) on a revolute at (d, 0) (joint 2), the cut revolute joining the coupler's tip and the
    rocker's (joint 3). */
+static mbs_model *fourbar_build_held(double a, double b_, double c, double d, int hold);
 static mbs_model *fourbar_build(double a, double b_, double c, double d)
+{
+    return fourbar_build_held(a, b_, c, d, 0);
+}
+
+/* The same, the crank held at its start angle by mbs_assemble when hold. */
+static mbs_model *fourbar_build_held(double a, double b_, double c, double d, int hold)
 {
     mbs_builder *b = loop_builder();
     const double len[3] = {0.3, 1.0, 0.8}; /* inertias of the nominal links */
@@ -202,6 +211,8 @@ static mbs_model *fourbar_build(double a, double b_, double c, double d)
     assert_int_equal(mbs_add_joint(b, &j), 3);
     const double q0[1] = {1.0};
     assert_int_equal(mbs_set_joint_start(b, 0, q0, (int)(sizeof q0 / sizeof q0[0]), NULL, 0), MBS_OK);
+    const unsigned char held[1] = {1};
+    if (hold) assert_int_equal(mbs_set_joint_hold(b, 0, held, 1), MBS_OK);
     mbs_model *m = run_compile_ok(b);
     mbs_builder_destroy(b);
     return m;
@@ -295,6 +306,60 @@ static void test_loops_equal_compiled(void **state)
         mbs_model_destroy(ma);
         mbs_model_destroy(mb);
     }
+}
+
+/* The coupler's tip B (the rocker's tip, c along its x axis) of the assembled four-bar. */
+static void coupler_tip(mbs_data *d, double c, double B[2])
+{
+    double pos[3], rot[9];
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    assert_int_equal(mbs_body_pose(d, 3, pos, rot), MBS_OK);
+    B[0] = pos[0] + rot[0] * c, B[1] = pos[1] + rot[3] * c;
+}
+
+/* Sensitivities of the four-bar's coupler tip B at a held crank angle th to the crank length
+   a, the coupler length b and the ground length d: five-point differences (h = 1e-3) of the
+   changed model assembled again, against the implicit derivative of the closure
+   |B - A| = b, |B - D| = c with A = a (cos th, sin th), D = (d, 0):
+   (B - A) . (dB - dA) = b db, (B - D) . (dB - dD) = 0; within 1e-8. Loop models are not
+   taken by the CVODES sensitivity runs, so the model's own derivative is the difference. */
+static void test_fourbar_coupler_sensitivity(void **state)
+{
+    (void)state;
+    const double a = 0.3, b = 1.0, c = 0.8, d = 1.0, th = 1.0, h = 1e-3;
+    mbs_model *m = fourbar_build_held(a, b, c, d, 1);
+    mbs_data *dt = mbs_data_create(m);
+    double B[2];
+    coupler_tip(dt, c, B);
+    const double A[2] = {a * cos(th), a * sin(th)}, D[2] = {d, 0.0};
+    assert_true(fabs(hypot(B[0] - A[0], B[1] - A[1]) - b) < 1e-12);
+    const mbs_param P[3] = {{MBS_PARAM_FRAME_PARENT_POS, 1, 0}, {MBS_PARAM_FRAME_PARENT_POS, 3, 0},
+                            {MBS_PARAM_FRAME_PARENT_POS, 2, 0}};
+    const double nominal[3] = {a, b, d};
+    /* rows (B - A) and (B - D); right-hand sides per parameter: (B - A).dA + b db, (B - D).dD */
+    const double r1[3] = {(B[0] - A[0]) * cos(th) + (B[1] - A[1]) * sin(th), b, 0.0};
+    const double r2[3] = {0.0, 0.0, B[0] - D[0]};
+    const double det = (B[0] - A[0]) * (B[1] - D[1]) - (B[1] - A[1]) * (B[0] - D[0]);
+    for (int k = 0; k < 3; ++k) {
+        const double ex[2] = {(r1[k] * (B[1] - D[1]) - r2[k] * (B[1] - A[1])) / det,
+                              ((B[0] - A[0]) * r2[k] - (B[0] - D[0]) * r1[k]) / det};
+        double Bs[4][2]; /* at +h, -h, +2h, -2h */
+        const double step[4] = {h, -h, 2 * h, -2 * h};
+        for (int i = 0; i < 4; ++i) {
+            assert_int_equal(mbs_model_set_param(m, &P[k], nominal[k] + step[i]), MBS_OK);
+            coupler_tip(dt, c, Bs[i]);
+        }
+        assert_int_equal(mbs_model_set_param(m, &P[k], nominal[k]), MBS_OK);
+        double fd[2];
+        for (int i = 0; i < 2; ++i)
+            fd[i] = (8.0 * (Bs[0][i] - Bs[1][i]) - (Bs[2][i] - Bs[3][i])) / (12.0 * h);
+        const double err = hypot(fd[0] - ex[0], fd[1] - ex[1]);
+        print_message("four-bar dB/d(length %d): differences (%.9f, %.9f), implicit (%.9f, "
+                      "%.9f), error %.1e\n", k, fd[0], fd[1], ex[0], ex[1], err);
+        assert_true(err < 1e-8 * hypot(ex[0], ex[1]) + 1e-9);
+    }
+    mbs_data_destroy(dt);
+    mbs_model_destroy(m);
 }
 
 /* ---------------------------------------------------------------- pendulum period */
@@ -515,6 +580,7 @@ int main(void)
         cmocka_unit_test(test_tree_equals_compiled),
         cmocka_unit_test(test_existing_data_follows),
         cmocka_unit_test(test_loops_equal_compiled),
+        cmocka_unit_test(test_fourbar_coupler_sensitivity),
         cmocka_unit_test(test_pendulum_period),
         cmocka_unit_test(test_sensitivity_vs_central),
         cmocka_unit_test(test_refused),
