@@ -315,6 +315,32 @@ int mbs_add_joint_brake(mbs_builder *b, const mbs_joint_brake_def *def);
    effect at the next step (a locked coordinate whose holding force now exceeds the new
    break-away limit starts sliding there). */
 int mbs_set_brake_limit(mbs_data *d, int brake, double limit);
+/* Joint friction whose normal force is the joint's own reaction (Otter, Elmqvist, Mattsson
+   2003, "The New Modelica MultiBody Library", §8: a Coulomb force from the normal force of a
+   joint; a bearing's friction from its load). On the one dof of a revolute or prismatic tree
+   joint, a friction (locking, unlocking and sliding as mbs_add_joint_friction's) whose
+   sliding limit is mu N and break-away limit mu_stick N, with N from the force F the joint
+   transmits (mbs_joint_reaction, axis a): prismatic N = |F - (F.a) a| (the force across the
+   slide, N; the moment across it is not counted); revolute N = radius (|F - (F.a) a| +
+   axial |F.a|) (N m: the radial load, plus the axial load times `axial`, on a journal of that
+   radius). As N depends on the accelerations, which depend on the friction, every forward
+   dynamics solves them together by a fixed-point iteration on the limits: dynamics with
+   the current limits, the reactions, new limits, until every limit changes by at most 1e-12
+   of itself (at most 50 rounds; usually 2, the limits kept from the last evaluation as the
+   start); MBS_ERR_CONVERGENCE naming the element when they do not settle (mu so large that
+   the friction feeds its own normal force faster than it grows: the joint jams), qacc and
+   lambda as they were. Returns a force element id; mbs_set_brake_limit refuses it. */
+typedef struct mbs_reaction_friction_def {
+    const char *name;   /* copied; may be NULL */
+    int joint;          /* a revolute or prismatic joint (tree) */
+    double mu;          /* sliding coefficient, > 0 */
+    double mu_stick;    /* break-away coefficient, >= mu */
+    double radius;      /* revolute: journal radius > 0 (m); prismatic: unused */
+    double axial;       /* revolute: weight of the axial load, >= 0; prismatic: unused */
+} mbs_reaction_friction_def;
+/* no name, joint -1 (must be set), mu 0 (must be set), mu_stick 0 (= mu), radius 0, axial 0 */
+mbs_reaction_friction_def mbs_default_reaction_friction_def(void);
+int mbs_add_reaction_friction(mbs_builder *b, const mbs_reaction_friction_def *def);
 
 /* Joint stops: position limits lower < upper on one scalar dof of a tree joint (either may
    be -INFINITY / INFINITY for none). Elastic law: beyond a limit by p the penalty force
@@ -744,11 +770,26 @@ typedef enum mbs_param_kind {
     MBS_PARAM_FRICTION,      /* force element id of a joint friction (not a brake, whose limit
                                 is a host input): index 0 coulomb, 1 stiction, 2 viscous, all
                                 >= 0 with stiction >= coulomb */
-    MBS_PARAM_STOP           /* force element id of a joint stop, a value of its law: index 0
+    MBS_PARAM_STOP,          /* force element id of a joint stop, a value of its law: index 0
                                 stiffness (> 0) and 1 damping (>= 0) of an elastic stop, 2
                                 restitution (in [0, 1]) and 3 rest_velocity (> 0) of a
                                 restitution stop; the limits are not parameters (a data
                                 object in contact holds its limit) */
+    /* geometry (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator
+       of multibody models", §1.1: joint locations among the parameters); joint id: a joint
+       the user added (not an automatic root, not a joint compile reduced for a point mass,
+       whose mass's position is its MBS_PARAM_COM); refused on a model compile put on the
+       planar path or gave a closed-form loop closure (build it with MBS_PLANAR_OFF and
+       MBS_CLOSURE_NEWTON to vary its geometry) */
+    MBS_PARAM_FRAME_PARENT_POS, /* joint id: frame_parent.pos[index], index 0..2 */
+    MBS_PARAM_FRAME_CHILD_POS,  /* joint id: frame_child.pos[index], index 0..2 */
+    MBS_PARAM_FRAME_PARENT_ROT, /* joint id: Cardan angle index (0..2) of frame_parent.rot =
+                                   mbs_cardan_rot(a), see below */
+    MBS_PARAM_FRAME_CHILD_ROT,  /* joint id: the same for frame_child.rot */
+    MBS_PARAM_ROD_LENGTH,       /* joint id of a distance joint: its length > 0 */
+    MBS_PARAM_CURVE_SIZE        /* joint id of a curve joint: index 0 the parent curve's
+                                   radius or semi-axis a, 1 its semi-axis b, 2 and 3 the same
+                                   for the child curve (> 0; circles have no b) */
 } mbs_param_kind;
 typedef struct mbs_param {
     mbs_param_kind kind;
@@ -771,6 +812,12 @@ int mbs_model_set_body(mbs_model *m, int body, const mbs_body_def *def);
    replace the other. */
 int mbs_model_set_gravity(mbs_model *m, const double g[3]);
 int mbs_model_set_point_gravity(mbs_model *m, const double center[3], double mu);
+/* Geometry parameters: a frame's rotation from its Cardan angles, rot = Rx(a0) Ry(a1) Rz(a2)
+   (row-major), the function through which MBS_PARAM_FRAME_*_ROT write it. Reading an angle
+   gives the angles of the current rot (a1 in [-pi/2, pi/2]); setting angle k keeps the other
+   two as read, so the model equals the one compiled with rot = mbs_cardan_rot(a) for the
+   angles a that mbs_model_get_param then reads. */
+void mbs_cardan_rot(double rot[9], const double a[3]);
 
 
 /* ======== DATA (mbs_data): state, dynamics, controller queries */
@@ -1216,6 +1263,7 @@ int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 #define mbs_builder_add_joint_stop            mbs_add_joint_stop
 #define mbs_builder_add_line_force            mbs_add_line_force
 #define mbs_builder_add_line_force_two_masses mbs_add_line_force_two_masses
+#define mbs_builder_add_reaction_friction     mbs_add_reaction_friction
 #define mbs_builder_add_rotor                 mbs_add_rotor
 #define mbs_builder_add_spring_damper         mbs_add_spring_damper
 #define mbs_builder_add_user_states           mbs_add_user_states
@@ -1268,6 +1316,8 @@ int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 #define mbs_model_integrate_q                 mbs_integrate_q
 #define mbs_model_neutral_q                   mbs_neutral_q
 #define mbs_model_normalize_q                 mbs_normalize_q
+#define mbs_reaction_friction_def_default     mbs_default_reaction_friction_def
+#define mbs_rotation_from_cardan              mbs_cardan_rot
 #define mbs_rotor_def_default                 mbs_default_rotor_def
 #define mbs_sens_def_default                  mbs_default_sens_def
 #define mbs_spring_damper_def_default         mbs_default_spring_damper_def

@@ -133,6 +133,12 @@ class JointBrakeDef(ctypes.Structure):
                 ("_tail", ctypes.c_char * _TAIL)]
 
 
+class ReactionFrictionDef(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("joint", ctypes.c_int), ("mu", ctypes.c_double),
+                ("mu_stick", ctypes.c_double), ("radius", ctypes.c_double),
+                ("axial", ctypes.c_double), ("_tail", ctypes.c_char * _TAIL)]
+
+
 MOTION_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_double, ctypes.POINTER(ctypes.c_double),
                              ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double),
                              ctypes.c_void_p)
@@ -234,6 +240,8 @@ _PROTOTYPES = {
     "mbs_add_joint_friction": (_I, [_P, ctypes.POINTER(JointFrictionDef)]),
     "mbs_default_joint_brake_def": (JointBrakeDef, []),
     "mbs_add_joint_brake": (_I, [_P, ctypes.POINTER(JointBrakeDef)]),
+    "mbs_default_reaction_friction_def": (ReactionFrictionDef, []),
+    "mbs_add_reaction_friction": (_I, [_P, ctypes.POINTER(ReactionFrictionDef)]),
     "mbs_add_joint_motion": (_I, [_P, _I, _I, MOTION_FN, _V]),
     "mbs_joint_is_locked": (_I, [_P, _I, _I]),
     "mbs_data_friction_force": (_D, [_P, _I, _I]),

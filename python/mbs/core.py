@@ -265,6 +265,16 @@ class Builder:
         d.joint, d.dof, d.limit, d.peak = int(joint), int(dof), float(limit), float(peak)
         return self._call(lib.mbs_add_joint_brake(self._b, ctypes.byref(d)))
 
+    def add_reaction_friction(self, joint, mu, mu_stick=None, radius=0.0, axial=0.0, name=None):
+        """Friction on a revolute or prismatic joint whose normal force is the joint's own
+        reaction (limits mu N, mu_stick N; revolute: N = radius (radial + axial * axial
+        load)), solved with the accelerations. Returns the force element id."""
+        d = lib.mbs_default_reaction_friction_def()
+        d.name = name.encode() if name else None
+        d.joint, d.mu, d.radius, d.axial = int(joint), float(mu), float(radius), float(axial)
+        d.mu_stick = float(mu if mu_stick is None else mu_stick)
+        return self._call(lib.mbs_add_reaction_friction(self._b, ctypes.byref(d)))
+
     def add_joint_motion(self, joint, fn, dof=0):
         """Prescribed motion of one coordinate: fn(t) returns (position, velocity,
         acceleration); an exception fails the step that called it. Returns the motion id."""

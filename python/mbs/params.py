@@ -18,7 +18,9 @@ from .core import Model, STEPPERS, _check, _ptr, _set_array, _vec, choice
 
 PARAMS = {"mass": 0, "com": 1, "inertia": 2, "stiffness": 3, "damping": 4, "rest": 5,
           "gravity": 6, "gravity_mu": 7, "rotor_inertia": 8, "rotor_ratio": 9, "line_mass": 10,
-          "line_mass_place": 11, "friction": 12, "stop": 13}  # mbs_param_kind's values
+          "line_mass_place": 11, "friction": 12, "stop": 13, "frame_parent_pos": 14,
+          "frame_child_pos": 15, "frame_parent_rot": 16, "frame_child_rot": 17,
+          "rod_length": 18, "curve_size": 19}  # mbs_param_kind's values
 
 
 class Param(ctypes.Structure):
@@ -61,8 +63,10 @@ def _model_call(self, status):
 def get_param(self, kind, id=0, index=0):
     """The current value of parameter kind (a key of PARAMS: "mass", "com", "inertia" of a
     body; "stiffness", "damping", "rest", "line_mass", "line_mass_place", "friction", "stop"
-    of a force element; "rotor_inertia", "rotor_ratio" of a rotor; "gravity", "gravity_mu") of
-    the body, force element or rotor id; index as mbs_param_kind says."""
+    of a force element; "rotor_inertia", "rotor_ratio" of a rotor; "gravity", "gravity_mu";
+    "frame_parent_pos", "frame_child_pos", "frame_parent_rot", "frame_child_rot",
+    "rod_length", "curve_size" of a joint) of the body, force element, rotor or joint id;
+    index as mbs_param_kind says."""
     x = ctypes.c_double()
     p = _param(kind, id, index)
     _model_call(self, lib.mbs_model_get_param(self._m, ctypes.byref(p), ctypes.byref(x)))

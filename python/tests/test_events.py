@@ -105,3 +105,24 @@ def test_motion_exception_fails_the_step():
         st.step(1e-2)
     assert isinstance(e.value.__cause__, ValueError)
     assert d.time == t and np.array_equal(d.q, q)
+
+
+def test_reaction_friction_block():
+    """A 2 kg block on a slide pressed by gravity and a 5 N host force slides with
+    (P - mu N) / m, N = m g + 5 N: the normal force the slide really carries."""
+    b = mbs.Builder()
+    body = b.add_body("block", mass=2.0, inertia=np.diag([0.1, 0.1, 0.1]))
+    j = b.add_joint("prismatic", mbs.WORLD, body, axis=(1, 0, 0))
+    b.add_reaction_friction(j, mu=0.3, mu_stick=0.45, name="slide")
+    with pytest.raises(mbs.Error) as e:
+        b.add_reaction_friction(j, mu=0.0)
+    assert "mu must be > 0" in str(e.value)
+    b.clear_error()
+    d = mbs.Data(b.compile())
+    d.set_body_wrench(body, force=(0.0, 0.0, -5.0))
+    d.tau[0] = 4.0
+    d.v[0] = 0.5
+    d.forward_dynamics()
+    N = 2.0 * G + 5.0
+    assert d.qacc[0] == pytest.approx((4.0 - 0.3 * N) / 2.0, rel=1e-12)
+    assert d.friction_force(j) == pytest.approx(-0.3 * N, rel=1e-12)

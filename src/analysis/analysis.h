@@ -39,7 +39,17 @@ typedef struct mbs_analysis {
     unsigned long react_param_rev, react_input_rev; /* the model's parameter and the data's
                                input revisions of that state (params.c, frame forces) */
     mbs_wrench_input *react_w; /* [nbody] host wrenches of that state */
+    /* reaction frictions (reaction_friction.c): qacc and lambda before the iteration */
+    double *rf_qacc, *rf_lambda; /* [nv + 1], [ncon + nqrow + 1] */
 } mbs_analysis;
+
+/* Force and torque (world, at the child frame's origin) that tree joint `joint` transmits at
+   the last dynamics evaluation (reaction.c): mbs_joint_reaction without its checks. */
+int mbs_reaction_tree(mbs_data *d, int joint, double force[3], double torque[3]);
+/* Forward dynamics with the limits of the reaction frictions solved with it (reaction_
+   friction.c): `once` evaluated until the limits settle; its status, or MBS_ERR_CONVERGENCE
+   with qacc and lambda as they were. */
+int mbs_reaction_friction_forward(mbs_data *d, int (*once)(mbs_data *d));
 
 /* 1 when the reaction cache holds the forces of the data's current state. */
 int mbs_analysis_reaction_hit(const mbs_data *d);

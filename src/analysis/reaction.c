@@ -95,7 +95,14 @@ int mbs_joint_reaction(mbs_data *d, int joint, double force[3], double torque[3]
         v3_copy(torque, w), v3_copy(force, w + 3);
         return MBS_OK;
     }
-    st = tree_forces(d);
+    return mbs_reaction_tree(d, joint, force, torque);
+}
+
+/* See analysis.h: the tree joint's part of mbs_joint_reaction, its checks done. */
+int mbs_reaction_tree(mbs_data *d, int joint, double force[3], double torque[3])
+{
+    const mbs_joint_model *jm = &d->model->joints[joint];
+    const int st = tree_forces(d);
     if (st != MBS_OK) return st;
     const mbs_analysis *a = d->analysis;
     double F[3], T[3];

@@ -109,6 +109,8 @@ int mbs_analysis_create(mbs_data *d)
     ok &= (a->react_x = calloc((size_t)m->nbody, sizeof(mbs_pose))) != NULL;
     ok &= (a->react_key = calloc(reaction_key_len(m), sizeof(double))) != NULL;
     ok &= (a->react_w = calloc((size_t)m->nbody, sizeof(mbs_wrench_input))) != NULL;
+    ok &= (a->rf_qacc = calloc(nv1, sizeof(double))) != NULL;
+    ok &= (a->rf_lambda = calloc(m1 + (size_t)mbs_nqrow(m), sizeof(double))) != NULL;
     return ok ? MBS_OK : MBS_ERR_NOMEM;
 }
 
@@ -119,7 +121,7 @@ void mbs_analysis_destroy(mbs_data *d)
     if (!a) return;
     void *p[] = {a->q0, a->v0, a->qb, a->qt, a->dv, a->step, a->g, a->r, a->rt, a->s, a->A,
                  a->B, a->QJ, a->h, a->J6, a->tau, a->work, a->jpvt, a->idx, a->hold,
-                 a->react_f, a->react_x, a->react_key, a->react_w};
+                 a->react_f, a->react_x, a->react_key, a->react_w, a->rf_qacc, a->rf_lambda};
     for (size_t i = 0; i < sizeof p / sizeof p[0]; ++i) free(p[i]);
     mbs_loops_snap_free(a->loops_bak);
     free(a);

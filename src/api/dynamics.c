@@ -8,6 +8,7 @@
 #include "elements/couplings.h"
 #include "elements/workspace.h"
 #include "ustates/ustates.h"
+#include "analysis/analysis.h"
 
 /* 1 if the lower triangle (diagonal included) of the n x n row-major A is finite: 0 * x
    is 0 for every finite x and NaN otherwise, summed in four independent lanes. */
@@ -52,6 +53,8 @@ static int cut_of_row(const mbs_model *m, int r)
     return -1;
 }
 
+static int forward_once(mbs_data *d);
+
 /* Kinematics and forces at the current state; the element's status on failure. */
 static int prepare(mbs_data *d)
 {
@@ -90,12 +93,18 @@ static int fail_lambda(mbs_data *d, int r)
 
 /* qacc = ABA(q, v, tau + forces), with cut joints or enabled coordinate rows (motions,
    locks, contacts) the multipliers too (loops_select.c); qacc and lambda are kept as they were on
-   any failure. */
+   any failure. Reaction frictions iterate it with their limits (analysis/reaction_friction.c). */
 int mbs_forward_dynamics(mbs_data *d)
 {
     if (!d) return MBS_ERR_ARG;
     const int nested = mbs_refuse_nested(d, "mbs_forward_dynamics");
     if (nested != MBS_OK) return nested;
+    return mbs_reaction_friction_forward(d, forward_once);
+}
+
+/* One forward dynamics at the limits the frictions have. */
+static int forward_once(mbs_data *d)
+{
     const mbs_model *m = d->model;
     const int nv = m->nv, nrow = m->ncon + mbs_nqrow(m);
     int st = mbs_check_state(d, 1, 1);

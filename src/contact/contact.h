@@ -66,6 +66,9 @@ void mbs_curve_commit(mbs_data *d);
 
 extern const mbs_joint_ops mbs_joint_curve_ops;
 
+/* A curve's period (circle, ellipse) and size from its kind and semi-axes (at compile and
+   when a geometry parameter changes them). */
+void mbs_curve_derive(mbs_curve_model *m);
 /* Forget the curves of builder joints njoint and above (mbs_builder_rollback). */
 void mbs_curve_rollback(mbs_builder *b, int njoint);
 /* At compile: a copy of the curves of builder joint `joint` into jm->curve (allocated, the

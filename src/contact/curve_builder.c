@@ -46,15 +46,20 @@ static mbs_curve_model curve_model(const mbs_curve *c)
     mbs_curve_model m;
     m.kind = c->kind, m.a = c->a, m.b = c->b, m.fn = c->fn, m.user = c->user;
     m.side = (c->kind == MBS_CURVE_LINE ? -1.0 : 1.0) * (c->flip ? -1.0 : 1.0);
-    const double twopi = 6.283185307179586;
-    m.period = c->kind == MBS_CURVE_CIRCLE    ? twopi * c->a
-               : c->kind == MBS_CURVE_ELLIPSE ? twopi
-               : c->kind == MBS_CURVE_USER    ? c->period
-                                              : 0.0;
-    m.size = c->kind == MBS_CURVE_CIRCLE    ? c->a
-             : c->kind == MBS_CURVE_ELLIPSE ? fmax(c->a, c->b)
-                                            : 0.0;
+    m.period = c->kind == MBS_CURVE_USER ? c->period : 0.0;
+    mbs_curve_derive(&m);
     return m;
+}
+
+/* See contact.h. */
+void mbs_curve_derive(mbs_curve_model *m)
+{
+    const double twopi = 6.283185307179586;
+    if (m->kind == MBS_CURVE_CIRCLE) m->period = twopi * m->a;
+    if (m->kind == MBS_CURVE_ELLIPSE) m->period = twopi;
+    m->size = m->kind == MBS_CURVE_CIRCLE    ? m->a
+              : m->kind == MBS_CURVE_ELLIPSE ? fmax(m->a, m->b)
+                                             : 0.0;
 }
 
 /* Validate def; MBS_ERR_ARG naming the joint. */

@@ -33,6 +33,11 @@ typedef struct mbs_force_model {
     double coulomb, stiction, viscous;
     double lower, upper, restitution, rest_velocity;
     int law, slot;
+    /* a brake whose limit is the reaction of its joint (reaction = 1; analysis/
+       reaction_friction.c): limit = mu radius (|F across the axis| + axial |F along it|),
+       stiction = mu_stick / mu its peak; prismatic radius 1, axial 0 */
+    int reaction;
+    double mu, radius, axial;
     /* two-frame force (frame_force.c) and user line law (line_law.c) */
     mbs_pose frame_a, frame_b;     /* two-frame force: frames on body_a, body_b */
     int resolve;                   /* mbs_resolve of the two-frame force */

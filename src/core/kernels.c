@@ -54,4 +54,5 @@ void mbs_kernels_init_data(mbs_data *d)
         const mbs_joint_model *jm = &m->joints[m->tree[t]];
         if (jm->kern->const_subspace) mbs_kin_subspace_generic(d, jm);
     }
+    d->geom_rev = m->geom_rev;
 }

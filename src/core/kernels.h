@@ -48,7 +48,9 @@ struct mbs_joint_kernels {
 const mbs_joint_kernels *mbs_kernels_pick(const mbs_joint_model *jm);
 /* The generic kernels of jm's number of dofs (what every specialisation must equal). */
 const mbs_joint_kernels *mbs_kernels_generic(const mbs_joint_model *jm);
-/* Write S of every joint whose kernels have a constant subspace (at data creation). */
+/* Write S of every joint whose kernels have a constant subspace (at data creation, and again
+   when a geometry parameter changed the kernels: mbs_check_state), noting the model's
+   geom_rev in the data. */
 void mbs_kernels_init_data(mbs_data *d);
 
 /* Specialisations for one-dof joints about / along the coordinate axis k (0, 1, 2) of a

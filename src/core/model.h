@@ -86,6 +86,9 @@ struct mbs_model {
     char error[MBS_ERROR_LEN];  /* message of the last failed parameter call */
     unsigned long param_rev;    /* counts successful parameter changes: a stepper restarts
                                    CVODE when it changed since its last step */
+    unsigned long geom_rev;     /* counts changes of the geometry (src/model/params_geometry.c,
+                                   sensitivity perturbations included): a data object that saw
+                                   another value refreshes what it derived from it */
 
     /* loops closed in closed form (src/loops/analytic/): the assemblies compile found for every
        loop, NULL when the Newton strategy closes them */
@@ -204,6 +207,11 @@ struct mbs_data {
        dofs crba_group[5k+1 .. 5k+n], each the dof_parent of the one before */
     int *crba_group;      /* [5 nv] */
     int crba_ngroup;
+    /* geometry parameters (src/model/params_geometry.c): the model's geom_rev this data last
+       derived from (mbs_check_state refreshes the constant subspaces, then calls geom_changed,
+       which loops/ installs to rescale and reselect its rows; NULL without loops) */
+    unsigned long geom_rev;
+    void (*geom_changed)(mbs_data *d);
 };
 
 /* Every array of struct mbs_data that mbs_data_create allocates itself (api/data.c): type,

@@ -27,4 +27,18 @@ double mbs_param_element_get(const mbs_model *m, const mbs_param *p, char *err);
 int mbs_param_element_value_check(mbs_model *m, const mbs_param *p, double value);
 void mbs_param_element_apply(mbs_model *m, const mbs_param *p, double value);
 
+/* Geometry parameters (params_geometry.c), the kinds for which mbs_param_is_geometry is 1:
+   as the element calls above; apply writes the value, derives again what compile derives
+   from it and counts a geometry revision (m->geom_rev). */
+int mbs_param_is_geometry(const mbs_param *p);
+int mbs_param_geometry_check(const mbs_model *m, const mbs_param *p, char *err);
+double mbs_param_geometry_get(const mbs_model *m, const mbs_param *p);
+int mbs_param_geometry_value_check(mbs_model *m, const mbs_param *p, double value);
+void mbs_param_geometry_apply(mbs_model *m, const mbs_param *p, double value);
+/* The steps of compile (compile.c) a geometry change runs again: the rows of every cut joint
+   in body coordinates with their loops' length scales, and whether a frame is the identity
+   (rotation bitwise I, position 0). */
+void mbs_compile_cuts(mbs_model *m);
+int mbs_frame_is_identity(const mbs_pose *X);
+
 #endif

@@ -125,6 +125,58 @@ int mbs_add_joint_brake(mbs_builder *b, const mbs_joint_brake_def *def)
     return mbs_builder_note(b, "mbs_add_joint_brake", add_joint_brake_impl(b, def));
 }
 
+mbs_reaction_friction_def mbs_default_reaction_friction_def(void)
+{
+    mbs_reaction_friction_def def = {0};
+    def.joint = -1;
+    return def;
+}
+
+/* The coefficients: mu > 0, mu_stick >= mu (0: mu), a revolute's radius > 0, axial >= 0. */
+static int check_reaction_values(mbs_builder *b, const char *label,
+                                 const mbs_reaction_friction_def *def, int revolute)
+{
+    int st = check_value(b, label, "mu", def->mu, 0.0);
+    if (st == MBS_OK && !(def->mu > 0.0))
+        st = mbs_errorf(b->error, MBS_ERR_ARG, "%s: mu must be > 0", label);
+    if (st == MBS_OK && def->mu_stick != 0.0) st = check_value(b, label, "mu_stick", def->mu_stick, def->mu);
+    if (st == MBS_OK && revolute) st = check_value(b, label, "axial", def->axial, 0.0);
+    if (st == MBS_OK && revolute) st = check_value(b, label, "radius", def->radius, 0.0);
+    if (st == MBS_OK && revolute && !(def->radius > 0.0))
+        st = mbs_errorf(b->error, MBS_ERR_ARG, "%s: a revolute joint's radius must be > 0", label);
+    return st;
+}
+
+/* A brake (joint_friction.c) whose limit analysis/reaction_friction.c takes from the joint's
+   reaction: coulomb 0 (the first limit), stiction the peak mu_stick / mu. */
+static int add_reaction_friction_impl(mbs_builder *b, const mbs_reaction_friction_def *def)
+{
+    char label[EV_LABEL_LEN];
+    if (!b) return MBS_ERR_ARG;
+    if (!def) return mbs_errorf(b->error, MBS_ERR_ARG, "mbs_add_reaction_friction: def is NULL");
+    joint_element_label(b, "reaction friction", def->name, b->nforce, def->joint, label);
+    int st = check_joint_dof(b, label, def->joint, 0);
+    const mbs_joint_type type = st == MBS_OK ? b->joints[def->joint].type : MBS_JOINT_FIXED;
+    if (st == MBS_OK && type != MBS_JOINT_REVOLUTE && type != MBS_JOINT_PRISMATIC)
+        st = mbs_errorf(b->error, MBS_ERR_ARG, "%s: the joint must be revolute or prismatic",
+                        label);
+    if (st == MBS_OK) st = check_reaction_values(b, label, def, type == MBS_JOINT_REVOLUTE);
+    if (st != MBS_OK) return st;
+    mbs_force_model f = mbs_force_joint_element(&mbs_force_joint_brake_ops, def->joint, 0);
+    f.reaction = 1;
+    f.mu = def->mu;
+    f.stiction = def->mu_stick != 0.0 ? def->mu_stick / def->mu : 1.0;
+    f.radius = type == MBS_JOINT_REVOLUTE ? def->radius : 1.0;
+    f.axial = type == MBS_JOINT_REVOLUTE ? def->axial : 0.0;
+    return push(b, &f, def->name, label);
+}
+
+/* The call above; a failure becomes the builder's first failure if it has none. */
+int mbs_add_reaction_friction(mbs_builder *b, const mbs_reaction_friction_def *def)
+{
+    return mbs_builder_note(b, "mbs_add_reaction_friction", add_reaction_friction_impl(b, def));
+}
+
 mbs_joint_stop_def mbs_default_joint_stop_def(void)
 {
     mbs_joint_stop_def def = {0};

@@ -128,6 +128,12 @@ static double length_scale(const mbs_model *m)
     return L > 0.0 ? L : 1.0;
 }
 
+/* Scale of a row on (joint, dof): a displacement in units of the loops' length. */
+static double row_scale(const mbs_model *m, int joint, int dof)
+{
+    return linear_dof(m->joints[joint].type, dof) ? 1.0 / length_scale(m) : 1.0;
+}
+
 /* Append coordinate row k for an element on (joint, dof) with q/v index. */
 static void add_row(const mbs_model *m, mbs_events_model *ev, mbs_qrow_kind kind, int owner,
                     int joint, int dof, int qi, int vi)
@@ -139,7 +145,14 @@ static void add_row(const mbs_model *m, mbs_events_model *ev, mbs_qrow_kind kind
     r->dof = dof;
     r->qindex = qi;
     r->vindex = vi;
-    r->scale = linear_dof(m->joints[joint].type, dof) ? 1.0 / length_scale(m) : 1.0;
+    r->scale = row_scale(m, joint, dof);
+}
+
+/* See events.h: the scales follow the loops' length scale. */
+void mbs_events_rescale(mbs_model *m)
+{
+    for (int k = 0; m->ev && k < m->ev->nqrow; ++k)
+        m->ev->qrows[k].scale = row_scale(m, m->ev->qrows[k].joint, m->ev->qrows[k].dof);
 }
 
 /* Rows (motions, frictions, restitution stops), the element lists and the pairing of a

@@ -269,6 +269,9 @@ int mbs_set_brake_limit(mbs_data *d, int brake, double limit)
     if (brake < 0 || brake >= m->nforce || m->forces[brake].ops != &mbs_force_joint_brake_ops)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "set_brake_limit: force element %d is not a joint "
                              "brake", brake);
+    if (m->forces[brake].reaction)
+        return MBS_DATA_FAIL(d, MBS_ERR_ARG, "set_brake_limit: force element %d is a reaction "
+                             "friction, whose limit follows its joint's reaction", brake);
     if (!(limit >= 0.0) || !(limit <= MBS_MAX_VALUE))
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "set_brake_limit: brake %d: limit = %g must be >= 0 "
                              "and finite", brake, limit);

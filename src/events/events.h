@@ -79,6 +79,9 @@ static inline int mbs_nqrow(const mbs_model *m) { return m->ev ? m->ev->nqrow : 
    q and v indices. MBS_OK or a status with the message in err. */
 int mbs_events_compile(const struct mbs_builder *b, mbs_model *m, char *err);
 void mbs_events_model_free(mbs_events_model *ev);
+/* The coordinate rows' scales again after the loops' length scale changed (a geometry
+   parameter, src/model/params_geometry.c). */
+void mbs_events_rescale(mbs_model *m);
 
 /* ---------------------------------------------------------------- data */
 

@@ -95,6 +95,12 @@ static void rows_fill(const mbs_model *m, mbs_con_topo *t)
     }
 }
 
+/* See constraints.h. */
+void mbs_con_topo_rescale(const mbs_model *m, mbs_con_topo *t)
+{
+    rows_fill(m, t);
+}
+
 /* Coordinate row k as entry ncut + k: its joint and a path of its one dof. */
 static void coord_fill(const mbs_model *m, mbs_con_topo *t, int *c, int *k)
 {

@@ -45,6 +45,8 @@ typedef struct mbs_con_topo {
 /* Build the loop structure of m into t (allocates); MBS_OK or MBS_ERR_NOMEM. */
 int mbs_con_topo_init(const mbs_model *m, mbs_con_topo *t);
 void mbs_con_topo_free(mbs_con_topo *t);
+/* The rows' scales again from the model's loop lengths (after a geometry parameter). */
+void mbs_con_topo_rescale(const mbs_model *m, mbs_con_topo *t);
 
 /* World-frame motion subspace Sw (6 x nv) from the data's S (needs mbs_kinematics). */
 void mbs_con_world_motion(const mbs_data *d, double *Sw);

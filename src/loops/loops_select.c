@@ -54,6 +54,15 @@ static void rows_changed(mbs_data *d, int selection)
     d->loops->closed_valid = 0;
 }
 
+/* d->geom_changed: the rows' scales follow the new loop lengths; nothing selected, closed or
+   factorised before holds. */
+static void geom_changed(mbs_data *d)
+{
+    mbs_con_topo_rescale(d->model, &d->loops->t);
+    rows_changed(d, 1);
+    d->loops->lu_ok = d->loops->lu_here = d->loops->jac_closed = 0;
+}
+
 /* See loops.h. */
 int mbs_loops_create(mbs_data *d)
 {
@@ -64,6 +73,7 @@ int mbs_loops_create(mbs_data *d)
     if (!L) return MBS_ERR_NOMEM;
     d->loops = L;
     d->rows_changed = rows_changed;
+    d->geom_changed = geom_changed;
     L->m = m->ncon + mbs_nqrow(m);
     L->mcut = m->ncon;
     L->timed = m->ev && m->ev->nmotion > 0;

@@ -331,10 +331,17 @@ static void frame_pose(mbs_pose *X, const mbs_frame *f)
     v3_copy(X->p, f->pos);
 }
 
+/* See params.h: rotation bitwise the identity, position zero. */
+int mbs_frame_is_identity(const mbs_pose *X)
+{
+    static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    return memcmp(X->R, I3, sizeof I3) == 0 && X->p[0] == 0.0 && X->p[1] == 0.0 &&
+           X->p[2] == 0.0;
+}
+
 /* Model joint from a validated definition; takes ownership of name. */
 static void fill_joint(mbs_joint_model *jm, const mbs_joint_def *d, char *name, int tree)
 {
-    static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     jm->name = name;
     jm->type = d->type;
     jm->rotation = d->rotation;
@@ -342,9 +349,7 @@ static void fill_joint(mbs_joint_model *jm, const mbs_joint_def *d, char *name, 
     jm->child = d->child;
     frame_pose(&jm->frame_parent, &d->frame_parent);
     frame_pose(&jm->frame_child, &d->frame_child);
-    jm->frame_child_identity = memcmp(d->frame_child.rot, I3, sizeof I3) == 0 &&
-                               d->frame_child.pos[0] == 0.0 && d->frame_child.pos[1] == 0.0 &&
-                               d->frame_child.pos[2] == 0.0;
+    jm->frame_child_identity = mbs_frame_is_identity(&jm->frame_child);
     v3_copy(jm->axis, d->axis);
     v3_copy(jm->axis2, d->axis2);
     v3_cross(jm->axis3, d->axis, d->axis2);
@@ -517,8 +522,8 @@ static void fill_cut(mbs_model *m, mbs_joint_model *jm)
     jm->con_length = L > 1e-9 ? L : 1.0;
 }
 
-/* Constraint rows of every cut joint, in joint-id order. */
-static void fill_cuts(mbs_model *m)
+/* See params.h: constraint rows of every cut joint, in joint-id order. */
+void mbs_compile_cuts(mbs_model *m)
 {
     m->ncon = 0;
     for (int j = 0; j < m->njoint; ++j)
@@ -550,7 +555,7 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
         mbs_model_destroy(m);
         return st;
     }
-    fill_cuts(m);
+    mbs_compile_cuts(m);
     for (int t = 0; t < m->ntree; ++t) /* every tree joint's kernels, once */
         m->joints[m->tree[t]].kern = mbs_kernels_pick(&m->joints[m->tree[t]]);
     m->q_flat = mbs_q_is_flat(m);

@@ -167,9 +167,10 @@ static int is_gravity(const mbs_param *p)
 /* See params.h: kind, id and index of p valid for m; MBS_OK or MBS_ERR_ARG (err). */
 int mbs_param_check(const mbs_model *m, const mbs_param *p, char *err)
 {
-    static const int ncomp[] = {1, 3, 9, 1, 1, 1, 3, 1, 1, 1, 2, 2, 3, 4}; /* by kind */
+    static const int ncomp[] = {1, 3, 9, 1, 1, 1, 3, 1, 1, 1, 2, 2, 3, 4, /* by kind */
+                                3, 3, 3, 3, 1, 4};
     if (!p) return mbs_errorf(err, MBS_ERR_ARG, "parameter: NULL");
-    if ((int)p->kind < 0 || (int)p->kind > (int)MBS_PARAM_STOP)
+    if ((int)p->kind < 0 || (int)p->kind > (int)MBS_PARAM_CURVE_SIZE)
         return mbs_errorf(err, MBS_ERR_ARG, "parameter: unknown kind %d", (int)p->kind);
     const int n = ncomp[p->kind];
     if (p->index < 0 || p->index >= n || (n == 1 && p->index != 0))
@@ -182,6 +183,7 @@ int mbs_param_check(const mbs_model *m, const mbs_param *p, char *err)
         return MBS_ERR_ARG;
     if (is_gravity(p) && !gravity_param_slot(m, p, err)) return MBS_ERR_ARG;
     if (mbs_param_is_element(p)) return mbs_param_element_check(m, p, err);
+    if (mbs_param_is_geometry(p)) return mbs_param_geometry_check(m, p, err);
     return MBS_OK;
 }
 
@@ -205,6 +207,8 @@ int mbs_model_get_param(const mbs_model *m, const mbs_param *p, double *value)
         *value = *force_param_slot(m, p, err);
     } else if (is_gravity(p)) {
         *value = *gravity_param_slot(m, p, err);
+    } else if (mbs_param_is_geometry(p)) {
+        *value = mbs_param_geometry_get(m, p);
     } else {
         *value = mbs_param_element_get(m, p, err);
     }
@@ -216,6 +220,7 @@ static int check_scalar(mbs_model *m, const mbs_param *p, double value)
 {
     char lbl[96];
     if (mbs_param_is_element(p)) return mbs_param_element_value_check(m, p, value);
+    if (mbs_param_is_geometry(p)) return mbs_param_geometry_value_check(m, p, value);
     if (is_gravity(p)) {
         if (!(fabs(value) <= MBS_MAX_VALUE) || (p->kind == MBS_PARAM_GRAVITY_MU && !(value > 0.0)))
             return mbs_errorf(m->error, MBS_ERR_ARG, "gravity: %s must be finite%s (got %g)",
@@ -254,6 +259,8 @@ void mbs_param_apply(mbs_model *m, const mbs_param *p, double value, int keep_ax
     } else if (is_gravity(p)) {
         if (p->kind == MBS_PARAM_GRAVITY) m->gravity[p->index] = value;
         else m->gravity_mu = value;
+    } else if (mbs_param_is_geometry(p)) {
+        mbs_param_geometry_apply(m, p, value);
     } else {
         mbs_param_element_apply(m, p, value);
     }

@@ -101,7 +101,7 @@ def check_links(root, files):
     return problems
 
 
-RULE = re.compile(r"^mbs_(builder|model|data|stepper|sens|batch|lanes|body|joint|status|simd|work)_"
+RULE = re.compile(r"^mbs_(builder|model|data|stepper|sens|batch|lanes|body|joint|rotation|status|simd|work)_"
                   r"|^mbs_[a-z0-9_]+_(def|options)_default$|^mbs_version$")
 
 

@@ -618,6 +618,38 @@ static void test_events_no_alloc(void **state)
     mbs_model_destroy(m);
 }
 
+/* A pendulum on a bearing with reaction friction (its limits iterated with the dynamics at
+   every evaluation) swinging down and sticking, every kind: nothing allocated after create. */
+static void test_reaction_friction_no_alloc(void **state)
+{
+    (void)state;
+    mbs_builder *b = mbs_builder_create();
+    add_link(b, 0, MBS_JOINT_REVOLUTE, 0);
+    mbs_reaction_friction_def rf = mbs_default_reaction_friction_def();
+    rf.joint = 0, rf.mu = 0.3, rf.mu_stick = 0.4, rf.radius = 0.05, rf.axial = 0.5;
+    assert_true(mbs_add_reaction_friction(b, &rf) >= 0);
+    mbs_model *m = NULL;
+    if (mbs_compile(b, &m) != MBS_OK) fail_msg("%s", mbs_builder_error(b));
+    mbs_builder_destroy(b);
+    const mbs_stepper_kind kinds[3] = {MBS_STEP_RK4, MBS_STEP_CVODE_ADAMS, MBS_STEP_CVODE_BDF};
+    for (int k = 0; k < 3; ++k) {
+        mbs_data *d = mbs_data_create(m);
+        mbs_data_q(d)[0] = 0.5;
+        mbs_stepper_def sd = mbs_default_stepper_def(kinds[k]);
+        mbs_stepper *s = mbs_stepper_create(d, &sd);
+        assert_non_null(s);
+        count_begin();
+        int st = MBS_OK;
+        for (int i = 0; i < 1000 && st == MBS_OK; ++i) st = mbs_stepper_step(s, 1e-3);
+        const long c = count_end();
+        if (st != MBS_OK) fail_msg("kind %d: %s", k, mbs_data_error(d));
+        if (c != 0) fail_msg("kind %d: %ld allocations/frees", k, c);
+        mbs_stepper_destroy(s);
+        mbs_data_destroy(d);
+    }
+    mbs_model_destroy(m);
+}
+
 /* ---------------------------------------------------------------- issue 14 elements */
 
 /* A two-frame force value from a callback: allocation-free. */
@@ -884,6 +916,7 @@ int main(void)
         cmocka_unit_test(test_elements_no_alloc),
         cmocka_unit_test(test_analyses_no_alloc),
         cmocka_unit_test(test_events_no_alloc),
+        cmocka_unit_test(test_reaction_friction_no_alloc),
         cmocka_unit_test(test_issue14_no_alloc),
         cmocka_unit_test(test_user_states_no_alloc),
     };

@@ -346,7 +346,7 @@ static void test_refused(void **state)
         {{MBS_PARAM_FRICTION, 2, 0}, 1.0, "force element 2 out of range"},
         {{MBS_PARAM_LINE_MASS, 0, 0}, 1.0, "is a joint friction, which has no point mass"},
         {{MBS_PARAM_STOP, 0, 0}, 1.0, "is a joint friction, not a joint stop"},
-        {{(mbs_param_kind)(MBS_PARAM_STOP + 1), 0, 0}, 1.0, "unknown kind"},
+        {{(mbs_param_kind)(MBS_PARAM_CURVE_SIZE + 1), 0, 0}, 1.0, "unknown kind"},
     };
     check_refused(m, rotor_bad, (int)(sizeof rotor_bad / sizeof rotor_bad[0]));
     double x;
