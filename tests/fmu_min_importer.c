@@ -1,9 +1,12 @@
-/* A minimal FMI 2.0 co-simulation importer that needs the C library alone (dlopen is in it),
- * so that tests/fmu_portable.py can run an FMU in a root holding nothing else:
+/* A minimal FMI 2.0 and FMI 3.0 co-simulation importer that needs the C library alone (dlopen
+ * is in it), so that tests/fmu_portable.py can run an FMU in a root holding nothing else and
+ * tests/fmu3.py can run an FMU of each version side by side:
  *   fmu_min_importer DIR T_END H [cvode]
- * DIR is an unzipped FMU; its binaries/linux64/<modelIdentifier>.so is loaded, stepped from 0
- * to T_END in steps of H (mbs.use_cvode set with "cvode"), and every output printed after
- * each step with 17 significant digits. Exit status 0, or 1 with the reason on stderr. */
+ * DIR is an unzipped FMU; its binaries/linux64/<modelIdentifier>.so (FMI 3.0:
+ * binaries/x86_64-linux/) is loaded, stepped from 0 to T_END in steps of H (mbs.use_cvode set
+ * with "cvode"), and every output printed after each step with 17 significant digits (FMI 3:
+ * the outputs its ModelStructure lists, in order). Exit status 0, or 1 with the reason on
+ * stderr. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -12,6 +15,7 @@
 #include <string.h>
 
 #include "fmi2.h"
+#include "fmi3.h"
 
 enum { MAX_OUT = 256 };
 
@@ -112,6 +116,75 @@ static int run(const api *a, fmi2Component c, const fmi2ValueReference *vr, int 
     return 0;
 }
 
+static void logger3(fmi3InstanceEnvironment env, fmi3Status st, fmi3String cat, fmi3String msg)
+{
+    (void)env, (void)st, (void)cat;
+    fprintf(stderr, "fmi3: %s\n", msg);
+}
+
+/* FMI 3.0: the outputs of <ModelStructure> (<Output valueReference=...>); their count. */
+static int outputs3(const char *desc, fmi3ValueReference *vr)
+{
+    int n = 0;
+    char buf[64];
+    for (const char *p = strstr(desc, "<Output "); p && n < MAX_OUT; p = strstr(p + 1, "<Output "))
+        if (attribute(p, "valueReference", buf, sizeof buf) == 0) vr[n++] = (fmi3ValueReference)strtoul(buf, NULL, 10);
+    return n;
+}
+
+typedef struct api3 {
+    fmi3Instance (*instantiate)(fmi3String, fmi3String, fmi3String, fmi3Boolean, fmi3Boolean, fmi3Boolean,
+                                fmi3Boolean, const fmi3ValueReference[], size_t, fmi3InstanceEnvironment,
+                                fmi3LogMessageCallback, fmi3IntermediateUpdateCallback);
+    fmi3Status (*enter)(fmi3Instance, fmi3Boolean, fmi3Float64, fmi3Float64, fmi3Boolean, fmi3Float64);
+    fmi3Status (*exit)(fmi3Instance);
+    fmi3Status (*set_bool)(fmi3Instance, const fmi3ValueReference[], size_t, const fmi3Boolean[], size_t);
+    fmi3Status (*step)(fmi3Instance, fmi3Float64, fmi3Float64, fmi3Boolean, fmi3Boolean *, fmi3Boolean *,
+                       fmi3Boolean *, fmi3Float64 *);
+    fmi3Status (*get)(fmi3Instance, const fmi3ValueReference[], size_t, fmi3Float64[], size_t);
+} api3;
+
+/* Load, initialise and run an FMI 3.0 FMU as main does an FMI 2.0 one. */
+static int run3(const char *dir, const char *desc, double t_end, double h, int cvode)
+{
+    char path[4096], ident[128], token[128];
+    fmi3ValueReference vr[MAX_OUT];
+    const int n = outputs3(desc, vr);
+    if (attribute(desc, "modelIdentifier", ident, sizeof ident)
+        || attribute(desc, "instantiationToken", token, sizeof token))
+        return fail("no modelIdentifier or instantiationToken", NULL);
+    snprintf(path, sizeof path, "%s/binaries/x86_64-linux/%s.so", dir, ident);
+    void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!so) return fail("dlopen: ", dlerror());
+    api3 a;
+    const struct { void **fn; const char *name; } syms[] = {
+        {(void **)&a.instantiate, "fmi3InstantiateCoSimulation"}, {(void **)&a.enter, "fmi3EnterInitializationMode"},
+        {(void **)&a.exit, "fmi3ExitInitializationMode"}, {(void **)&a.set_bool, "fmi3SetBoolean"},
+        {(void **)&a.step, "fmi3DoStep"}, {(void **)&a.get, "fmi3GetFloat64"}};
+    for (size_t k = 0; k < sizeof syms / sizeof syms[0]; ++k)
+        if (!(*syms[k].fn = dlsym(so, syms[k].name))) return fail("missing ", syms[k].name);
+    snprintf(path, sizeof path, "%s/resources/", dir); /* FMI 3: a path, not a URI */
+    fmi3Instance c = a.instantiate("portable", token, path, false, false, false, false, NULL, 0, NULL, logger3, NULL);
+    if (!c) return fail("fmi3InstantiateCoSimulation failed", NULL);
+    const fmi3ValueReference cvode_vr = 1;
+    const fmi3Boolean on = true;
+    if (cvode && a.set_bool(c, &cvode_vr, 1, &on, 1) != fmi3OK) return fail("setting mbs.use_cvode failed", NULL);
+    if (a.enter(c, true, 1e-8, 0.0, false, 0.0) != fmi3OK || a.exit(c) != fmi3OK) return fail("initialization failed", NULL);
+    fmi3Float64 y[MAX_OUT], reached = 0.0;
+    fmi3Boolean event, stop, early;
+    const long steps = (long)(t_end / h + 0.5);
+    for (long k = 0; k < steps; ++k) {
+        if (a.step(c, (double)k * h, h, true, &event, &stop, &early, &reached) != fmi3OK)
+            return fail("fmi3DoStep failed", NULL);
+        if (reached != (double)k * h + h) return fail("fmi3DoStep: lastSuccessfulTime is not t + h", NULL);
+        if (a.get(c, vr, (size_t)n, y, (size_t)n) != fmi3OK) return fail("fmi3GetFloat64 failed", NULL);
+        printf("%.17g", (double)(k + 1) * h);
+        for (int i = 0; i < n; ++i) printf(" %.17g", y[i]);
+        putchar('\n');
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) return fail("usage: fmu_min_importer DIR T_END H [cvode]", NULL);
@@ -119,6 +192,8 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/modelDescription.xml", argv[1]);
     char *desc = slurp(path);
     if (!desc) return fail("cannot read ", path);
+    if (strstr(desc, "fmiVersion=\"3.0\""))
+        return run3(argv[1], desc, strtod(argv[2], NULL), strtod(argv[3], NULL), argc > 4 && !strcmp(argv[4], "cvode"));
     fmi2ValueReference vr[MAX_OUT];
     const int n = outputs(desc, vr);
     if (attribute(desc, "modelIdentifier", ident, sizeof ident) || attribute(desc, "guid", guid, sizeof guid))

@@ -3,7 +3,8 @@
 minimal importer (tests/fmu_min_importer.c, C library only) in a root directory that holds
 the C library (libc, libm, the loader) and nothing else, entered with chroot (as root) or in
 a user namespace (unshare -r). Their outputs there equal, to 17 digits, the same FMU run on
-this machine: a tree stepped by CVODE (SUNDIALS) and a closed loop (LAPACK's solves). The
+this machine: a tree stepped by CVODE (SUNDIALS) and a closed loop (LAPACK's solves), the
+loop also as an FMI 3.0 FMU. The
 same FMU without its bundled libxml2 must fail to load in the root, so the root does hide
 this machine's libraries.
 Usage: fmu_portable.py MBS_FMU RUNTIME IMPORTER MODELS_DIR
@@ -19,8 +20,9 @@ import zipfile
 
 # the C library's files the root holds (the libc6 package): nothing else of this machine
 C_LIBRARY = ('libc.so.6', 'libm.so.6', 'libpthread.so.0', 'libdl.so.2', 'librt.so.1')
-RUNS = [('double_pendulum.xml', '0.3', '0.01', 'cvode'),
-        ('planar_loop_tilted.xml', '0.3', '0.001', 'rk4')]
+RUNS = [('double_pendulum.xml', '0.3', '0.01', 'cvode', '2'),
+        ('planar_loop_tilted.xml', '0.3', '0.001', 'rk4', '2'),
+        ('planar_loop_tilted.xml', '0.3', '0.001', 'rk4', '3')]
 
 
 def copy_into(root, path):
@@ -63,14 +65,15 @@ def run(cmd):
 
 
 def check_model(tmp, root, enter, args, mbs_fmu, runtime, models):
-    model, t_end, h, stepper = args
-    name = os.path.splitext(model)[0]
+    model, t_end, h, stepper, version = args
+    name = os.path.splitext(model)[0] + '_fmi' + version
     fmu = os.path.join(tmp, name + '.fmu')
-    subprocess.run([mbs_fmu, os.path.join(models, model), '-o', fmu, '--runtime', runtime],
-                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([mbs_fmu, os.path.join(models, model), '-o', fmu, '--runtime', runtime,
+                    '--fmi', version], check=True, stdout=subprocess.DEVNULL)
     with zipfile.ZipFile(fmu) as z:
         z.extractall(os.path.join(root, name))
-    bins = sorted(os.listdir(os.path.join(root, name, 'binaries', 'linux64')))
+    platform = 'x86_64-linux' if version == '3' else 'linux64'
+    bins = sorted(os.listdir(os.path.join(root, name, 'binaries', platform)))
     here = run([os.path.join(root, 'importer'), os.path.join(root, name), t_end, h, stepper])
     there = run(enter + [root, '/importer', '/' + name, t_end, h, stepper])
     steps = round(float(t_end) / float(h))
@@ -81,8 +84,8 @@ def check_model(tmp, root, enter, args, mbs_fmu, runtime, models):
         sys.exit(f'{model}: {len(there[1].splitlines())} lines in the root, '
                  f'{len(here[1].splitlines())} here, {steps} expected, or they differ')
     last = there[1].splitlines()[-1].split()
-    print(f'{model} ({stepper}): {steps} steps equal in the root and here, '
-          f'{len(last) - 1} outputs; binaries/linux64: {" ".join(bins)}')
+    print(f'{model} (FMI {version}, {stepper}): {steps} steps equal in the root and here, '
+          f'{len(last) - 1} outputs; binaries/{platform}: {" ".join(bins)}')
     return name
 
 
