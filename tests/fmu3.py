@@ -6,7 +6,7 @@ modelDescription.xml checked against the standard's rules this FMU uses (Modelic
 Association, "Functional Mock-up Interface Specification", version 3.0, 2022, §2.4: no XSD of
 FMI 3.0 ships in a Debian package) and against the FMI 2.0 one (same names, value references,
 causalities); the binary exports every FMI 3.0 function and nothing else of mbs's, and
-answers fmi3Error to those it does not offer. Broken variants of a description are each
+answers fmi3Error to those it does not offer and to calls without an instance. Broken variants of a description are each
 rejected, so the checker can fail.
 Usage: fmu3.py MBS_FMU RUNTIME IMPORTER MODELS_DIR"""
 import ctypes
@@ -127,6 +127,12 @@ def check_binary(d, ident):
     state = ctypes.c_void_p()
     if so.fmi3GetVersion() != b'3.0' or so.fmi3GetFMUState(None, ctypes.byref(state)) != 3:
         sys.exit('fmi3GetVersion is not "3.0" or fmi3GetFMUState does not answer fmi3Error')
+    so.fmi3DoStep.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_bool] + [ctypes.c_void_p] * 4
+    vr, val = ctypes.c_uint32(0), ctypes.c_double(0.0)
+    if (so.fmi3DoStep(None, 0.0, 0.1, True, None, None, None, None) != 3
+            or so.fmi3GetFloat64(None, ctypes.byref(vr), ctypes.c_size_t(1), ctypes.byref(val), ctypes.c_size_t(1)) != 3
+            or so.fmi3Terminate(None) != 3):
+        sys.exit('a call without an instance does not answer fmi3Error')
     so.fmi3InstantiateModelExchange.restype = ctypes.c_void_p
     if so.fmi3InstantiateModelExchange(b'x', b'y', b'/', False, False, None, None) is not None:
         sys.exit('fmi3InstantiateModelExchange gave an instance')

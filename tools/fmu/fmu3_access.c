@@ -7,9 +7,10 @@
 #include "fmu3_instance.h"
 #include "fmu_instance.h"
 
-/* nValues against nvr (scalars only); fmi3OK or an error logged. */
+/* The instance, and nValues against nvr (scalars only); fmi3OK or an error logged. */
 static fmi3Status scalars(fmu3 *w, const char *call, size_t nvr, size_t nValues)
 {
+    if (!w) return fmi3Error; /* no instance: no logger either */
     if (nvr == nValues) return fmi3OK;
     char msg[160];
     snprintf(msg, sizeof msg, "%s: nValues (%zu) must equal nvr (%zu): every variable is a scalar", call,

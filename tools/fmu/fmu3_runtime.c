@@ -70,30 +70,31 @@ MBS_FMI3_EXPORT void fmi3FreeInstance(fmi3Instance inst)
 
 MBS_FMI3_EXPORT fmi3Status fmi3SetDebugLogging(fmi3Instance inst, fmi3Boolean on, size_t n, const fmi3String cats[])
 {
-    return (fmi3Status)fmi2SetDebugLogging(((fmu3 *)inst)->c, on, n, cats);
+    return inst ? (fmi3Status)fmi2SetDebugLogging(((fmu3 *)inst)->c, on, n, cats) : fmi3Error;
 }
 
 MBS_FMI3_EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance inst, fmi3Boolean toleranceDefined,
     fmi3Float64 tolerance, fmi3Float64 startTime, fmi3Boolean stopTimeDefined, fmi3Float64 stopTime)
 {
     fmu3 *w = inst;
+    if (!w) return fmi3Error;
     const fmi2Status st = fmi2SetupExperiment(w->c, toleranceDefined, tolerance, startTime, stopTimeDefined, stopTime);
     return st == fmi2OK ? (fmi3Status)fmi2EnterInitializationMode(w->c) : (fmi3Status)st;
 }
 
 MBS_FMI3_EXPORT fmi3Status fmi3ExitInitializationMode(fmi3Instance inst)
 {
-    return (fmi3Status)fmi2ExitInitializationMode(((fmu3 *)inst)->c);
+    return inst ? (fmi3Status)fmi2ExitInitializationMode(((fmu3 *)inst)->c) : fmi3Error;
 }
 
 MBS_FMI3_EXPORT fmi3Status fmi3Terminate(fmi3Instance inst)
 {
-    return (fmi3Status)fmi2Terminate(((fmu3 *)inst)->c);
+    return inst ? (fmi3Status)fmi2Terminate(((fmu3 *)inst)->c) : fmi3Error;
 }
 
 MBS_FMI3_EXPORT fmi3Status fmi3Reset(fmi3Instance inst)
 {
-    return (fmi3Status)fmi2Reset(((fmu3 *)inst)->c);
+    return inst ? (fmi3Status)fmi2Reset(((fmu3 *)inst)->c) : fmi3Error;
 }
 
 /* A step as fmi2DoStep takes it; the time reached is the instance's (t + h, or t when the
@@ -103,6 +104,7 @@ MBS_FMI3_EXPORT fmi3Status fmi3DoStep(fmi3Instance inst, fmi3Float64 t, fmi3Floa
     fmi3Float64 *lastSuccessfulTime)
 {
     fmu3 *w = inst;
+    if (!w) return fmi3Error;
     const fmi2Status st = fmi2DoStep(w->c, t, h, noSetPrior);
     if (eventHandlingNeeded) *eventHandlingNeeded = false;
     if (terminateSimulation) *terminateSimulation = false;
