@@ -116,8 +116,9 @@ def pack_run(tmp, mbs_fmu, runtime, importer, models, run, version):
         return d, p.stdout, f.read()
 
 
-def check_binary(d, ident):
-    so = ctypes.CDLL(os.path.join(d, 'binaries', 'x86_64-linux', ident + '.so'))
+def check_binary_here(path):
+    """The exports and refusals of the binary at path (run in a child: check_binary)."""
+    so = ctypes.CDLL(path)
     missing = [f for f in FMI3_FUNCTIONS if not hasattr(so, 'fmi3' + f)]
     if missing:
         sys.exit(f'not exported: {missing}')
@@ -138,7 +139,24 @@ def check_binary(d, ident):
         sys.exit('fmi3InstantiateModelExchange gave an instance')
 
 
+def check_binary(d, ident):
+    """check_binary_here in a child Python; with the sanitizer's runtime loaded first when the
+    binary is a sanitizer build's (leak checks off: Python's own allocations)"""
+    path = os.path.join(d, 'binaries', 'x86_64-linux', ident + '.so')
+    env = dict(os.environ)
+    ldd = subprocess.run(['ldd', path], capture_output=True, text=True).stdout
+    asan = [w for w in ldd.split() if '/libasan.so' in w]
+    if asan:
+        env.update(LD_PRELOAD=asan[0], ASAN_OPTIONS='detect_leaks=0')
+    p = subprocess.run([sys.executable, __file__, '--binary', path], env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f'{path}: {p.stdout}{p.stderr}')
+
+
 def main():
+    if sys.argv[1] == '--binary':
+        check_binary_here(sys.argv[2])
+        return
     mbs_fmu, runtime, importer, models = sys.argv[1:5]
     with tempfile.TemporaryDirectory(prefix='mbs_fmu3_') as tmp:
         for run in RUNS:

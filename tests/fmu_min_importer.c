@@ -85,6 +85,7 @@ typedef struct api {
     fmi2Status (*set_bool)(fmi2Component, const fmi2ValueReference *, size_t, const fmi2Boolean *);
     fmi2Status (*step)(fmi2Component, fmi2Real, fmi2Real, fmi2Boolean);
     fmi2Status (*get_real)(fmi2Component, const fmi2ValueReference *, size_t, fmi2Real *);
+    void (*free_instance)(fmi2Component);
 } api;
 
 /* The functions of the FMU; nonzero when one is missing. */
@@ -94,7 +95,8 @@ static int bind(void *so, api *a)
         {(void **)&a->instantiate, "fmi2Instantiate"}, {(void **)&a->setup, "fmi2SetupExperiment"},
         {(void **)&a->enter, "fmi2EnterInitializationMode"},
         {(void **)&a->exit, "fmi2ExitInitializationMode"}, {(void **)&a->set_bool, "fmi2SetBoolean"},
-        {(void **)&a->step, "fmi2DoStep"}, {(void **)&a->get_real, "fmi2GetReal"}};
+        {(void **)&a->step, "fmi2DoStep"}, {(void **)&a->get_real, "fmi2GetReal"},
+        {(void **)&a->free_instance, "fmi2FreeInstance"}};
     for (size_t k = 0; k < sizeof syms / sizeof syms[0]; ++k)
         if (!(*syms[k].fn = dlsym(so, syms[k].name))) return 1;
     return 0;
@@ -142,6 +144,7 @@ typedef struct api3 {
     fmi3Status (*step)(fmi3Instance, fmi3Float64, fmi3Float64, fmi3Boolean, fmi3Boolean *, fmi3Boolean *,
                        fmi3Boolean *, fmi3Float64 *);
     fmi3Status (*get)(fmi3Instance, const fmi3ValueReference[], size_t, fmi3Float64[], size_t);
+    void (*free_instance)(fmi3Instance);
 } api3;
 
 /* Load, initialise and run an FMI 3.0 FMU as main does an FMI 2.0 one. */
@@ -160,7 +163,8 @@ static int run3(const char *dir, const char *desc, double t_end, double h, int c
     const struct { void **fn; const char *name; } syms[] = {
         {(void **)&a.instantiate, "fmi3InstantiateCoSimulation"}, {(void **)&a.enter, "fmi3EnterInitializationMode"},
         {(void **)&a.exit, "fmi3ExitInitializationMode"}, {(void **)&a.set_bool, "fmi3SetBoolean"},
-        {(void **)&a.step, "fmi3DoStep"}, {(void **)&a.get, "fmi3GetFloat64"}};
+        {(void **)&a.step, "fmi3DoStep"}, {(void **)&a.get, "fmi3GetFloat64"},
+        {(void **)&a.free_instance, "fmi3FreeInstance"}};
     for (size_t k = 0; k < sizeof syms / sizeof syms[0]; ++k)
         if (!(*syms[k].fn = dlsym(so, syms[k].name))) return fail("missing ", syms[k].name);
     snprintf(path, sizeof path, "%s/resources/", dir); /* FMI 3: a path, not a URI */
@@ -182,6 +186,8 @@ static int run3(const char *dir, const char *desc, double t_end, double h, int c
         for (int i = 0; i < n; ++i) printf(" %.17g", y[i]);
         putchar('\n');
     }
+    a.free_instance(c);
+    dlclose(so);
     return 0;
 }
 
@@ -192,8 +198,12 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/modelDescription.xml", argv[1]);
     char *desc = slurp(path);
     if (!desc) return fail("cannot read ", path);
-    if (strstr(desc, "fmiVersion=\"3.0\""))
-        return run3(argv[1], desc, strtod(argv[2], NULL), strtod(argv[3], NULL), argc > 4 && !strcmp(argv[4], "cvode"));
+    if (strstr(desc, "fmiVersion=\"3.0\"")) {
+        const int rc = run3(argv[1], desc, strtod(argv[2], NULL), strtod(argv[3], NULL),
+                            argc > 4 && !strcmp(argv[4], "cvode"));
+        free(desc);
+        return rc;
+    }
     fmi2ValueReference vr[MAX_OUT];
     const int n = outputs(desc, vr);
     if (attribute(desc, "modelIdentifier", ident, sizeof ident) || attribute(desc, "guid", guid, sizeof guid))
@@ -215,5 +225,8 @@ int main(int argc, char **argv)
     if (a.setup(c, fmi2True, 1e-8, 0.0, fmi2False, 0.0) != fmi2OK || a.enter(c) != fmi2OK
         || a.exit(c) != fmi2OK)
         return fail("initialization failed", NULL);
-    return run(&a, c, vr, n, strtod(argv[2], NULL), strtod(argv[3], NULL));
+    const int rc = run(&a, c, vr, n, strtod(argv[2], NULL), strtod(argv[3], NULL));
+    a.free_instance(c);
+    dlclose(so);
+    return rc;
 }

@@ -101,6 +101,21 @@ def check_refused(root, enter, name):
     print(f'without its bundled libxml2.so.2 the FMU is refused in the root: {err.strip()}')
 
 
+def sanitized_proc(root, importer):
+    """A sanitizer build's importer needs /proc (LeakSanitizer reads /proc/PID/task): mounted
+    in the root (as root; it holds no library), its path; None for a plain build. Exit 77
+    when it cannot be mounted."""
+    ldd = subprocess.run(['ldd', importer], capture_output=True, text=True).stdout
+    if not re.search(r'lib[at]san\.so|libubsan\.so', ldd):
+        return None
+    proc = os.path.join(root, 'proc')
+    os.makedirs(proc, exist_ok=True)
+    if subprocess.run(['mount', '-t', 'proc', 'proc', proc], capture_output=True).returncode != 0:
+        print('skipped: a sanitizer build needs /proc in the root, which cannot be mounted here')
+        sys.exit(77)
+    return proc
+
+
 def main():
     mbs_fmu, runtime, importer, models = sys.argv[1:5]
     if not os.path.isdir(os.path.join(os.path.dirname(runtime), 'bundle')):
@@ -113,8 +128,13 @@ def main():
     with tempfile.TemporaryDirectory(prefix='mbs_fmu_root_') as tmp:
         root = os.path.join(tmp, 'root')
         make_root(root, importer)
-        names = [check_model(tmp, root, enter, r, mbs_fmu, runtime, models) for r in RUNS]
-        check_refused(root, enter, names[0])
+        proc = sanitized_proc(root, importer)
+        try:
+            names = [check_model(tmp, root, enter, r, mbs_fmu, runtime, models) for r in RUNS]
+            check_refused(root, enter, names[0])
+        finally:
+            if proc:
+                subprocess.run(['umount', proc], check=False)
         fmus = tuple(n + '_bare/' for n in names) + tuple(n + '/' for n in names)
         held = sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root)
                       for f in fs)

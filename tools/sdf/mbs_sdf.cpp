@@ -107,8 +107,9 @@ int add_link(Ctx &c, const sdf::Link &l)
     const ignition::math::Inertiald &in = l.Inertial();
     const Tf X_LC(in.Pose());
     const Matrix3d I = X_LC.R * in.MassMatrix().Moi() * X_LC.R.Transposed();
+    const std::string name = l.Name(); // a copy: sdf::Link::Name returns by value
     mbs_body_def d = mbs_default_body_def();
-    d.name = l.Name().c_str();
+    d.name = name.c_str();
     d.mass = in.MassMatrix().Mass();
     for (int i = 0; i < 3; ++i) {
         d.com[i] = X_LC.p[i];
@@ -116,7 +117,7 @@ int add_link(Ctx &c, const sdf::Link &l)
     }
     const int id = mbs_add_body(c.b, &d);
     if (id < 0) return fail(c, id, "<link name=\"%s\">: %s", d.name, mbs_builder_error(c.b));
-    c.names.push_back(l.Name());
+    c.names.push_back(name);
     c.X_WL.push_back(X_WL);
     c.up.push_back((int)c.up.size());
     return MBS_OK;
