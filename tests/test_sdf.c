@@ -23,6 +23,14 @@ static const char *data_path(const char *name)
     return path;
 }
 
+static const char *scratch(const char *text);
+
+static void test_close3(const double *a, const double *b, const char *what)
+{
+    for (int i = 0; i < 3; ++i)
+        if (fabs(a[i] - b[i]) > 1e-12) fail_msg("%s[%d]: %.17g, expected %.17g", what, i, a[i], b[i]);
+}
+
 static mbs_model *compile_or_fail(mbs_builder *b)
 {
     mbs_model *m = NULL;
@@ -104,6 +112,54 @@ static void test_four_bar_equals_api(void **state)
     mbs_model_destroy(ms), mbs_model_destroy(ma);
 }
 
+/* four_bar.sdf's model inside a <world> that places it turned by 1 rad about z and moved:
+   gravity along -z makes that a symmetry, so the joint coordinates follow the same path
+   (to rounding: the world pose is composed into every frame). Checks the world's model pose
+   and the turned axes and frames. */
+static void test_world_turned(void **state)
+{
+    (void)state;
+    FILE *f = fopen(data_path("four_bar.sdf"), "rb");
+    assert_non_null(f);
+    static char text[16384], world[17000];
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    char *model = strstr(text, "<model name=\"four_bar\">"), *end = strstr(text, "</sdf>");
+    assert_non_null(model), assert_non_null(end);
+    *end = '\0';
+    snprintf(world, sizeof world, "<sdf version=\"1.9\"><world name=\"w\"><gravity>0 0 -9.81</gravity>"
+             "<model name=\"four_bar\"><pose>1 2 0.5 0 0 1</pose>%s</world></sdf>",
+             model + strlen("<model name=\"four_bar\">"));
+    const char *path = scratch(world);
+    char err[2048] = "";
+    mbs_builder *b = mbs_builder_create();
+    const int st = mbs_sdf_load(b, path, NULL, err, sizeof err);
+    remove(path);
+    if (st != MBS_OK) fail_msg("%s", err);
+    mbs_model *mw = compile_or_fail(b), *ma = four_bar_api();
+    mbs_data *dw = mbs_data_create(mw), *da = mbs_data_create(ma);
+    const mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);
+    /* the model is placed: the rocker's frame (model (1.5, 0, 0.5)) at (1, 2, 0.5) + Rz(1) x */
+    double pos[3], rot[9];
+    assert_int_equal(mbs_body_pose(dw, 3, pos, rot), MBS_OK);
+    const double want[3] = {1.0 + 1.5 * cos(1.0), 2.0 + 1.5 * sin(1.0), 1.0};
+    test_close3(pos, want, "rocker origin");
+    assert_true(fabs(rot[0] - cos(1.0)) < 1e-12 && fabs(rot[3] - sin(1.0)) < 1e-12);
+    mbs_stepper *sw = mbs_stepper_create(dw, &def), *sa = mbs_stepper_create(da, &def);
+    double worst = 0.0;
+    for (int k = 0; k < 1000; ++k) {
+        assert_int_equal(mbs_stepper_step(sw, 1e-3), MBS_OK);
+        assert_int_equal(mbs_stepper_step(sa, 1e-3), MBS_OK);
+        for (int i = 0; i < mbs_model_nq(ma); ++i)
+            worst = fmax(worst, fabs(mbs_data_q(dw)[i] - mbs_data_q(da)[i]));
+    }
+    print_message("four-bar turned and moved in a world: joint paths within %.1e rad over 1 s\n", worst);
+    assert_true(worst < 1e-9);
+    mbs_stepper_destroy(sw), mbs_stepper_destroy(sa);
+    mbs_data_destroy(dw), mbs_data_destroy(da);
+    mbs_model_destroy(mw), mbs_model_destroy(ma);
+}
+
 /* A file written to a scratch path (one at a time). */
 static const char *scratch(const char *text)
 {
@@ -162,6 +218,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_four_bar_equals_api),
+        cmocka_unit_test(test_world_turned),
         cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
