@@ -6,8 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Write s with the five XML special characters escaped. */
-static void put_escaped(FILE *f, const char *s)
+void fmu_put_escaped(FILE *f, const char *s)
 {
     for (; *s; ++s) {
         const char *e = *s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '&' ? "&amp;"
@@ -21,9 +20,9 @@ static void header(FILE *f, const fmu_pack *p)
 {
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<fmiModelDescription fmiVersion=\"2.0\" "
           "modelName=\"", f);
-    put_escaped(f, p->model_name);
+    fmu_put_escaped(f, p->model_name);
     fprintf(f, "\" guid=\"%s\" description=\"mbs multibody model, ", p->guid);
-    put_escaped(f, p->source_name);
+    fmu_put_escaped(f, p->source_name);
     fputs("\" generationTool=\"mbs-fmu\" variableNamingConvention=\"structured\" "
           "numberOfEventIndicators=\"0\">\n", f);
     fprintf(f, "  <CoSimulation modelIdentifier=\"%s\" canHandleVariableCommunicationStepSize="
@@ -41,7 +40,7 @@ static void header(FILE *f, const fmu_pack *p)
 static void variable(FILE *f, const fmu_var *v, int vr)
 {
     fputs("    <ScalarVariable name=\"", f);
-    put_escaped(f, v->name);
+    fmu_put_escaped(f, v->name);
     fprintf(f, "\" valueReference=\"%d\" causality=\"%s\"", vr, fmu_var_causality(v->kind));
     if (v->kind == FMU_STEP_SIZE)
         fputs(" variability=\"fixed\" initial=\"exact\">\n      <Real start=\"0.001\"/>\n", f);

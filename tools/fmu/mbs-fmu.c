@@ -1,6 +1,6 @@
-/* mbs-fmu MODEL_FILE -o MODEL.fmu [--name IDENTIFIER] [--runtime LIBRARY]
- * Packs a model file (URDF or mbs's superset) into an FMI 2.0 co-simulation FMU for
- * x86_64 Linux. Exit status 0 (also --help), 1 (the model or the archive failed), 2 (usage). */
+/* mbs-fmu MODEL_FILE -o MODEL.fmu [--name IDENTIFIER] [--runtime LIBRARY] [--fmi 2|3]
+ * Packs a model file (URDF or mbs's superset) into an FMI 2.0 (default) or FMI 3.0
+ * co-simulation FMU for x86_64 Linux. Exit status 0 (also --help), 1 (the model or the archive failed), 2 (usage). */
 #define _DEFAULT_SOURCE /* readlink */
 #include <ctype.h>
 #include <errno.h>
@@ -19,7 +19,7 @@
 #endif
 
 static const char usage_text[] = "usage: mbs-fmu MODEL_FILE -o MODEL.fmu [--name IDENTIFIER] "
-                                 "[--runtime LIBRARY]\n";
+                                 "[--runtime LIBRARY] [--fmi 2|3]\n";
 
 static int usage(const char *msg)
 {
@@ -68,6 +68,7 @@ int main(int argc, char **argv)
 {
     fmu_pack p;
     memset(&p, 0, sizeof p);
+    p.fmi_version = 2;
     const char *name = NULL, *runtime = getenv("MBS_FMU_RUNTIME");
     for (int i = 1; i < argc; ++i) {
         const int has_value = i + 1 < argc;
@@ -75,6 +76,11 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "-o") && has_value) p.out = argv[++i];
         else if (!strcmp(argv[i], "--name") && has_value) name = argv[++i];
         else if (!strcmp(argv[i], "--runtime") && has_value) runtime = argv[++i];
+        else if (!strcmp(argv[i], "--fmi") && has_value) {
+            ++i;
+            if (strcmp(argv[i], "2") && strcmp(argv[i], "3")) return usage("--fmi takes 2 or 3");
+            p.fmi_version = argv[i][0] - '0';
+        }
         else if (argv[i][0] == '-') return usage("unknown option or missing value");
         else if (p.model_path) return usage("one model file only");
         else p.model_path = argv[i];
@@ -94,6 +100,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "mbs-fmu: %s\n", why);
         return 1;
     }
-    printf("%s: FMI 2.0 co-simulation FMU %s (GUID %s)\n", p.out, p.identifier, p.guid);
+    printf("%s: FMI %d.0 co-simulation FMU %s (%s %s)\n", p.out, p.fmi_version, p.identifier,
+           p.fmi_version == 3 ? "instantiation token" : "GUID", p.guid);
     return 0;
 }

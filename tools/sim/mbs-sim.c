@@ -3,7 +3,7 @@
  *
  *   mbs-sim                 demo: every shipped model at its defaults, one line each
  *   mbs-sim list            the shipped models
- *   mbs-sim run NAME [...]  simulate one (NAME, or FILE.urdf / FILE.xml) and print a summary
+ *   mbs-sim run NAME [...]  simulate one (NAME, or FILE.urdf / FILE.xml / FILE.sdf) and print a summary
  *   mbs-sim equilibrium NAME  its static equilibrium from the initial state
  *
  * Errors are one line on stderr, "mbs-sim: ...", with exit status 1 (a failed simulation
@@ -25,7 +25,7 @@ static void usage(FILE *f)
           "       mbs-sim list             list the shipped models (folder: $MBS_MODELS, or\n"
           "                                share/mbs/models of the installation)\n"
           "       mbs-sim run NAME [options]                 a shipped model\n"
-          "       mbs-sim run FILE.urdf|FILE.xml [options]   any model file (docs/model-files.md)\n"
+          "       mbs-sim run FILE.urdf|FILE.xml|FILE.sdf [options]   any model file (docs/model-files.md)\n"
           "       mbs-sim equilibrium NAME|FILE   static equilibrium from the initial state: the\n"
           "                                coordinates before and after, the residual\n"
           "       mbs-sim modes NAME|FILE [--rest]\n"

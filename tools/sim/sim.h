@@ -78,6 +78,12 @@ int sim_check_outputs(const sim_options *o, const char *model, char *err, size_t
 /* ---- model files (sim_model.c) */
 /* 1 if name ends with .urdf or .xml. */
 int sim_is_model_file(const char *name);
+/* ---- loading (sim_load.c) */
+/* 1 if path ends with .sdf (an SDFormat file). */
+int sim_is_sdf(const char *path);
+/* The model file at path into b (options lo, NULL: the defaults): the library's loader, or
+   for an .sdf file the SDFormat reader (tools/sdf); the status, with the message in err. */
+int sim_load(mbs_builder *b, const char *path, const mbs_load_options *lo, char *err, size_t n);
 /* The mechanism of a model file: its mbs-sim elements (<simulation>, <track>, <plot>) read,
    defaults elsewhere; NULL with "path:line: <element>: message" in err. Free with
    sim_model_free. The model itself is loaded by sim_run. */

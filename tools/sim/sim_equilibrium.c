@@ -13,9 +13,11 @@
 static int eq_setup(const mech *m, mbs_model **model, mbs_data **d, char *err, size_t n)
 {
     mbs_builder *b = mbs_builder_create();
-    int st = b ? mbs_builder_load(b, m->path) : MBS_ERR_NOMEM;
+    char msg[2048] = "";
+    int st = b ? sim_load(b, m->path, NULL, msg, sizeof msg) : MBS_ERR_NOMEM;
     if (st >= 0) st = mbs_compile(b, model);
-    if (st < 0) snprintf(err, n, "build: %s: %s", mbs_status_name(st), b ? mbs_builder_error(b) : "out of memory");
+    if (st < 0)
+        snprintf(err, n, "build: %s: %s", mbs_status_name(st), !b ? "out of memory" : msg[0] ? msg : mbs_builder_error(b));
     mbs_builder_destroy(b);
     if (st < 0) return st;
     *d = mbs_data_create(*model);

@@ -24,9 +24,10 @@ static int setup(const mech *m, int at_rest, sim_linear *s, char *err, size_t n)
     memset(s, 0, sizeof *s);
     mbs_builder *b = mbs_builder_create();
     if (!b) return lin_fail(MBS_ERR_NOMEM, "build", "out of memory", err, n);
-    int st = mbs_builder_load(b, m->path);
+    char msg[2048] = "";
+    int st = sim_load(b, m->path, NULL, msg, sizeof msg);
     if (st >= 0) st = mbs_compile(b, &s->model);
-    if (st < 0) lin_fail(st, "build", mbs_builder_error(b), err, n);
+    if (st < 0) lin_fail(st, "build", msg[0] ? msg : mbs_builder_error(b), err, n);
     mbs_builder_destroy(b);
     if (st < 0) return st;
     s->d = mbs_data_create(s->model);

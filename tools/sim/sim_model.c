@@ -144,18 +144,19 @@ static int read_elements(sim_model *s, const xmlNode *robot, char *err, size_t l
     return 0;
 }
 
-/* Name (file name without .xml / .urdf), folder and default settings. */
+/* Name (file name without .xml / .urdf / .sdf), folder and default settings. */
 static void set_defaults(sim_model *s, const char *path)
 {
     snprintf(s->path, sizeof s->path, "%s", path);
     const char *base = strrchr(path, '/');
     snprintf(s->name, sizeof s->name, "%s", base ? base + 1 : path);
     char *dot = strrchr(s->name, '.');
-    if (dot && (!strcmp(dot, ".xml") || !strcmp(dot, ".urdf"))) *dot = '\0';
+    if (dot && (!strcmp(dot, ".xml") || !strcmp(dot, ".urdf") || !strcmp(dot, ".sdf"))) *dot = '\0';
     snprintf(s->dir, sizeof s->dir, "%.*s", base ? (int)(base - path) : 1, base ? path : ".");
     if (!s->dir[0]) snprintf(s->dir, sizeof s->dir, "/");
     snprintf(s->title, sizeof s->title, "model file %s", path);
-    snprintf(s->source, sizeof s->source, "model file (URDF or mbs's superset)");
+    snprintf(s->source, sizeof s->source, "%s", sim_is_sdf(path) ? "SDFormat file (libsdformat)"
+                                                                   : "model file (URDF or mbs's superset)");
     mech *m = &s->m;
     m->name = s->name, m->title = s->title, m->source = s->source;
     m->path = s->path, m->dir = s->dir;
@@ -169,6 +170,8 @@ mech *sim_model_open(const char *path, char *err, size_t len)
     sim_model *s = calloc(1, sizeof *s);
     if (!s) return snprintf(err, len, "out of memory"), NULL;
     set_defaults(s, path);
+    if (sim_is_sdf(path)) /* SDFormat: the defaults (none of mbs-sim's elements); read at run */
+        return &s->m;
     int st = 0;
     xmlDoc *doc = io_read_doc(path, err, len, &st); /* as the library reads it */
     const xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
@@ -332,11 +335,12 @@ mech *sim_model_find(const char *name, char *err, size_t n)
     return NULL;
 }
 
-/* 1 if name ends with .urdf or .xml (a file rather than a model's name). */
+/* 1 if name ends with .urdf, .xml or .sdf (a file rather than a model's name). */
 int sim_is_model_file(const char *name)
 {
     const size_t n = strlen(name);
-    return (n > 5 && !strcmp(name + n - 5, ".urdf")) || (n > 4 && !strcmp(name + n - 4, ".xml"));
+    return (n > 5 && !strcmp(name + n - 5, ".urdf")) || (n > 4 && !strcmp(name + n - 4, ".xml"))
+        || sim_is_sdf(name);
 }
 
 /* ---------------------------------------------------------------- closure residual */

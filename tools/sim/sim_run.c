@@ -49,9 +49,10 @@ static int setup_model(run_ctx *c)
     mbs_load_options lo = mbs_default_load_options();
     lo.floating_base = c->s->floating_base, lo.balance_inertia = c->s->balance_inertia;
     lo.warning = load_warning;
-    int st = mbs_builder_load_with(b, c->m->path, &lo);
+    char msg[2048] = "";
+    int st = sim_load(b, c->m->path, &lo, msg, sizeof msg);
     if (st >= 0) st = mbs_compile(b, &c->model);
-    if (st < 0) lib_fail(c, st, "build", mbs_builder_error(b));
+    if (st < 0) lib_fail(c, st, "build", msg[0] ? msg : mbs_builder_error(b));
     mbs_builder_destroy(b);
     if (st < 0) return st;
     sim_result *r = c->r;
