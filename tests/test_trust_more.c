@@ -1,0 +1,71 @@
+/* Answers that must be right or refused, second part: a revolute joint whose axis passes
+ * through a point mass (no inertia about the axis: the coordinate moves nothing) is refused
+ * at compile naming the body and the joint, while the same mass off the axis, or with a
+ * rotor on the joint, compiles and runs. */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A body "pm" of mass 1 at com (inertia all zero unless J > 0: diag(J)) on a revolute
+   joint "hinge" about z through the origin, gravity -y. Returns the compile status; the
+   builder's message is copied into msg. */
+static int axis_mass_case(const double com[3], double J, int rotor, char msg[1024])
+{
+    mbs_builder *b = mbs_builder_create();
+    assert_int_equal(mbs_builder_set_gravity(b, (const double[3]){0, -9.81, 0}), MBS_OK);
+    mbs_body_def bd = mbs_default_body_def();
+    bd.name = "pm";
+    for (int k = 0; k < 9; ++k) bd.inertia[k] = k % 4 == 0 ? J : 0.0;
+    memcpy(bd.com, com, sizeof bd.com);
+    assert_int_equal(mbs_add_body(b, &bd), 1);
+    mbs_joint_def jd = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    jd.name = "hinge";
+    jd.child = 1;
+    assert_int_equal(mbs_add_joint(b, &jd), 0);
+    if (rotor) {
+        mbs_rotor_def rd = mbs_default_rotor_def();
+        rd.joint = 0, rd.inertia = 0.01;
+        assert_true(mbs_add_rotor(b, &rd) >= 0);
+    }
+    mbs_model *m = NULL;
+    const int st = mbs_compile(b, &m);
+    snprintf(msg, 1024, "%s", mbs_builder_error(b));
+    if (st == MBS_OK) { /* it runs: forward dynamics is finite */
+        mbs_data *d = mbs_data_create(m);
+        mbs_data_q(d)[0] = 0.3;
+        if (mbs_forward_dynamics(d) != MBS_OK) fail_msg("%s", mbs_data_error(d));
+        assert_true(isfinite(mbs_data_qacc(d)[0]));
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+    mbs_builder_destroy(b);
+    return st;
+}
+
+/* The axis through the mass (at the origin, or 0.5 along the axis): refused at compile
+   (MBS_ERR_SINGULAR) naming body and joint, not at the first dynamics call. Off the axis,
+   with inertia about the axis, or with a rotor on the joint: compiles and runs. */
+static void test_axis_through_point_mass(void **state)
+{
+    (void)state;
+    char msg[1024];
+    const double on[2][3] = {{0, 0, 0}, {0, 0, 0.5}}, off[3] = {0.5, 0, 0};
+    for (int c = 0; c < 2; ++c) {
+        assert_int_equal(axis_mass_case(on[c], 0.0, 0, msg), MBS_ERR_SINGULAR);
+        assert_non_null(strstr(msg, "\"pm\""));
+        assert_non_null(strstr(msg, "\"hinge\""));
+    }
+    assert_int_equal(axis_mass_case(off, 0.0, 0, msg), MBS_OK);
+    assert_int_equal(axis_mass_case(on[1], 1e-3, 0, msg), MBS_OK);
+    assert_int_equal(axis_mass_case(on[1], 0.0, 1, msg), MBS_OK);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_axis_through_point_mass),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
