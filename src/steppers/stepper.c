@@ -383,7 +383,9 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
     if (nested != MBS_OK) return nested;
     long n = 1;
     int st = check_step(s, dt, &n), event = 0;
+    if (st == MBS_OK && !s->motions_checked) st = mbs_events_check_motions(s->d, dt);
     if (st != MBS_OK) return st;
+    s->motions_checked = 1;
     if (s->input_rev != s->d->input_rev || s->param_rev != s->d->model->param_rev) {
         s->kind->sync(s, 1); /* a frame-force input or a parameter changed: restart */
         s->input_rev = s->d->input_rev;

@@ -60,6 +60,7 @@ struct mbs_stepper {
     /* the data's input_rev and the model's param_rev at the last step: a change (a
        two-frame force input, a parameter) restarts a multistep kind */
     unsigned long input_rev, param_rev;
+    int motions_checked; /* 1 once the motions' derivatives passed their check */
 };
 
 struct mbs_stepper_vtable {
