@@ -2,11 +2,15 @@
  * through a point mass (no inertia about the axis: the coordinate moves nothing) is refused
  * at compile naming the body and the joint, while the same mass off the axis, or with a
  * rotor on the joint, compiles and runs. A prescribed motion whose velocity or acceleration
- * is not the derivative of its position is refused at the first step, naming the motion. */
+ * is not the derivative of its position is refused at the first step, naming the motion.
+ * The semi-implicit Euler stepper's divergence guard: a step beyond its stability fails
+ * (MBS_ERR_SOLVER) within a few steps instead of returning MBS_OK while the energy grows to
+ * 1e305; stable steps are never refused over 10^5 steps. */
 #include "common.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A body "pm" of mass 1 at com (inertia all zero unless J > 0: diag(J)) on a revolute
@@ -116,11 +120,107 @@ static void test_motion_consistency(void **state)
     }
 }
 
+/* A mass of 1 kg on a prismatic joint with a spring of stiffness k, gravity g along -z,
+   started 0.01 m from its spring's zero at rest: omega = sqrt(k). */
+static mbs_model *spring_model(double k, double g)
+{
+    mbs_builder *b = mbs_builder_create();
+    assert_int_equal(mbs_builder_set_gravity(b, (const double[3]){0, 0, -g}), MBS_OK);
+    test_prismatic_body(b, "mass", "x");
+    assert_int_equal(mbs_add_joint_spring_damper(b, 0, 0, k, 0.0, 0.0), 0);
+    return test_compile_ok(b);
+}
+
+static double total_energy(mbs_data *d)
+{
+    double ke, pe;
+    assert_int_equal(mbs_energy(d, &ke, &pe), MBS_OK);
+    return ke + pe;
+}
+
+/* Euler with the default settings on a 1e8 N/m spring at h omega 2.1 to 1e3 (1 ms: 10):
+   MBS_ERR_SOLVER naming the stability within 10 steps, before the energy grew 1e6-fold
+   (1e3-fold beyond h omega 2.5), state restored; the suggested step then runs 10^5 steps
+   with MBS_OK and bounded energy. */
+static void test_euler_guard_refuses(void **state)
+{
+    (void)state;
+    const double w = 1e4, hw[] = {2.1, 2.5, 3.0, 10.0, 1e3};
+    mbs_model *m = spring_model(w * w, 0.0);
+    for (int c = 0; c < 5; ++c) {
+        mbs_data *d = mbs_data_create(m);
+        mbs_data_q(d)[0] = 0.01;
+        const double e0 = total_energy(d);
+        mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_EULER);
+        mbs_stepper *s = mbs_stepper_create(d, &def);
+        int st = MBS_OK, n = 0;
+        double emax = e0;
+        for (; n < 1000 && st == MBS_OK; ++n)
+            if ((st = mbs_stepper_step(s, hw[c] / w)) == MBS_OK) emax = fmax(emax, total_energy(d));
+        print_message("Euler h omega %g: refused at step %d, energy grew %.3g-fold: %s\n", hw[c],
+                      n, emax / e0, mbs_data_error(d));
+        assert_int_equal(st, MBS_ERR_SOLVER);
+        assert_true(n <= 10 && emax < (hw[c] > 2.4 ? 1e3 : 1e6) * e0);
+        const char *msg = strstr(mbs_data_error(d), "use dt <= ");
+        assert_non_null(strstr(mbs_data_error(d), "beyond the method's stability"));
+        assert_non_null(msg);
+        const double hs = strtod(msg + 10, NULL);
+        assert_true(hs > 0.0 && hs * w < 2.0 && hs * w > 1.0);
+        for (long i = 0; i < 100000; ++i)
+            if (mbs_stepper_step(s, hs) != MBS_OK) fail_msg("%s", mbs_data_error(d));
+        assert_true(total_energy(d) < 10.0 * e0);
+        mbs_stepper_destroy(s);
+        mbs_data_destroy(d);
+    }
+    mbs_model_destroy(m);
+}
+
+/* Stable Euler steps are never refused: h omega from 0.01 to 1.99, with and without gravity,
+   from rest at the equilibrium (rounding only) and displaced, 10^5 steps each, and a damped
+   spring at h c 1.5 (h omega 0.3). */
+static void test_euler_guard_accepts(void **state)
+{
+    (void)state;
+    const double hw[] = {0.01, 0.5, 1.9, 1.99}, q0[] = {0.0, 0.01, -9.81e-8};
+    for (int gi = 0; gi < 2; ++gi) {
+        mbs_model *m = spring_model(1e8, gi ? 9.81 : 0.0);
+        for (int c = 0; c < 4; ++c)
+            for (int k = 0; k < 3; ++k) {
+                mbs_data *d = mbs_data_create(m);
+                mbs_data_q(d)[0] = q0[k];
+                mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_EULER);
+                mbs_stepper *s = mbs_stepper_create(d, &def);
+                for (long i = 0; i < 100000; ++i)
+                    if (mbs_stepper_step(s, hw[c] / 1e4) != MBS_OK)
+                        fail_msg("g %d, h omega %g, q0 %g, step %ld: %s", gi, hw[c], q0[k], i,
+                                 mbs_data_error(d));
+                mbs_stepper_destroy(s);
+                mbs_data_destroy(d);
+            }
+        mbs_model_destroy(m);
+    }
+    mbs_builder *b = mbs_builder_create(); /* damper c = 1e3 at h c 1.5, spring h omega 0.3 */
+    test_prismatic_body(b, "mass", "x");
+    assert_int_equal(mbs_add_joint_spring_damper(b, 0, 0, 4e4, 1e3, 0.0), 0);
+    mbs_model *m = test_compile_ok(b);
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_q(d)[0] = 0.01;
+    mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_EULER);
+    mbs_stepper *s = mbs_stepper_create(d, &def);
+    for (long i = 0; i < 100000; ++i)
+        if (mbs_stepper_step(s, 1.5e-3) != MBS_OK) fail_msg("damped: %s", mbs_data_error(d));
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_axis_through_point_mass),
         cmocka_unit_test(test_motion_consistency),
+        cmocka_unit_test(test_euler_guard_refuses),
+        cmocka_unit_test(test_euler_guard_accepts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
