@@ -338,11 +338,12 @@ typedef struct mbs_stepper_def {
        event_tol seconds (> 0; 0 means the default 1e-9). CVODE's root finding is tighter
        than any useful value (about 100 machine epsilons of t) and ignores it. */
     double event_tol;
-    /* RK4: a divergence guard, on by default (0). A step beyond the method's stability
-       (h times the fastest rate of the linearised motion above 2.78, estimated from the
-       step's own stages at O(nv) cost: a stiff spring or contact at too large a step)
-       fails with MBS_ERR_SOLVER, state restored, the message suggesting a step, instead of
-       returning MBS_OK while the energy grows without bound. Nonzero turns it off (a hard
+    /* RK4 and Euler: a divergence guard, on by default (0). A step beyond the method's
+       stability (RK4: h times the fastest rate of the linearised motion above 2.78,
+       estimated from the step's own stages; Euler: a motion reversing and growing every
+       step, from its last steps; O(nv) either way: a stiff spring or contact at too large
+       a step) fails with MBS_ERR_SOLVER, state restored, the message suggesting a step,
+       instead of returning MBS_OK while the energy grows without bound. Nonzero turns it off (a hard
        real-time loop that must always advance). */
     int no_divergence_guard;
     /* Fixed-step kinds: the most work units (mbs_work_units: evaluations, Newton iterations,
