@@ -63,6 +63,11 @@ struct mbs_stepper {
        two-frame force input, a parameter) restarts a multistep kind */
     unsigned long input_rev, param_rev;
     int motions_checked; /* 1 once the motions' derivatives passed their check */
+    /* the cut-joint rank of the loops' selection at time loop_rank_t (the end of the last
+       step or the start of this one; -1: none) and the cut joint of a row it dropped */
+    int loop_rank;
+    double loop_rank_t;
+    char loop_dropped[96];
     /* Euler's divergence guard (stepper_guard.c): the last step's h and end time (eg_valid:
        they and the acceleration in s->work describe the step just taken), and the lengths
        of the runs of reversing growth per threshold */
