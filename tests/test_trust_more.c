@@ -8,7 +8,8 @@
  * 1e305; stable steps are never refused over 10^5 steps. Loops started exactly at a singular
  * position (the IFToMM A02 four-bars stretched flat, whose rows are dependent only there):
  * every step answered MBS_OK keeps the energy, and the step that leaves the position, whose
- * closure would snap the velocities, is refused naming the cut joint. */
+ * closure would snap the velocities, is refused naming the cut joint. mbs_modes near that
+ * position: the closed-form eigenvalues, or refused. */
 #include "common.h"
 #include "loop_mechanisms.h"
 
@@ -276,6 +277,56 @@ static void test_loops_started_singular(void **state)
     }
 }
 
+/* mbs_modes of A02 (n four-bars) at rest at crank angle th from flat: on the parallelogram
+   branch I th'' = -g c cos th, so the eigenvalues are +-sqrt(k sin th), k = g c / I (for n = 40:
+   I = 41/3 + 40, c = 41/2 + 40). Returns the status of assemble or modes; *err the largest
+   relative error of the eigenvalues' magnitudes when MBS_OK. */
+static int a02_modes(int n, double th, double *err, char msg[1024])
+{
+    lm_mech mech;
+    lm_mech_init(&mech);
+    assert_int_equal(lm_build_a02(n, &mech), MBS_OK);
+    mbs_data *d = mbs_data_create(mech.model);
+    for (int j = 0; j < 2 * n + 1; ++j)
+        mbs_data_q(d)[mbs_model_joint_qadr(mech.model, j)] = j <= n ? th : -th;
+    int st = mbs_assemble(d), nx = 4 * n + 2;
+    double re[4 * 40 + 2], im[4 * 40 + 2];
+    if (st == MBS_OK) st = mbs_modes(d, re, im, &nx);
+    snprintf(msg, 1024, "%s", mbs_data_error(d));
+    const double k = 9.81 * (0.5 * (n + 1) + n) / ((n + 1) / 3.0 + n);
+    const double lam = sqrt(k * sin(mbs_data_q(d)[0]));
+    *err = 0.0;
+    if (st == MBS_OK) {
+        assert_int_equal(nx, 2);
+        for (int i = 0; i < nx; ++i)
+            *err = fmax(*err, fabs(hypot(re[i], im[i]) - lam) / lam);
+    }
+    mbs_data_destroy(d);
+    lm_mech_free(&mech);
+    return st;
+}
+
+/* From 0.5 rad to exactly flat: every answer MBS_OK has the closed-form eigenvalues to 1e-3
+   (and two of them, the mechanism's one degree of freedom), the others are refused with
+   MBS_ERR_SINGULAR; 0.5 and 0.1 rad are answered. */
+static void test_modes_near_singular(void **state)
+{
+    (void)state;
+    const double th[] = {0.5, 0.1, 1e-2, 3e-3, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-9, 0.0};
+    char msg[1024];
+    for (size_t c = 0; c < sizeof th / sizeof th[0]; ++c) {
+        double err;
+        const int st = a02_modes(40, th[c], &err, msg);
+        print_message("A02 modes at %g: status %d, error %.3g %s\n", th[c], st, err,
+                      st ? msg : "");
+        if (c < 2) assert_int_equal(st, MBS_OK);
+        if (st == MBS_OK)
+            assert_true(err < 1e-3);
+        else
+            assert_int_equal(st, MBS_ERR_SINGULAR);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_euler_guard_refuses),
         cmocka_unit_test(test_euler_guard_accepts),
         cmocka_unit_test(test_loops_started_singular),
+        cmocka_unit_test(test_modes_near_singular),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
