@@ -9,7 +9,8 @@
  * position (the IFToMM A02 four-bars stretched flat, whose rows are dependent only there):
  * every step answered MBS_OK keeps the energy, and the step that leaves the position, whose
  * closure would snap the velocities, is refused naming the cut joint. mbs_modes near that
- * position: the closed-form eigenvalues, or refused. */
+ * position: the closed-form eigenvalues, or refused. mbs_cut_joint_closure_reason says why a
+ * loop closed in closed form runs the general dynamics (rotors) or Newton. */
 #include "common.h"
 #include "loop_mechanisms.h"
 
@@ -327,6 +328,42 @@ static void test_modes_near_singular(void **state)
     }
 }
 
+/* Fourbar_analytic: closed form with the reduced dynamics; with a gearbox rotor on its crank
+   still closed form (no Newton iteration) but the general dynamics, and the reason names the
+   rotors; with the Newton closure the reason says Newton. */
+static void test_closure_reason(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 3; ++c) {
+        mbs_builder *b = mbs_builder_create();
+        assert_int_equal(lm_load_model(b, "fourbar_analytic"), MBS_OK);
+        mbs_model *ids = NULL;
+        assert_int_equal(mbs_compile(b, &ids), MBS_OK);
+        if (c == 1) {
+            mbs_rotor_def r = mbs_default_rotor_def();
+            r.joint = mbs_model_find_joint(ids, "j1");
+            r.inertia = 2e-4, r.ratio = 10.0, r.axis[0] = 1.0, r.axis[2] = 0.0;
+            assert_true(mbs_add_rotor(b, &r) >= 0);
+        }
+        if (c == 2) assert_int_equal(mbs_builder_set_closure(b, MBS_CLOSURE_NEWTON), MBS_OK);
+        const int cut = mbs_model_find_joint(ids, "rod");
+        mbs_model_destroy(ids);
+        mbs_model *m = test_compile_ok(b);
+        mbs_data *d = mbs_data_create(m);
+        assert_int_equal(mbs_assemble(d), MBS_OK);
+        assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+        const char *why = mbs_cut_joint_closure_reason(d, cut);
+        assert_non_null(why);
+        print_message("case %d: %d, %s\n", c, mbs_cut_joint_closure(d, cut), why);
+        assert_int_equal(mbs_cut_joint_closure(d, cut),
+                         c == 2 ? MBS_CLOSURE_NEWTON : MBS_CLOSURE_ANALYTIC);
+        assert_non_null(strstr(why, c == 0 ? "reduced" : c == 1 ? "rotors" : "Newton"));
+        assert_null(mbs_cut_joint_closure_reason(d, 0)); /* not a cut joint */
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -336,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_euler_guard_accepts),
         cmocka_unit_test(test_loops_started_singular),
         cmocka_unit_test(test_modes_near_singular),
+        cmocka_unit_test(test_closure_reason),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1031,6 +1031,10 @@ int mbs_builder_set_closure(mbs_builder *b, mbs_closure closure);
 /* How the loop of a cut joint (or distance joint) is closed now: MBS_CLOSURE_ANALYTIC or
    MBS_CLOSURE_NEWTON; MBS_ERR_ARG for NULL or a joint that is not a cut joint. */
 int mbs_cut_joint_closure(const mbs_data *d, int cut_joint);
+/* Why: the reason the loop is closed that way now and which forward dynamics serve ("closed
+   form, reduced dynamics"; "closed form with the general dynamics: ... rotors ..."; "Newton:
+   ..."), a static string; NULL for NULL or a joint that is not a cut joint. */
+const char *mbs_cut_joint_closure_reason(const mbs_data *d, int cut_joint);
 /* The assembly compile found for a cut joint's loop ("JointRRR", "JointSSP", ...; static
    string), NULL when the model's loops keep Newton or for a bad argument. */
 const char *mbs_model_cut_assembly(const mbs_model *m, int cut_joint);
