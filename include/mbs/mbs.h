@@ -719,6 +719,10 @@ int mbs_builder_set_closure(mbs_builder *b, mbs_closure closure);
 /* How the loop of a cut joint (or distance joint) is closed now: MBS_CLOSURE_ANALYTIC or
    MBS_CLOSURE_NEWTON; MBS_ERR_ARG for NULL or a joint that is not a cut joint. */
 int mbs_cut_joint_closure(const mbs_data *d, int cut_joint);
+/* Why: the reason the loop is closed that way now and which forward dynamics serve ("closed
+   form, reduced dynamics"; "closed form with the general dynamics: ... rotors ..."; "Newton:
+   ..."), a static string; NULL for NULL or a joint that is not a cut joint. */
+const char *mbs_cut_joint_closure_reason(const mbs_data *d, int cut_joint);
 /* The assembly compile found for a cut joint's loop ("JointRRR", "JointSSP", ...; static
    string), NULL when the model's loops keep Newton or for a bad argument. */
 const char *mbs_model_cut_assembly(const mbs_model *m, int cut_joint);
@@ -989,11 +993,12 @@ typedef struct mbs_stepper_def {
        event_tol seconds (> 0; 0 means the default 1e-9). CVODE's root finding is tighter
        than any useful value (about 100 machine epsilons of t) and ignores it. */
     double event_tol;
-    /* RK4: a divergence guard, on by default (0). A step beyond the method's stability
-       (h times the fastest rate of the linearised motion above 2.78, estimated from the
-       step's own stages at O(nv) cost: a stiff spring or contact at too large a step)
-       fails with MBS_ERR_SOLVER, state restored, the message suggesting a step, instead of
-       returning MBS_OK while the energy grows without bound. Nonzero turns it off (a hard
+    /* RK4 and Euler: a divergence guard, on by default (0). A step beyond the method's
+       stability (RK4: h times the fastest rate of the linearised motion above 2.78,
+       estimated from the step's own stages; Euler: a motion reversing and growing every
+       step, from its last steps; O(nv) either way: a stiff spring or contact at too large
+       a step) fails with MBS_ERR_SOLVER, state restored, the message suggesting a step,
+       instead of returning MBS_OK while the energy grows without bound. Nonzero turns it off (a hard
        real-time loop that must always advance). */
     int no_divergence_guard;
     /* Fixed-step kinds: the most work units (mbs_work_units: evaluations, Newton iterations,
@@ -1282,6 +1287,7 @@ int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 #define mbs_data_constraint_info              mbs_constraint_info
 #define mbs_data_curve_joint_contact          mbs_curve_joint_contact
 #define mbs_data_cut_joint_closure            mbs_cut_joint_closure
+#define mbs_data_cut_joint_closure_reason     mbs_cut_joint_closure_reason
 #define mbs_data_energy                       mbs_energy
 #define mbs_data_equilibrium                  mbs_equilibrium
 #define mbs_data_forward_dynamics             mbs_forward_dynamics

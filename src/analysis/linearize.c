@@ -86,7 +86,7 @@ static int reduced_accel(mbs_data *d, const loop_lin *L, const double *dq, const
     mbs_derivs *w = d->derivs;
     int st = mbs_integrate_q(m, w->q0, dq, 1.0, d->q);
     for (int i = 0; i < m->nv; ++i) d->v[i] = w->v0[i] + dv[i];
-    if (st == MBS_OK && d->loops) st = mbs_loops_close(d, 0);
+    if (st == MBS_OK && d->loops) st = mbs_loops_close(d, MBS_CLOSE_CHECK);
     if (st == MBS_OK) st = dynamics_rows(d, L, acc);
     if (st != MBS_OK) return st;
     return off ? mbs_difference_q(m, w->q0, d->q, off) : MBS_OK;
@@ -139,9 +139,40 @@ static void chart_rows(mbs_data *d, const loop_lin *L, double *A, int c, double 
     }
 }
 
+/* The check of a loop column against the same differences at half the step. Near a singular
+   position of the loops (A02 1e-3 rad from flat: J_v condition 1e3) the closed accelerations
+   carry a rounding error of about cond(J_v)^3 eps, which the difference divides by the step:
+   the eigenvalues were 4 % off there and meaningless closer. A smooth column changes by
+   O(h^2) between h and h/2, rounding by its own size; more than LIN_AGREE of the column's
+   size (plus LIN_FLOOR of the accelerations') is refused: MBS_ERR_SINGULAR. */
+#define LIN_AGREE 1e-3
+#define LIN_FLOOR 1e-8
+static int column_agrees(mbs_data *d, const loop_lin *L, const double *A, int c, int kind,
+                         int col, double h)
+{
+    const int nd = L->nd, n = L->n, na = n - nd;
+    mbs_derivs *w = d->derivs;
+    int st = column_accel(d, L, c, kind, 0.5 * h, w->up, w->offp);
+    if (st == MBS_OK) st = column_accel(d, L, c, kind, -0.5 * h, w->um, w->offm);
+    if (st != MBS_OK) return st;
+    double dmax = 0.0, big = 0.0, amax = 0.0;
+    for (int r = 0; r < na; ++r) {
+        const double a = A[(size_t)(nd + r) * (size_t)n + (size_t)col], b = (w->up[r] - w->um[r]) / h;
+        dmax = fmax(dmax, fabs(a - b));
+        big = fmax(big, fmax(fabs(a), fabs(b)));
+        amax = fmax(amax, fmax(fabs(w->up[r]), fabs(w->um[r])));
+    }
+    if (dmax <= LIN_AGREE * big + LIN_FLOOR * (1.0 + amax)) return MBS_OK;
+    return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "linearize: the loops are near a singular "
+                         "position: the central differences of column %d disagree by %.3g "
+                         "(of %.3g) between steps %g and %g, the closed accelerations there "
+                         "being known only to the rounding over the distance to it; "
+                         "linearise farther from it", col, dmax, big, h, 0.5 * h);
+}
+
 /* Column c (of the given kind) of A from central differences along u_c, u'_c or x_user_c:
    the bottom rows (accelerations, then user derivatives) and the top rows (the chart rates
-   along u, the identity along u', zero along x_user). */
+   along u, the identity along u', zero along x_user); checked at half the step. */
 static int loop_column(mbs_data *d, const loop_lin *L, double *A, int c, int kind)
 {
     const int nd = L->nd, n = L->n, na = n - nd;
@@ -155,7 +186,7 @@ static int loop_column(mbs_data *d, const loop_lin *L, double *A, int c, int kin
         A[(size_t)(nd + r) * (size_t)n + (size_t)col] = (w->up[r] - w->um[r]) / (2.0 * h);
     for (int r = 0; r < nd; ++r) A[(size_t)r * (size_t)n + (size_t)col] = kind == COL_RATE && r == c;
     if (kind == COL_Q) chart_rows(d, L, A, c, h);
-    return MBS_OK;
+    return d->model->ncon > 0 ? column_agrees(d, L, A, c, kind, col, h) : MBS_OK;
 }
 
 /* B from differences in each tau_j of the accelerations (and user derivatives). Without
@@ -198,6 +229,34 @@ static void loop_state(mbs_data *d, int restore)
         }
 }
 
+/* A selection that dropped cut-joint rows at a singular position (A02 exactly flat: 40 of
+   80 kept) gives the mechanism degrees of freedom it has only there (82 eigenvalues for a
+   one-dof mechanism). Rows that are redundant everywhere (two coaxial hinges) stay dependent
+   a step away; these do not: a fresh selection at the state moved by 10 steps along the
+   first independent coordinate keeps more rows, and the call is refused (MBS_ERR_SINGULAR).
+   The selection is left to be made again at the caller's state. */
+static int check_rank_nearby(mbs_data *d, const loop_lin *L)
+{
+    char lab[96];
+    const int r0 = mbs_loops_cut_rank(d, lab, (int)sizeof lab);
+    if (r0 < 0 || L->nd == 0 || lab[0] == '\0') return MBS_OK; /* no cut row dropped */
+    const mbs_model *m = d->model;
+    mbs_derivs *w = d->derivs;
+    const double h = 10.0 * LIN_STEP;
+    for (int i = 0; i < m->nv; ++i) w->dqt[i] = i == L->ind[0] ? h : 0.0;
+    int st = mbs_integrate_q(m, w->q0, w->dqt, 1.0, d->q);
+    mbs_loops_deselect(d);
+    if (st == MBS_OK) st = mbs_loops_select(d);
+    char lab1[96];
+    const int r1 = st == MBS_OK ? mbs_loops_cut_rank(d, lab1, (int)sizeof lab1) : r0;
+    mbs_loops_deselect(d);
+    if (r1 <= r0) return MBS_OK;
+    return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "linearize: the loops are at a singular "
+                         "position: the rows of cut joint %s are dependent here (rank %d) but "
+                         "not %g away (rank %d), so the selection gives the mechanism degrees of "
+                         "freedom it has only here; linearise off that position", lab, r0, h, r1);
+}
+
 /* The loops (or, without them, a tree whose elements the analytic derivatives do not cover):
    close the state, then A column by column and B, all about the closed state. */
 static int loops_linearize(mbs_data *d, double *A, double *B, int *nx)
@@ -217,6 +276,7 @@ static int loops_linearize(mbs_data *d, double *A, double *B, int *nx)
         for (int c = 0; c < L.nd && st == MBS_OK; ++c) st = loop_column(d, &L, A, c, COL_Q);
         for (int c = 0; c < L.nd && st == MBS_OK; ++c) st = loop_column(d, &L, A, c, COL_RATE);
         for (int c = 0; c < m->nux && st == MBS_OK; ++c) st = loop_column(d, &L, A, c, COL_USER);
+        if (st == MBS_OK && d->loops) st = check_rank_nearby(d, &L);
         if (st == MBS_OK && B) { /* tau perturbed about the closed state */
             for (int i = 0; i < m->nq; ++i) d->q[i] = w->q0[i];
             for (int i = 0; i < m->nv; ++i) d->v[i] = w->v0[i];

@@ -119,6 +119,11 @@ void mbs_ev_state_copy(const mbs_model *m, mbs_ev_state *dst, const mbs_ev_state
 /* Motion targets at the data's time (the user functions run once per distinct time);
    MBS_OK or MBS_ERR_CALLBACK / MBS_ERR_NONFINITE naming the motion. */
 int mbs_events_update_targets(mbs_data *d);
+/* The motions' velocities and accelerations against finite differences of their positions
+   and velocities at the data's time and dt / 2 later, sampled within [t, t + dt]
+   (motion_check.c): MBS_OK, or MBS_ERR_INCONSISTENT (MBS_ERR_CALLBACK, MBS_ERR_NONFINITE)
+   naming the motion. */
+int mbs_events_check_motions(mbs_data *d, double dt);
 /* Enable (on = 1, with its position target) or disable a coordinate row. */
 void mbs_events_set_row(mbs_data *d, int row, int on, double pos);
 /* 1 when some coordinate row is enabled. */

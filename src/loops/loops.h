@@ -113,6 +113,10 @@ int mbs_loops_active(const mbs_data *d);
 /* Impulse: v += M^-1 J_a^T x so that the active rows hold J_a v = their velocity targets
    (an M-weighted projection: a restitution stop's rebound respecting the other rows). */
 int mbs_loops_impulse(mbs_data *d);
+/* Rank of the cut-joint rows in the current selection, -1 when none is made (no selection
+   is made here); label (len bytes) gets the cut joint of the first row it dropped, "" when
+   it dropped none. */
+int mbs_loops_cut_rank(const mbs_data *d, char *label, int len);
 /* Number of selections and partitions made so far (a change is an integrator event). */
 long mbs_loops_events(const mbs_data *d);
 /* 1 when q and v are exactly those the last successful closure produced. */

@@ -384,6 +384,17 @@ int mbs_loops_info(mbs_data *d, int *rank, unsigned char *active)
     return MBS_OK;
 }
 
+/* See loops.h. */
+int mbs_loops_cut_rank(const mbs_data *d, char *label, int len)
+{
+    const mbs_loops *L = d->loops;
+    label[0] = '\0';
+    if (!L || !L->selected) return -1;
+    if (L->rank_cut < L->mcut && L->drow[0] < L->mcut) /* dropped cut rows come first */
+        loops_row_label(d, L, L->drow[0], label, len);
+    return L->rank_cut;
+}
+
 /* ------------------------------------------------------------------ for the analyses */
 
 /* See loops.h: the held columns get weight 0, so the pivoted QR takes them as dependent

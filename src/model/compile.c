@@ -634,6 +634,7 @@ int mbs_compile(const mbs_builder *b, mbs_model **out)
     free(t.block);
     if (st == MBS_OK) st = mbs_events_compile(b, m, err); /* events, motions, friction, stops */
     if (st == MBS_OK) st = check_loops_supported(m, err);
+    if (st == MBS_OK) st = mbs_check_point_mass_axes(m, err); /* a rotation of nothing */
     if (st == MBS_OK) st = detect_paths(b, m, err);
     if (st == MBS_OK)
         *out = m;

@@ -92,3 +92,42 @@ void mbs_reduce_point_masses(const mbs_builder *b, mbs_model *m)
         jm->nv = ops->nv;
     }
 }
+
+/* 1 when tree joint j turns its child about an axis that moves nothing: a revolute or
+   cylindrical joint whose axis passes through the child's centre of mass, the child without
+   inertia about that axis, every other joint on the child held at a point of the axis
+   (others_allow) and no rotor on the joint. */
+static int axis_moves_nothing(const mbs_model *m, int j)
+{
+    const mbs_joint_model *jm = &m->joints[j];
+    if (jm->cut || (jm->type != MBS_JOINT_REVOLUTE && jm->type != MBS_JOINT_CYLINDRICAL) ||
+        jm->rotor_D > 0.0 || jm->child == MBS_WORLD)
+        return 0;
+    const mbs_body_model *bm = &m->bodies[jm->child];
+    double u[3], Iu[3], d[3], x[3];
+    m3_mulv(u, jm->frame_child.R, jm->axis); /* the axis in body coordinates */
+    m3_mulv(Iu, bm->inertia, u);
+    const double tr = bm->inertia[0] + bm->inertia[4] + bm->inertia[8];
+    if (!(bm->mass > 0.0) || v3_dot(u, Iu) > 1e-12 * tr) return 0;
+    v3_sub(d, bm->com, jm->frame_child.p);
+    v3_cross(x, d, u);
+    const double scale = 1e-12 * (v3_norm(bm->com) + v3_norm(jm->frame_child.p)) + 1e-300;
+    return v3_norm(x) <= scale && others_allow(m, j, bm->com, u);
+}
+
+/* See point_mass.h. */
+int mbs_check_point_mass_axes(const mbs_model *m, char *err)
+{
+    for (int j = 0; j < m->njoint; ++j) {
+        if (!axis_moves_nothing(m, j)) continue;
+        char jb[96], bb[96];
+        return mbs_errorf(err, MBS_ERR_SINGULAR, "compile: joint %s turns body %s about an "
+                          "axis through its centre of mass, and the body has no inertia about "
+                          "that axis (a point mass on the axis): the coordinate moves nothing "
+                          "and has no inertia; give the body inertia about the axis, move the "
+                          "mass off the axis, or use a spherical or fixed joint",
+                          mbs_joint_label(m, j, jb, (int)sizeof jb),
+                          mbs_body_label(m, m->joints[j].child, bb, (int)sizeof bb));
+    }
+    return MBS_OK;
+}

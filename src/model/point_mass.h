@@ -14,5 +14,9 @@ const mbs_joint_ops *mbs_point_mass_ops(mbs_joint_model *jm, const mbs_body_mode
    joint of every point mass whose other joints (spherical or distance only) hold it at points
    the dropped rotation does not move (b is not read). */
 void mbs_reduce_point_masses(const mbs_builder *b, mbs_model *m);
+/* At compile, after the elements: MBS_ERR_SINGULAR naming the joint and body when a revolute
+   or cylindrical tree joint turns a body without inertia about its axis, the axis through
+   its centre of mass (a point mass on the axis) and nothing else moved by it. */
+int mbs_check_point_mass_axes(const mbs_model *m, char *err);
 
 #endif

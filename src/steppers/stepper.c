@@ -137,6 +137,8 @@ mbs_stepper *mbs_stepper_create(mbs_data *d, const mbs_stepper_def *def)
     s->naux = d->model->naux;
     s->nux = d->model->nux;
     s->input_rev = d->input_rev;
+    s->loop_rank = -1; /* recorded at the first step */
+    s->loop_rank_t = NAN;
     s->param_rev = d->model->param_rev;
     if (alloc_common(s) != MBS_OK) {
         MBS_DATA_FAIL(d, MBS_ERR_NOMEM, "mbs_stepper_create: out of memory");
@@ -275,8 +277,38 @@ static int rebase_cardan(mbs_stepper *s)
     return event;
 }
 
-/* After a step: normalise quaternions, check finiteness, close the loops, re-base Cardan
-   joints (event). */
+/* Record the loops' cut-joint rank at the data's time (the start of a step the host may have
+   moved the state to). */
+static void record_loop_rank(mbs_stepper *s)
+{
+    s->loop_rank = mbs_loops_cut_rank(s->d, s->loop_dropped, (int)sizeof s->loop_dropped);
+    s->loop_rank_t = s->d->time;
+}
+
+/* Rows that the selection dropped as dependent (at a singular position: a four-bar stretched
+   flat, where the rows lose rank though they are independent everywhere near it) became
+   independent within the step: the state there was closed only to the rounding over the
+   distance, the branch to follow undetermined, and the closure now snaps the velocities onto
+   a branch (1e-3 of the energy for the A02 four-bars started flat). Refused: MBS_ERR_SINGULAR. */
+static int check_loop_rank(mbs_stepper *s)
+{
+    const int r0 = s->loop_rank;
+    const double t0 = s->loop_rank_t;
+    char dropped[96];
+    memcpy(dropped, s->loop_dropped, sizeof dropped);
+    record_loop_rank(s);
+    if (r0 < 0 || s->loop_rank <= r0) return MBS_OK;
+    return MBS_DATA_FAIL(s->d, MBS_ERR_SINGULAR, "%s step from t = %.17g: loops: the rows of cut "
+                         "joint %s, dependent at t = %.17g (rank %d), became independent (rank "
+                         "%d): the loops were closed at a singular position (a four-bar "
+                         "stretched flat), where the branch the motion follows is not "
+                         "determined and the closure would snap the velocities; start the "
+                         "motion off that position", s->kind->name, s->t0, dropped, t0, r0,
+                         s->loop_rank);
+}
+
+/* After a step: normalise quaternions, check finiteness, close the loops, check that no
+   dependent rows became independent, re-base Cardan joints (event). */
 static int finish_step(mbs_stepper *s, int *event)
 {
     mbs_data *d = s->d;
@@ -297,6 +329,7 @@ static int finish_step(mbs_stepper *s, int *event)
         return MBS_DATA_FAIL(d, MBS_ERR_STATE, "%s step: normalising q failed",
                              s->kind->name);
     int st = close_loops(s, "end of the");
+    if (st == MBS_OK) st = check_loop_rank(s);
     if (st != MBS_OK) return st;
     *event = rebase_cardan(s);
     if ((i = mbs_first_nonfinite(d->q, m->nq)) >= 0 || (i = mbs_first_nonfinite(d->v, m->nv)) >= 0)
@@ -383,7 +416,9 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
     if (nested != MBS_OK) return nested;
     long n = 1;
     int st = check_step(s, dt, &n), event = 0;
+    if (st == MBS_OK && !s->motions_checked) st = mbs_events_check_motions(s->d, dt);
     if (st != MBS_OK) return st;
+    s->motions_checked = 1;
     if (s->input_rev != s->d->input_rev || s->param_rev != s->d->model->param_rev) {
         s->kind->sync(s, 1); /* a frame-force input or a parameter changed: restart */
         s->input_rev = s->d->input_rev;
@@ -395,6 +430,7 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
     const long ev0 = mbs_loops_events(s->d);
     event = rebase_cardan(s); /* a host may have set a Cardan middle angle near 90 degrees */
     st = s->ev ? mbs_stepper_events_begin(s, &event) : close_loops(s, "start of the");
+    if (st == MBS_OK && s->loop_rank_t != d->time) record_loop_rank(s); /* the host moved it */
     if (st == MBS_OK && event) s->kind->sync(s, 1); /* CVODE restarts from the settled state */
     for (long i = 0; i < n && st == MBS_OK; ++i) {
         int ev = 0;

@@ -21,6 +21,8 @@
 
 typedef struct mbs_stepper_vtable mbs_stepper_vtable;
 
+#define MBS_EULER_NRUN 5 /* thresholds of Euler's divergence guard (stepper_guard.c) */
+
 struct mbs_stepper {
     mbs_data *d;
     mbs_stepper_def def;
@@ -60,6 +62,18 @@ struct mbs_stepper {
     /* the data's input_rev and the model's param_rev at the last step: a change (a
        two-frame force input, a parameter) restarts a multistep kind */
     unsigned long input_rev, param_rev;
+    int motions_checked; /* 1 once the motions' derivatives passed their check */
+    /* the cut-joint rank of the loops' selection at time loop_rank_t (the end of the last
+       step or the start of this one; -1: none) and the cut joint of a row it dropped */
+    int loop_rank;
+    double loop_rank_t;
+    char loop_dropped[96];
+    /* Euler's divergence guard (stepper_guard.c): the last step's h and end time (eg_valid:
+       they and the acceleration in s->work describe the step just taken), and the lengths
+       of the runs of reversing growth per threshold */
+    int eg_valid;
+    double eg_h, eg_t;
+    int eg_run[MBS_EULER_NRUN];
 };
 
 struct mbs_stepper_vtable {
@@ -152,5 +166,11 @@ double mbs_rk4_stiffness(const mbs_stepper *s, double h, const double *V1,
                          const double *const A[4], const double *const K[4]);
 int mbs_rk4_guard(mbs_stepper *s, double h, const double *V1, const double *const A[4],
                   const double *const K[4]);
+/* Euler's divergence guard (stepper_guard.c): the end velocity v1 and acceleration a of a
+   step of h from s->t0, s->v0 against the last step's; MBS_ERR_SOLVER when the motion
+   reverses and grows every step beyond the method's stability (unless
+   def.no_divergence_guard); reset forgets the last step (a jump, a restored failure). */
+int mbs_euler_guard(mbs_stepper *s, double h, const double *v1, const double *a);
+void mbs_euler_guard_reset(mbs_stepper *s);
 
 #endif

@@ -34,11 +34,20 @@ static void fixed_sync(mbs_stepper *s, int event)
     (void)event;
 }
 
-/* Euler needs no scratch. */
+/* Euler's scratch: the last step's acceleration (its divergence guard). */
 static int euler_init(mbs_stepper *s)
 {
-    (void)s;
+    s->work = calloc(s->nv > 0 ? (size_t)s->nv : 1, sizeof(double));
+    if (!s->work)
+        return MBS_DATA_FAIL(s->d, MBS_ERR_NOMEM, "mbs_stepper_create: Euler: out of memory");
+    mbs_euler_guard_reset(s);
     return MBS_OK;
+}
+
+/* A jump (event, re-base, restored failure) breaks the guard's sequence of steps. */
+static void euler_sync(mbs_stepper *s, int event)
+{
+    if (event) mbs_euler_guard_reset(s);
 }
 
 /* Nothing kind-specific to free (s->work is freed by stepper.c). */
@@ -52,6 +61,7 @@ static int euler_step(mbs_stepper *s, double h)
     int st = mbs_stepper_eval(s, "Euler step", NULL);
     if (st != MBS_OK) return st;
     for (int i = 0; i < s->nv; ++i) d->v[i] = s->v0[i] + h * d->qacc[i];
+    if ((st = mbs_euler_guard(s, h, d->v, d->qacc)) != MBS_OK) return st;
     for (int i = 0; i < s->nux; ++i) d->ux[i] = s->x0[i] + h * d->uxdot[i];
     st = mbs_stepper_integrate(s, s->q0, d->v, h, d->q);
     if (st != MBS_OK) return st;
@@ -181,7 +191,7 @@ const mbs_stepper_vtable mbs_stepper_vt_euler = {
     .init = euler_init,
     .fini = fixed_fini,
     .step = euler_step,
-    .sync = fixed_sync,
+    .sync = euler_sync,
 };
 
 const mbs_stepper_vtable mbs_stepper_vt_rk4 = {

@@ -1,4 +1,4 @@
-/* The divergence guard of the RK4 stepper (on by default; mbs_stepper_def
+/* The divergence guards of the RK4 and Euler steppers (on by default; mbs_stepper_def
  * no_divergence_guard turns it off). An explicit step beyond the method's stability region
  * (h |lambda| above about 2.8 for RK4, lambda an eigenvalue of the linearised dynamics: a
  * stiff spring or contact at too large a step) multiplies that mode by |R(h lambda)| > 1 every
@@ -17,6 +17,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #define RK4_BOUND 2.78    /* h |lambda| refused: RK4 is stable on [-2.785, 0] and to 2.83i */
 #define RK4_SUGGEST 2.0   /* h |lambda| of the suggested step */
@@ -77,4 +78,70 @@ int mbs_rk4_guard(mbs_stepper *s, double h, const double *V1, const double *cons
                          "%.3g): the motion would grow without bound; use dt <= %.3g s, an "
                          "implicit stepper (cvode_bdf), or no_divergence_guard", s->t0, hl,
                          RK4_BOUND, h * RK4_SUGGEST / hl);
+}
+
+/* The semi-implicit Euler guard. Its one evaluation per step gives no stages to compare, so
+ * it compares steps: for a linearised motion the increments of the state over a step,
+ * e_n = (q_{n+1} - q_n, v_{n+1} - v_n) / h = (v_{n+1}, h a_n), follow e_{n+1} = Phi e_n (a
+ * constant force drops out), and the power quotient c = <e_n, e_{n-1}> / |e_{n-1}|^2 tends
+ * to the dominant eigenvalue of Phi. Semi-implicit Euler loses stability only through a real
+ * eigenvalue below -1 (for x'' = -w^2 x - c x' its eigenvalues obey l^2 - (2 - hc - h^2 w^2) l
+ * + 1 - hc = 0: complex ones have |l|^2 = 1 - hc, and l = 1 needs w = 0), a motion that
+ * reverses and grows every step. Stable steps give c down to -3.5 once (a mode passing near
+ * zero) but c < -2 at most once in a row, < -1.5 twice, < -1.2 five times, < -1.05 twenty
+ * times (every h w below 2 and damping inside the region, sampled); the guard refuses at
+ * twice those counts. So h w = 10 is refused at the second step, 2.1 within 10 and 2.001 within 40;
+ * below about 2.0005 (l > -1.02) the growth is slow and not refused. */
+static const struct { double c; int n; } EULER_RUNS[] = {
+    {4.0, 1}, {2.0, 2}, {1.5, 4}, {1.2, 10}, {1.05, 40}};
+
+/* See stepper.h. */
+void mbs_euler_guard_reset(mbs_stepper *s)
+{
+    s->eg_valid = 0;
+    for (int k = 0; k < MBS_EULER_NRUN; ++k) s->eg_run[k] = 0;
+}
+
+/* The power quotient c of the step's increment (v1, h a) against the last one (v0, h a0),
+   or 1 when the last increment is not significant (rounding, rest). */
+static double euler_quotient(const mbs_stepper *s, double h, const double *v1, const double *a)
+{
+    const double *a0 = s->work, *v0 = s->v0;
+    double num = 0.0, den = 0.0, big = 0.0;
+    for (int i = 0; i < s->nv; ++i) {
+        num += v1[i] * v0[i] + h * h * a[i] * a0[i];
+        den += v0[i] * v0[i] + h * h * a0[i] * a0[i];
+        big = fmax(big, fmax(fabs(v0[i]), h * fabs(a0[i])));
+    }
+    const mbs_model *m = s->d->model;
+    const double g = m->gravity_kind == MBS_GRAVITY_UNIFORM ? sqrt(v3_dot(m->gravity, m->gravity)) : 0.0;
+    if (!(big > fmax(SIGNIFICANT * h * g, sqrt(DBL_MIN)))) return 1.0;
+    return num / den;
+}
+
+/* See stepper.h. */
+int mbs_euler_guard(mbs_stepper *s, double h, const double *v1, const double *a)
+{
+    if (s->def.no_divergence_guard) return MBS_OK;
+    const int cont = s->eg_valid && s->eg_h == h && s->eg_t == s->t0;
+    const double c = cont ? euler_quotient(s, h, v1, a) : 1.0;
+    int refuse = 0;
+    for (int k = 0; k < MBS_EULER_NRUN; ++k) {
+        s->eg_run[k] = c < -EULER_RUNS[k].c ? s->eg_run[k] + 1 : 0;
+        refuse |= s->eg_run[k] >= EULER_RUNS[k].n;
+    }
+    if (refuse) {
+        /* an undamped mode with eigenvalue c: (h w)^2 = 2 - c - 1/c */
+        const double hw = sqrt(2.0 - c - 1.0 / c);
+        mbs_euler_guard_reset(s);
+        return MBS_DATA_FAIL(s->d, MBS_ERR_SOLVER, "Euler step from t = %.17g: the step is "
+                             "beyond the method's stability (the motion reverses and grows "
+                             "%.3g-fold every step; h times the fastest rate is about %.3g, "
+                             "above 2): it would grow without bound; use dt <= %.3g s, an "
+                             "implicit stepper (cvode_bdf), or no_divergence_guard", s->t0,
+                             -c, hw, h * 1.5 / hw);
+    }
+    memcpy(s->work, a, (size_t)s->nv * sizeof(double));
+    s->eg_valid = 1, s->eg_h = h, s->eg_t = s->t0 + h;
+    return MBS_OK;
 }

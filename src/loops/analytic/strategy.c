@@ -346,6 +346,30 @@ int mbs_cut_joint_closure(const mbs_data *d, int cut_joint)
     return C && C->analytic && !C->unusable ? MBS_CLOSURE_ANALYTIC : MBS_CLOSURE_NEWTON;
 }
 
+/* Why the loop of a cut joint is closed the way mbs_cut_joint_closure says, and which forward
+   dynamics serve (static text; NULL for a bad argument). */
+const char *mbs_cut_joint_closure_reason(const mbs_data *d, int cut_joint)
+{
+    if (!d || cut_joint < 0 || cut_joint >= d->model->njoint || !d->model->joints[cut_joint].cut)
+        return NULL;
+    const mbs_model *m = d->model;
+    const mbs_closure_data *C = d->closure;
+    if (!C)
+        return "Newton: the model has no closed forms (the builder chose MBS_CLOSURE_NEWTON, a "
+               "loop has no assembly, or coordinates are held at assembly)";
+    if (C->unusable) return "Newton: the row selection does not fit the assemblies";
+    if (C->suspended) return "Newton: an analysis runs on Newton's partition";
+    if (!C->analytic)
+        return "Newton: a loop is near a singular position, or a motion, lock or contact holds "
+               "a dependent coordinate of an assembly";
+    if (mbs_closure_reduced_serves(d)) return "closed form, reduced dynamics";
+    if (m->ncrow > 0 || m->nnode > 0)
+        return "closed form with the general dynamics: the reduced equations lack the inertia "
+               "of rotors, line forces with mass and nodes, so the full mass matrix and every "
+               "row serve (no Newton iteration, no speed-up of the dynamics)";
+    return "closed form with the general dynamics while a motion, lock or contact row is on";
+}
+
 /* The assembly compile recognised for a cut joint's loop ("JointRRR", ...), NULL when its
    model keeps Newton or for a bad argument. */
 const char *mbs_model_cut_assembly(const mbs_model *m, int cut_joint)

@@ -124,6 +124,10 @@ static const struct {
     {"inverse/forward_dynamics_derivatives, linearize, modes", call_derivatives},
 };
 
+/* 1: linearize may refuse (MBS_ERR_SINGULAR) near a singular position of the loops, where
+   its differences lose their accuracy; the refusal must not allocate either. */
+static int near_singular;
+
 /* Every call of the table succeeds on d without allocating or freeing. */
 static void run_table(mbs_data *d)
 {
@@ -131,7 +135,7 @@ static void run_table(mbs_data *d)
         count_begin();
         const int st = calls[k].fn(d);
         const long n = count_end();
-        if (st != MBS_OK)
+        if (st != MBS_OK && !(near_singular && st == MBS_ERR_SINGULAR && calls[k].fn == call_derivatives))
             fail_msg("%s: %s (%s)", calls[k].name, mbs_status_name(st), mbs_data_error(d));
         if (n != 0) fail_msg("%s: %ld allocations/frees", calls[k].name, n);
     }
@@ -368,7 +372,9 @@ static void test_loops_no_alloc(void **state)
         steps_no_alloc(d, MBS_STEP_RK4, 20);
         failed_steps_no_alloc(d);
         nfourbar_state(d, n, 2e-5, -4.8); /* near the flat singular configuration */
+        near_singular = 1;
         run_table(d);                     /* ends closed (assemble): smoothed dynamics */
+        near_singular = 0;
         count_begin();
         const int st = mbs_forward_dynamics(d);
         assert_int_equal(count_end(), 0);
