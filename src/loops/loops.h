@@ -27,7 +27,9 @@
  *   closed state with v != 0 whose J_v condition estimate exceeds MBS_LOOP_SMOOTH_COND,
  *   qacc and lambda are interpolated (4th order) from the closed states at q (+) s tau v,
  *   s = -2, -1, 1, 2, with |tau v|_inf = MBS_LOOP_SMOOTH_SHIFT doubled until the states at
- *   s = +-1 are below that condition. When no shift gets there (a mechanism ill-conditioned
+ *   s = +-1 are below that condition (closed first, and to the rounding of their residual
+ *   only; the next smoothing of the same passage starts from the shift that sufficed, so
+ *   the doublings are paid once per passage, not at every evaluation). When no shift gets there (a mechanism ill-conditioned
  *   all around) the direct value is used and smoothing waits for a 10x worse J_v or a new
  *   partition.
  *   Velocities there: Newton cannot place the dependent coordinates better than the rounding
