@@ -3,7 +3,7 @@ import ctypes
 
 import numpy as np
 
-from ._lib import lib, PositionTarget, StepperDef
+from ._lib import lib, PositionTarget, StepperDef, Work
 from .core import STEPPERS, Model, _check, _ptr, _vec, choice, status_name
 
 
@@ -82,6 +82,15 @@ class Data:
     @property
     def error(self):
         return self._err()
+
+    def work(self):
+        """mbs_data_work: the work counters since the data was created (dict of evals,
+        newton, factor, select, event_iter) and 'units' (mbs_work_units)."""
+        w = Work()
+        self._call(lib.mbs_data_work(self._d, ctypes.byref(w)))
+        out = {name: getattr(w, name) for name, _ in Work._fields_}
+        out["units"] = lib.mbs_work_units(ctypes.byref(w))
+        return out
 
     @property
     def time(self):
@@ -329,7 +338,7 @@ def stepper_def(kind, options):
     max_internal_steps)."""
     d = lib.mbs_default_stepper_def(choice(STEPPERS, kind, 'stepper'))
     for key, value in options.items():
-        if key not in ("rtol", "atol", "max_step", "max_internal_steps"):
+        if key not in ("rtol", "atol", "max_step", "max_internal_steps", "max_work"):
             raise TypeError(f"unknown stepper option {key!r}")
         setattr(d, key, value)
     return d
@@ -338,7 +347,8 @@ def stepper_def(kind, options):
 class Stepper:
     """mbs_stepper: kind 'euler', 'rk4', 'adams' or 'bdf' (mbs-sim's names; also
     'cvode_adams', 'cvode_bdf'); options as in mbs_stepper_def (rtol, atol, max_step,
-    max_internal_steps)."""
+    max_internal_steps, max_work: the most work units one step may take, else the step
+    raises DeadlineError with time and state as before it)."""
 
     def __init__(self, data, kind="rk4", **options):
         d = stepper_def(kind, options)
