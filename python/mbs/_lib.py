@@ -238,6 +238,7 @@ _PROTOTYPES = {
     "mbs_stepper_create": (_P, [_P, ctypes.POINTER(StepperDef)]),
     "mbs_data_work": (_I, [_P, ctypes.POINTER(Work)]),
     "mbs_work_units": (ctypes.c_ulong, [ctypes.POINTER(Work)]),
+    "mbs_stepper_worst_work": (_I, [_P, _D, ctypes.POINTER(Work), ctypes.POINTER(Work)]),
     "mbs_stepper_destroy": (None, [_P]),
     "mbs_stepper_step": (_I, [_P, _D]),
     # friction, brakes, prescribed motion

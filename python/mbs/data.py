@@ -88,9 +88,7 @@ class Data:
         newton, factor, select, event_iter) and 'units' (mbs_work_units)."""
         w = Work()
         self._call(lib.mbs_data_work(self._d, ctypes.byref(w)))
-        out = {name: getattr(w, name) for name, _ in Work._fields_}
-        out["units"] = lib.mbs_work_units(ctypes.byref(w))
-        return out
+        return _work_dict(w)
 
     @property
     def time(self):
@@ -344,6 +342,13 @@ def stepper_def(kind, options):
     return d
 
 
+def _work_dict(w):
+    """An mbs_work as a dict, with its work units."""
+    out = {name: getattr(w, name) for name, _ in Work._fields_}
+    out["units"] = lib.mbs_work_units(ctypes.byref(w))
+    return out
+
+
 class Stepper:
     """mbs_stepper: kind 'euler', 'rk4', 'adams' or 'bdf' (mbs-sim's names; also
     'cvode_adams', 'cvode_bdf'); options as in mbs_stepper_def (rtol, atol, max_step,
@@ -365,3 +370,12 @@ class Stepper:
     def step(self, dt):
         """Advance the data's time by dt (one step for fixed-step kinds)."""
         return self.data._call(lib.mbs_stepper_step(self._s, float(dt)))
+
+    def worst_work(self, dt):
+        """mbs_stepper_worst_work: (bound, seen), two dicts of the work counters as
+        Data.work() gives them: the most one step of dt can take, and the costliest step
+        taken so far."""
+        cap, seen = Work(), Work()
+        self.data._call(lib.mbs_stepper_worst_work(self._s, float(dt), ctypes.byref(cap),
+                                                   ctypes.byref(seen)))
+        return _work_dict(cap), _work_dict(seen)

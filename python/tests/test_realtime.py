@@ -58,3 +58,14 @@ def test_max_work_refused_for_cvode():
 def test_max_work_is_a_known_option_only_by_name():
     with pytest.raises(TypeError):
         mbs.Stepper(pendulum(), "rk4", max_wrok=10)
+
+
+def test_worst_work_of_a_tree_is_its_evaluations():
+    d = pendulum()
+    st = mbs.Stepper(d, "rk4")
+    for _ in range(3):
+        st.step(1e-3)
+    bound, seen = st.worst_work(1e-3)
+    assert bound["evals"] == 4 and bound["units"] == 4 and seen["units"] == 4
+    with pytest.raises(mbs.ArgError):
+        st.worst_work(-1.0)

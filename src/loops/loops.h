@@ -143,6 +143,11 @@ void mbs_loops_rows(mbs_data *d, double *h, double *J);
 int mbs_loops_active_rows(mbs_data *d, const double *qacc, const double **J, int *rank);
 /* Newton iterations made by the closures of d since its creation. */
 long mbs_loops_newton_iterations(const mbs_data *d);
+/* The most work (mbs_work counters) one mbs_loops_close of any flags (*close) and one
+   mbs_loops_forward (*forward) of d can take, from the caps of the code below (Newton
+   iterations, projection corrections, smoothing doublings, the recoveries and the analytic
+   strategy's hand-overs); zero without loops (loops_bound.c). */
+void mbs_loops_worst_work(const mbs_data *d, mbs_work *close, mbs_work *forward);
 
 /* ---- for the other closure strategy (src/loops/analytic/, analytic assemblies): mbs_loops_close,
  * mbs_loops_assemble and mbs_loops_forward first offer the call to it (closure.h); the
