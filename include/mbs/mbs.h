@@ -845,7 +845,8 @@ int mbs_data_set_time(mbs_data *d, double t);
    one Newton iteration or one factorisation (mbs_work_units); mbs_stepper_def.max_work
    bounds the units of one step. Allocation-free; MBS_ERR_ARG for NULL. */
 typedef struct mbs_work {
-    unsigned long evals;       /* forward-dynamics evaluations of the steppers */
+    unsigned long evals;       /* forward-dynamics evaluations of the steppers (and of the
+                                  smoothed loop dynamics' neighbours) */
     unsigned long newton;      /* Newton iterations of the loop closure */
     unsigned long factor;      /* LU factorisations of the closure's J_v */
     unsigned long select;      /* rank-revealing QR selections of rows or partition */
@@ -1019,6 +1020,19 @@ void mbs_stepper_destroy(mbs_stepper *s);
    the end state is closed and v projected: the kinds integrate the independent coordinates
    and their rates; a new loop selection or partition restarts CVODE. */
 int mbs_stepper_step(mbs_stepper *s, double dt);
+
+/* ---- worst-case work of a step (real time) */
+/* The most work one mbs_stepper_step(s, dt) call of a fixed-step kind can take, counter by
+   counter (mbs_work_units(cap) in work units), from the library's caps: the stages and
+   substeps, at every evaluation and step end the loop closure's caps (Newton iterations,
+   projection corrections, recoveries, the smoothing's doublings) and event location's (trial
+   steps per crossing, crossings per call). A guarantee, exact for a tree without events
+   (evaluations only), far above the measured worst with loops or events. seen (may be
+   NULL): the counters of the call with the most work units this stepper has taken so far
+   (failed calls included), what a host measures its deadline against. MBS_ERR_STATE for the
+   CVODE kinds (their calls are bounded by max_internal_steps only), MBS_ERR_ARG for a dt
+   that mbs_stepper_step would refuse. */
+int mbs_stepper_worst_work(const mbs_stepper *s, double dt, mbs_work *cap, mbs_work *seen);
 
 /* ---------------------------------------------------------------- parameter sensitivities */
 /* Parameter sensitivities (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful

@@ -108,7 +108,16 @@ class RotorDef(ctypes.Structure):
 class StepperDef(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_int), ("rtol", ctypes.c_double), ("atol", ctypes.c_double),
                 ("max_step", ctypes.c_double), ("max_internal_steps", ctypes.c_long),
-                ("_tail", ctypes.c_char * _TAIL)]
+                ("err_rtol", ctypes.c_double), ("err_atol", ctypes.c_double),
+                ("event_tol", ctypes.c_double), ("no_divergence_guard", ctypes.c_int),
+                ("max_work", ctypes.c_ulong), ("_tail", ctypes.c_char * _TAIL)]
+
+
+class Work(ctypes.Structure):
+    """mbs_work: the load-independent work counters of a data."""
+    _fields_ = [("evals", ctypes.c_ulong), ("newton", ctypes.c_ulong),
+                ("factor", ctypes.c_ulong), ("select", ctypes.c_ulong),
+                ("event_iter", ctypes.c_ulong)]
 
 
 class PositionTarget(ctypes.Structure):
@@ -233,6 +242,9 @@ _PROTOTYPES = {
     "mbs_modes": (_I, [_P, c_double_p, c_double_p, c_int_p]),
     "mbs_default_stepper_def": (StepperDef, [_I]),
     "mbs_stepper_create": (_P, [_P, ctypes.POINTER(StepperDef)]),
+    "mbs_data_work": (_I, [_P, ctypes.POINTER(Work)]),
+    "mbs_work_units": (ctypes.c_ulong, [ctypes.POINTER(Work)]),
+    "mbs_stepper_worst_work": (_I, [_P, _D, ctypes.POINTER(Work), ctypes.POINTER(Work)]),
     "mbs_stepper_destroy": (None, [_P]),
     "mbs_stepper_step": (_I, [_P, _D]),
     # friction, brakes, prescribed motion

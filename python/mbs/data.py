@@ -3,7 +3,7 @@ import ctypes
 
 import numpy as np
 
-from ._lib import lib, PositionTarget, StepperDef
+from ._lib import lib, PositionTarget, StepperDef, Work
 from .core import STEPPERS, Model, _check, _ptr, _vec, choice, status_name
 
 
@@ -82,6 +82,13 @@ class Data:
     @property
     def error(self):
         return self._err()
+
+    def work(self):
+        """mbs_data_work: the work counters since the data was created (dict of evals,
+        newton, factor, select, event_iter) and 'units' (mbs_work_units)."""
+        w = Work()
+        self._call(lib.mbs_data_work(self._d, ctypes.byref(w)))
+        return _work_dict(w)
 
     @property
     def time(self):
@@ -329,16 +336,24 @@ def stepper_def(kind, options):
     max_internal_steps)."""
     d = lib.mbs_default_stepper_def(choice(STEPPERS, kind, 'stepper'))
     for key, value in options.items():
-        if key not in ("rtol", "atol", "max_step", "max_internal_steps"):
+        if key not in ("rtol", "atol", "max_step", "max_internal_steps", "max_work"):
             raise TypeError(f"unknown stepper option {key!r}")
         setattr(d, key, value)
     return d
 
 
+def _work_dict(w):
+    """An mbs_work as a dict, with its work units."""
+    out = {name: getattr(w, name) for name, _ in Work._fields_}
+    out["units"] = lib.mbs_work_units(ctypes.byref(w))
+    return out
+
+
 class Stepper:
     """mbs_stepper: kind 'euler', 'rk4', 'adams' or 'bdf' (mbs-sim's names; also
     'cvode_adams', 'cvode_bdf'); options as in mbs_stepper_def (rtol, atol, max_step,
-    max_internal_steps)."""
+    max_internal_steps, max_work: the most work units one step may take, else the step
+    raises DeadlineError with time and state as before it)."""
 
     def __init__(self, data, kind="rk4", **options):
         d = stepper_def(kind, options)
@@ -355,3 +370,12 @@ class Stepper:
     def step(self, dt):
         """Advance the data's time by dt (one step for fixed-step kinds)."""
         return self.data._call(lib.mbs_stepper_step(self._s, float(dt)))
+
+    def worst_work(self, dt):
+        """mbs_stepper_worst_work: (bound, seen), two dicts of the work counters as
+        Data.work() gives them: the most one step of dt can take, and the costliest step
+        taken so far."""
+        cap, seen = Work(), Work()
+        self.data._call(lib.mbs_stepper_worst_work(self._s, float(dt), ctypes.byref(cap),
+                                                   ctypes.byref(seen)))
+        return _work_dict(cap), _work_dict(seen)

@@ -20,6 +20,8 @@ int mbs_errorf(char *buf, int status, const char *fmt, ...) MBS_PRINTF(3, 4);
 int mbs_all_finite(const double *x, int n);
 /* Index of the first non-finite of the n values, or -1. */
 int mbs_first_nonfinite(const double *x, int n);
+/* acc += k w, counter by counter (core/work.c): the worst-case work of a composite call. */
+void mbs_work_add(mbs_work *acc, const mbs_work *w, unsigned long k);
 /* MBS_ERR_NONFINITE with "<what>[i] (joint J) is not finite" in the data's message. */
 int mbs_fail_nonfinite(mbs_data *d, const char *what, int i, int joint);
 /* Largest magnitude of a model parameter (mass, inertia, lengths, positions, coefficients,

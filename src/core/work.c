@@ -10,6 +10,13 @@ unsigned long mbs_work_units(const mbs_work *w)
     return w ? w->evals + w->newton + w->factor : 0;
 }
 
+/* See core/internal.h. */
+void mbs_work_add(mbs_work *acc, const mbs_work *w, unsigned long k)
+{
+    acc->evals += k * w->evals, acc->newton += k * w->newton, acc->factor += k * w->factor;
+    acc->select += k * w->select, acc->event_iter += k * w->event_iter;
+}
+
 /* See mbs.h. */
 int mbs_data_work(const mbs_data *d, mbs_work *out)
 {

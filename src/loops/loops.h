@@ -27,7 +27,9 @@
  *   closed state with v != 0 whose J_v condition estimate exceeds MBS_LOOP_SMOOTH_COND,
  *   qacc and lambda are interpolated (4th order) from the closed states at q (+) s tau v,
  *   s = -2, -1, 1, 2, with |tau v|_inf = MBS_LOOP_SMOOTH_SHIFT doubled until the states at
- *   s = +-1 are below that condition. When no shift gets there (a mechanism ill-conditioned
+ *   s = +-1 are below that condition (closed first, and to the rounding of their residual
+ *   only; the next smoothing of the same passage starts from the shift that sufficed, so
+ *   the doublings are paid once per passage, not at every evaluation). When no shift gets there (a mechanism ill-conditioned
  *   all around) the direct value is used and smoothing waits for a 10x worse J_v or a new
  *   partition.
  *   Velocities there: Newton cannot place the dependent coordinates better than the rounding
@@ -145,6 +147,11 @@ void mbs_loops_rows(mbs_data *d, double *h, double *J);
 int mbs_loops_active_rows(mbs_data *d, const double *qacc, const double **J, int *rank);
 /* Newton iterations made by the closures of d since its creation. */
 long mbs_loops_newton_iterations(const mbs_data *d);
+/* The most work (mbs_work counters) one mbs_loops_close of any flags (*close) and one
+   mbs_loops_forward (*forward) of d can take, from the caps of the code below (Newton
+   iterations, projection corrections, smoothing doublings, the recoveries and the analytic
+   strategy's hand-overs); zero without loops (loops_bound.c). */
+void mbs_loops_worst_work(const mbs_data *d, mbs_work *close, mbs_work *forward);
 
 /* ---- for the other closure strategy (src/loops/analytic/, analytic assemblies): mbs_loops_close,
  * mbs_loops_assemble and mbs_loops_forward first offer the call to it (closure.h); the

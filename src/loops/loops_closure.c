@@ -101,10 +101,13 @@ static double active_residual(mbs_data *d, mbs_loops *L)
    manifold) a residual r leaves the coordinates off the manifold by about cond r, which
    must stay small against the distance to the singularity, or the tangent used to project
    v (and the branch Newton follows next) is wrong; below the roundoff floor the iteration
-   stops when the residual no longer halves. */
+   stops when the residual no longer halves. A neighbour of the smoothed dynamics stops at
+   the residual's own rounding (NEWTON_FLOOR): it only feeds an interpolation, and near the
+   singular position each step below that rounding took a fresh factorisation. */
 static double newton_tol(const mbs_loops *L)
 {
-    return L->cond > 1.0 ? MBS_LOOP_NEWTON_TOL / L->cond : MBS_LOOP_NEWTON_TOL;
+    const double tol = L->cond > 1.0 ? MBS_LOOP_NEWTON_TOL / L->cond : MBS_LOOP_NEWTON_TOL;
+    return L->node_floor ? fmax(tol, NEWTON_FLOOR) : tol;
 }
 
 /* The closure converged at the data's q: J_a and the LU of J_v made there. */

@@ -189,7 +189,9 @@ static int smooth_node(mbs_data *d, mbs_loops *L, double s, double tau)
     mbs_normalize_q(d->model, d->q);
     memcpy(d->v, L->vsm, (size_t)L->nv * sizeof(double));
     memcpy(L->qbak, d->q, (size_t)L->nq * sizeof(double));
+    L->node_floor = 1;
     int st = loops_close_once(d, L, 0);
+    L->node_floor = 0;
     if (st != MBS_OK) return st;
     if (fabs(s) == 1.0 && L->cond > MBS_LOOP_SMOOTH_COND) return 1;
     mbs_kinematics(d);
@@ -200,12 +202,14 @@ static int smooth_node(mbs_data *d, mbs_loops *L, double s, double tau)
    s = -2, -1, 1, 2 along c(s) = q (+) s tau v: weights (-1, 4, 4, -1) / 6 (4th order). */
 static int smooth_sample(mbs_data *d, mbs_loops *L, double tau)
 {
-    static const double node[4] = {-2.0, -1.0, 1.0, 2.0};
-    static const double w[4] = {-1.0 / 6.0, 4.0 / 6.0, 4.0 / 6.0, -1.0 / 6.0};
+    /* the nodes at +-1 first: they tell whether tau is large enough */
+    static const double node[4] = {-1.0, 1.0, -2.0, 2.0};
+    static const double w[4] = {4.0 / 6.0, 4.0 / 6.0, -1.0 / 6.0, -1.0 / 6.0};
     memset(L->acc_sm, 0, (size_t)L->nv * sizeof(double));
     memset(L->lam_sm, 0, (size_t)L->m * sizeof(double));
     for (int k = 0; k < 4; ++k) {
         int st = smooth_node(d, L, node[k], tau);
+        if (st == MBS_OK) d->work_count.evals++; /* a dynamics evaluation like a stage's */
         if (st == MBS_OK) st = forward_direct(d, L);
         if (st != MBS_OK) return st;
         for (int i = 0; i < L->nv; ++i) L->acc_sm[i] += w[k] * d->qacc[i];
@@ -226,10 +230,15 @@ static int forward_smoothed(mbs_data *d, mbs_loops *L)
     for (int i = 0; i < L->nv; ++i) vmax = fmax(vmax, fabs(d->v[i]));
     memcpy(L->qsm, d->q, (size_t)L->nq * sizeof(double));
     memcpy(L->vsm, d->v, (size_t)L->nv * sizeof(double));
-    double tau = MBS_LOOP_SMOOTH_SHIFT / vmax;
-    int st = 1;
-    for (int k = 0; k < MBS_LOOP_SMOOTH_DOUBLINGS && st == 1; ++k, tau *= 2.0)
+    /* within one passage the shift that sufficed last is where the next one starts: the
+       passage needs the largest near its singular position, and the doublings up to it
+       would otherwise be paid again at every evaluation */
+    const double shift = fmax(MBS_LOOP_SMOOTH_SHIFT, L->shift_sm);
+    double tau = shift / vmax;
+    int st = 1, k = 0;
+    for (; k < MBS_LOOP_SMOOTH_DOUBLINGS && st == 1; ++k, tau *= 2.0)
         st = smooth_sample(d, L, tau);
+    L->shift_sm = st == MBS_OK ? ldexp(shift, k - 1) : 0.0;
     if (st != MBS_OK) L->cond_smooth = 10.0 * cond0; /* ill-conditioned all around */
     memcpy(d->q, L->qsm, (size_t)L->nq * sizeof(double));
     memcpy(d->v, L->vsm, (size_t)L->nv * sizeof(double));
@@ -258,6 +267,7 @@ int loops_newton_forward(mbs_data *d)
     /* (not with prescribed motions: the shifted states would need shifted times) */
     const int smooth = L->selected && moving && !L->timed && mbs_loops_is_closed(d) &&
                        L->cond > L->cond_smooth;
+    if (!smooth) L->shift_sm = 0.0; /* the passage is over */
     const int st = smooth ? forward_smoothed(d, L) : forward_direct(d, L);
     if (st != MBS_OK) {
         memcpy(d->qacc, L->qacc_bak, (size_t)L->nv * sizeof(double));

@@ -23,6 +23,8 @@
                                   waits for a J_v this much worse */
 #define MIN_STEP 0x1p-10       /* shortest fraction of a Newton step (10 halvings) */
 #define COND_REFIT 1e8         /* J_v this ill-conditioned after assembly: select again */
+#define NEWTON_FLOOR 0x1p-48   /* scaled residual at the rounding of its own evaluation
+                                  (16 eps): where the smoothing's neighbours stop */
 #define CHORD_RES 1e-8         /* Newton reuses the last LU of J_v below this residual... */
 #define CHORD_COND 1e3         /* ... and condition estimate (tolerance and tangent need it) */
 #define PROJECT_MAXIT 6        /* velocity projection corrections at most */
@@ -59,6 +61,9 @@ struct mbs_loops {
                                 yet, the first closure of a partition sets it) */
     double cond_smooth;      /* smoothing is tried when cond exceeds this (raised after a
                                 smoothing that could not leave the near-singular region) */
+    int node_floor;          /* 1 while a neighbour of the smoothed dynamics is closed */
+    double shift_sm;         /* |tau v|_inf of the last smoothing, where the next one starts
+                                (0: the last dynamics were not smoothed) */
     double *Sw;              /* [6 nv] world motion subspace */
     double *a0, *Vw, *Aw;    /* [6 nb] */
     double *h, *gam;         /* [m] */

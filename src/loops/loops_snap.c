@@ -17,7 +17,7 @@ struct mbs_loops_snap {
     int *dep, *ind;          /* [nv] */
     /* the conditioning history: Newton's tolerance (newton_tol), the next repartition
        (cond_retry), smoothing (cond_smooth), chord steps and the exact projection (cond) */
-    double cond, cond_retry, cond_smooth;
+    double cond, cond_retry, cond_smooth, shift_sm;
     /* whether the best partition serves instead of the preferred one (dynamic state
        selection) and when to look again */
     int pref_off;
@@ -85,6 +85,7 @@ int mbs_loops_snap_create(const mbs_data *d, mbs_loops_snap **out)
         memcpy((dst)->ind, (src)->ind, (size_t)(L)->nv * sizeof(int));                         \
         (dst)->cond = (src)->cond, (dst)->cond_retry = (src)->cond_retry;                      \
         (dst)->cond_smooth = (src)->cond_smooth, (dst)->lu_ok = (src)->lu_ok;                  \
+        (dst)->shift_sm = (src)->shift_sm;                                                     \
         (dst)->pref_off = (src)->pref_off, (dst)->pref_retry = (src)->pref_retry;              \
         (dst)->cond_sel = (src)->cond_sel;                                                     \
         if ((src)->lu_ok) {                                                                    \

@@ -349,7 +349,7 @@ int mbs_stepper_substep(mbs_stepper *s, double h, int *event)
 
 /* Number of substeps of a call: ceil(dt / max_step) for fixed-step kinds with a max_step
    (a relative 1e-9 slack keeps dt = n max_step at n), else 1; < 0: over the cap. */
-static long substep_count(const mbs_stepper *s, double dt)
+long mbs_stepper_substeps(const mbs_stepper *s, double dt)
 {
     if (!s->kind->substeps || s->def.max_step <= 0.0 || dt <= s->def.max_step) return 1;
     double n = ceil(dt / s->def.max_step * (1.0 - 1e-9));
@@ -371,7 +371,7 @@ static int check_step(mbs_stepper *s, double dt, long *n)
     if (!isfinite(d->time + dt))
         return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "mbs_stepper_step: t + dt = %.17g + %g is "
                              "not finite", d->time, dt);
-    if ((*n = substep_count(s, dt)) < 0)
+    if ((*n = mbs_stepper_substeps(s, dt)) < 0)
         return MBS_DATA_FAIL(d, MBS_ERR_SOLVER, "mbs_stepper_step: %s: dt = %g needs more than "
                              "max_internal_steps = %ld steps of max_step = %g", s->kind->name,
                              dt, s->def.max_internal_steps, s->def.max_step);
@@ -406,6 +406,15 @@ static int deadline_fail(mbs_stepper *s, const char *where)
                          "%s", s->kind->name, s->bak_t, s->def.max_work, where);
 }
 
+/* Keep the counters of this call (since w0) when it took the most work units so far. */
+static void note_seen(mbs_stepper *s, const mbs_work *w0)
+{
+    mbs_work w = s->d->work_count;
+    w.evals -= w0->evals, w.newton -= w0->newton, w.factor -= w0->factor;
+    w.select -= w0->select, w.event_iter -= w0->event_iter;
+    if (mbs_work_units(&w) > mbs_work_units(&s->seen)) s->seen = w;
+}
+
 /* Advance the data's time by dt; on failure time, q, v, aux, user states and qacc (and the
    event modes and the inputs an event handler changed) are as before. */
 int mbs_stepper_step(mbs_stepper *s, double dt)
@@ -426,6 +435,7 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
     }
     backup(s);
     mbs_data *d = s->d;
+    const mbs_work w0 = d->work_count;
     d->work_stop = s->def.max_work ? mbs_work_units(&d->work_count) + s->def.max_work : 0;
     const long ev0 = mbs_loops_events(s->d);
     event = rebase_cardan(s); /* a host may have set a Cardan middle angle near 90 degrees */
@@ -441,6 +451,7 @@ int mbs_stepper_step(mbs_stepper *s, double dt)
     if (st == MBS_OK && d->work_stop && mbs_work_units(&d->work_count) > d->work_stop)
         st = deadline_fail(s, "the end of the step");
     d->work_stop = 0;
+    note_seen(s, &w0);
     if (st != MBS_OK) {
         restore(s);
         s->kind->sync(s, 1);

@@ -74,11 +74,13 @@ struct mbs_stepper {
     int eg_valid;
     double eg_h, eg_t;
     int eg_run[MBS_EULER_NRUN];
+    mbs_work seen;  /* the counters of the call with the most work units so far */
 };
 
 struct mbs_stepper_vtable {
     const char *name;
     int order;    /* order of the method (the local error's exponent is order + 1); 0: CVODE */
+    int stages;   /* evaluations per step (fixed-step kinds; 0: CVODE, variable) */
     /* 1: a call with dt > max_step > 0 takes ceil(dt / max_step) equal steps (fixed-step
        kinds); 0: the kind honours max_step itself (CVODE) */
     int substeps;
@@ -137,6 +139,14 @@ void mbs_stepper_events_restore(mbs_stepper *s);
 int mbs_stepper_events_begin(mbs_stepper *s, int *event);
 void mbs_stepper_events_end(mbs_stepper *s);
 int mbs_stepper_events_substep(mbs_stepper *s, double h, int *event);
+/* The most work of a call of n substeps with event location (stepper_bound.c's terms: one
+   evaluation, one closure, one plain substep, one substep with the error estimate) into
+   *cap: every piece at its trial cap, the most crossings a call handles. */
+void mbs_stepper_events_worst(const mbs_stepper *s, long n, const mbs_work *eval,
+                              const mbs_work *close, const mbs_work *sub, mbs_work *cap);
+/* Substeps of a call of dt (ceil(dt / max_step) for fixed-step kinds, else 1; < 0: over
+   max_internal_steps). */
+long mbs_stepper_substeps(const mbs_stepper *s, double dt);
 int mbs_stepper_events_fire(mbs_stepper *s, const int *fired);
 int mbs_stepper_events_g(mbs_stepper *s, double *g, const char *where);
 void mbs_stepper_events_dirs(const mbs_stepper *s, int *dir);

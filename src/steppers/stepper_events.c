@@ -387,6 +387,31 @@ static int piece(mbs_stepper *s, double t_end, int *done, int *event)
     return mbs_stepper_events_g(s, E->g0, "event functions after an event");
 }
 
+/* See stepper.h: the start (a closure, the modes settled: each friction let go at most
+   twice, each stop once, an evaluation per round, and the functions); per piece a trial step
+   and LOCATE_MAXIT more, the estimate's two half steps, the handlers (a closure, an impact's
+   projection no more than another, the modes settled) and the functions again; at most
+   EVENTS_PER_STEP crossings in the call and one last piece per substep. */
+void mbs_stepper_events_worst(const mbs_stepper *s, long n, const mbs_work *eval,
+                              const mbs_work *close, const mbs_work *sub, mbs_work *cap)
+{
+    const mbs_events_model *ev = s->d->model->ev;
+    const unsigned long rounds = 2UL * (unsigned long)(ev->nfric + ev->nstop) + 1UL;
+    const unsigned long pieces = EVENTS_PER_STEP + (unsigned long)n;
+    mbs_work resolve = {0}, trial = *sub, piece = {0};
+    mbs_work_add(&resolve, eval, rounds);
+    mbs_work_add(cap, &resolve, 1);
+    mbs_work_add(cap, eval, 1);
+    mbs_work_add(&trial, eval, 1);
+    mbs_work_add(&piece, &trial, 1 + LOCATE_MAXIT);
+    if (s->errw) mbs_work_add(&piece, sub, 2);
+    mbs_work_add(&piece, close, 2);
+    mbs_work_add(&piece, &resolve, 1);
+    mbs_work_add(&piece, eval, 1);
+    piece.event_iter += LOCATE_MAXIT;
+    mbs_work_add(cap, &piece, pieces);
+}
+
 /* See stepper.h. */
 int mbs_stepper_events_substep(mbs_stepper *s, double h, int *event)
 {

@@ -186,6 +186,7 @@ static int rk4_step(mbs_stepper *s, double h)
 const mbs_stepper_vtable mbs_stepper_vt_euler = {
     .name = "Euler",
     .order = 1,
+    .stages = 1,
     .substeps = 1,
     .stage_recover = 1,
     .init = euler_init,
@@ -197,6 +198,7 @@ const mbs_stepper_vtable mbs_stepper_vt_euler = {
 const mbs_stepper_vtable mbs_stepper_vt_rk4 = {
     .name = "RK4",
     .order = 4,
+    .stages = 4,
     .substeps = 1,
     .stage_recover = 1,
     .init = rk4_init,

@@ -193,6 +193,111 @@ static void test_api(void **state)
     mbs_model_destroy(m);
 }
 
+/* mbs_stepper_worst_work of a stepper made with def on the model: status, cap, seen. */
+static int worst(const mbs_model *m, mbs_stepper_def def, int steps, mbs_work *cap,
+                 mbs_work *seen)
+{
+    mbs_data *d = mbs_data_create(m);
+    mbs_stepper *s = mbs_stepper_create(d, &def);
+    if (!s) fail_msg("stepper: %s", mbs_data_error(d));
+    for (int k = 0; k < steps; ++k)
+        if (mbs_stepper_step(s, 1e-3) != MBS_OK) fail_msg("step %d: %s", k, mbs_data_error(d));
+    const int st = mbs_stepper_worst_work(s, 1e-3, cap, seen);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    return st;
+}
+
+/* 1 when every counter of w is the given one. */
+static int work_is(const mbs_work *w, unsigned long e, unsigned long n, unsigned long f,
+                   unsigned long sel, unsigned long it)
+{
+    return w->evals == e && w->newton == n && w->factor == f && w->select == sel &&
+           w->event_iter == it;
+}
+
+/* A tree's bound is exact: its evaluations, times the substeps of max_step, times 3 with
+   the local-error estimate; what the stepper saw is that too. */
+static void test_worst_tree(void **state)
+{
+    (void)state;
+    mbs_model *m = load("triple_pendulum");
+    mbs_work cap, seen;
+    mbs_stepper_def def = mbs_default_stepper_def(MBS_STEP_RK4);
+    assert_int_equal(worst(m, def, 10, &cap, &seen), MBS_OK);
+    assert_true(work_is(&cap, 4, 0, 0, 0, 0) && work_is(&seen, 4, 0, 0, 0, 0));
+    def.max_step = 0.4e-3; /* 3 substeps */
+    assert_int_equal(worst(m, def, 1, &cap, NULL), MBS_OK);
+    assert_true(work_is(&cap, 12, 0, 0, 0, 0));
+    def = mbs_default_stepper_def(MBS_STEP_EULER);
+    def.err_rtol = 1e-3; /* the full step and two half steps */
+    assert_int_equal(worst(m, def, 10, &cap, &seen), MBS_OK);
+    assert_true(work_is(&cap, 3, 0, 0, 0, 0) && work_is(&seen, 3, 0, 0, 0, 0));
+    mbs_model_destroy(m);
+}
+
+/* Every shipped model, RK4 and Euler, 1000 steps: no step took more of any counter than the
+   bound, and the largest step's work is what the stepper reports as seen. */
+static void test_worst_shipped(void **state)
+{
+    (void)state;
+    static const char *const names[] = {
+        "a02_fourbars", "bouncing_ball", "cam_follower", "door_hinges", "double_pendulum",
+        "engine_cylindrical", "engine_v6", "fourbar_analytic", "free_body_springs",
+        "friction_pendulum", "limited_pendulum", "macpherson", "pendulum", "planar_loop_tilted",
+        "point_gravity", "robot_r3", "rolling_ellipse", "slope_blocks", "spatial_fourbar",
+        "spring_with_mass", "three_springs", "triple_pendulum", "two_loops"};
+    static const mbs_stepper_kind kinds[2] = {MBS_STEP_RK4, MBS_STEP_EULER};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+        mbs_model *m = load(names[i]);
+        for (int k = 0; k < 2; ++k) {
+            mbs_data *d = mbs_data_create(m);
+            mbs_stepper *s = make_stepper(d, kinds[k], 0);
+            mbs_work cap, seen, most = {0}, w0, w1;
+            assert_int_equal(mbs_stepper_worst_work(s, 1e-3, &cap, NULL), MBS_OK);
+            for (int n = 0; n < 1000; ++n) {
+                mbs_data_work(d, &w0);
+                if (mbs_stepper_step(s, 1e-3) != MBS_OK)
+                    fail_msg("%s step %d: %s", names[i], n, mbs_data_error(d));
+                mbs_data_work(d, &w1);
+                const mbs_work w = {w1.evals - w0.evals, w1.newton - w0.newton,
+                                    w1.factor - w0.factor, w1.select - w0.select,
+                                    w1.event_iter - w0.event_iter};
+                if (w.evals > cap.evals || w.newton > cap.newton || w.factor > cap.factor ||
+                    w.select > cap.select || w.event_iter > cap.event_iter)
+                    fail_msg("%s step %d: work above the bound", names[i], n);
+                if (mbs_work_units(&w) > mbs_work_units(&most)) most = w;
+            }
+            assert_int_equal(mbs_stepper_worst_work(s, 1e-3, &cap, &seen), MBS_OK);
+            assert_memory_equal(&seen, &most, sizeof seen);
+            print_message("%-18s %-5s bound %9lu units, seen %4lu\n", names[i],
+                          k == 0 ? "RK4" : "Euler", mbs_work_units(&cap), mbs_work_units(&seen));
+            mbs_stepper_destroy(s);
+            mbs_data_destroy(d);
+        }
+        mbs_model_destroy(m);
+    }
+}
+
+/* No bound for the CVODE kinds; a dt the step would refuse; NULL arguments. */
+static void test_worst_refusals(void **state)
+{
+    (void)state;
+    mbs_model *m = load("pendulum");
+    mbs_work cap;
+    assert_int_equal(worst(m, mbs_default_stepper_def(MBS_STEP_CVODE_ADAMS), 0, &cap, NULL),
+                     MBS_ERR_STATE);
+    mbs_data *d = mbs_data_create(m);
+    mbs_stepper *s = make_stepper(d, MBS_STEP_RK4, 0);
+    assert_int_equal(mbs_stepper_worst_work(s, -1e-3, &cap, NULL), MBS_ERR_ARG);
+    assert_non_null(strstr(mbs_data_error(d), "mbs_stepper_worst_work"));
+    assert_int_equal(mbs_stepper_worst_work(s, 1e-3, NULL, NULL), MBS_ERR_ARG);
+    assert_int_equal(mbs_stepper_worst_work(NULL, 1e-3, &cap, NULL), MBS_ERR_ARG);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +305,9 @@ int main(void)
         cmocka_unit_test(test_loop_newton),
         cmocka_unit_test(test_event),
         cmocka_unit_test(test_api),
+        cmocka_unit_test(test_worst_tree),
+        cmocka_unit_test(test_worst_shipped),
+        cmocka_unit_test(test_worst_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
