@@ -1,5 +1,5 @@
 """The real-time options through the Python binding: the work counters and a stepper's
-max_work bound (MBS_ERR_DEADLINE), against the C semantics of tests/test_deadline.c."""
+max_work bound (MBS_ERR_DEADLINE), against the C semantics of tests/unit/steppers/test_deadline.c."""
 import math
 
 import numpy as np
