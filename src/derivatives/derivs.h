@@ -87,6 +87,11 @@
     X(double, lTq, lnv * lnv)          \
     X(double, lTv, lnv * lnv)          \
     X(double, lLU, lmn * lmn)          \
+    X(double, lJ, lmn * lnv)           \
+    X(double, lM, lnv * lnv)           \
+    X(double, lMB, lnv * lnv)          \
+    X(double, lm, lnv * lnv)           \
+    X(double, ltmp, 2 * lnv)           \
     X(double, lB, lnv * lnv)           \
     X(double, lDv, lnv * lnv)          \
     X(double, lX, 3 * lnv * lnv)       \
@@ -139,9 +144,14 @@ typedef struct mbs_derivs {
     /* derivatives of closed loops (loop_derivatives.c), r <= lmn active rows, nd = nv - r */
     double *lTq, *lTv;    /* [nv nv] dtau_ID/dq, dtau_ID/dv at the constrained qacc */
     double *lLU;          /* [r r] LU of J_v, column-major */
+    double *lJ;           /* [r nv] the active rows at q (scaled, row-major) */
+    double *lM, *lMB;     /* [nv nv] M, and M B (nv x nd, column-major) */
+    double *lm;           /* [nd nd] Cholesky factor of the reduced mass B^T M B */
+    double *ltmp;         /* [2 nv] a column's scratch */
     int *lpiv;            /* [r] its pivots */
     double *lB, *lDv;     /* [nv nd] columns B_j = dq/du_j, dv/du_j (v_u held) */
-    double *lX, *lR2;     /* [nv 3nv], [r 3nv] KKT right-hand sides and solutions by column */
+    double *lX, *lR2;     /* [nv 3nv], [r 3nv] right-hand sides of the KKT system by column
+                             (the solutions replace lX's) */
     double *llam;         /* [r] scaled multipliers of the active rows */
     double *lqdd, *lc;    /* [nv] constrained qacc, a column's (dJ^T B_j) lam */
     double *lav;          /* [3 r] row slopes and a solve's scratch */

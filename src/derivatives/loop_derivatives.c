@@ -14,7 +14,12 @@
  * dependent part follows from J dv = -(dJ B_j) v; column u'_j: dq = 0, dv = B_j; dqacc/dtau:
  * the right-hand side e_k. The slopes of the constraint rows (dJ dq, dgam/dq dq) are central
  * differences of the rows alone along dq (step 1e-5 / max(1, |dq|_inf)); dgam/dv dv is exact
- * (gam is quadratic in v); loops/loops_derivs.c computes them. */
+ * (gam is quadratic in v); loops/loops_derivs.c computes them.
+ * Each system M x - J^T y = f, J x = g is solved in the null space of J (the reduced
+ * dynamics of Docquier, Poncelet, Fisette 2013 eq. 16): x = x_p + B z with x_p = -J_v^-1 g
+ * on the dependent dofs (0 on the others) and (B^T M B) z = B^T (f - M x_p); the multipliers
+ * of the dynamics itself from J_v^T y = (M qacc - M qacc0) on the dependent rows. One LU of
+ * J_v and one Cholesky factor of B^T M B serve every column. */
 #include "ustates/ustates.h"
 #include "core/dense.h"
 #include "loops/loops.h"
@@ -34,7 +39,7 @@ static int jv_factor(mbs_data *d, const mbs_loops_kkt *k, const char *call)
     const int r = k->rank, nv = d->model->nv;
     for (int c = 0; c < r; ++c)
         for (int i = 0; i < r; ++i)
-            w->lLU[i + (size_t)r * (size_t)c] = k->J[(size_t)nv * (size_t)i + (size_t)k->dep[c]];
+            w->lLU[i + (size_t)r * (size_t)c] = w->lJ[(size_t)nv * (size_t)i + (size_t)k->dep[c]];
     const int info = mbs_dense_lu(r, w->lLU, w->lpiv);
     double umax = 0.0, umin = INFINITY;
     int worst = 0;
@@ -54,7 +59,7 @@ static int jv_factor(mbs_data *d, const mbs_loops_kkt *k, const char *call)
 }
 
 /* x (nv) = the vector with independent part e (nd, NULL: zero) and the dependent part
-   -J_v^-1 (J_u e + b) (b: rank, NULL: zero). */
+   -J_v^-1 (J_u e + b) (b: rank, NULL: zero): J x = -b. t: rank of scratch. */
 static void complete(const mbs_data *d, const mbs_loops_kkt *k, const double *e,
                      const double *b, double *t, double *x)
 {
@@ -64,7 +69,7 @@ static void complete(const mbs_data *d, const mbs_loops_kkt *k, const double *e,
     for (int j = 0; e && j < nd; ++j) x[k->ind[j]] = e[j];
     for (int i = 0; i < r; ++i) {
         double s = b ? b[i] : 0.0;
-        for (int j = 0; e && j < nd; ++j) s += k->J[(size_t)nv * (size_t)i + (size_t)k->ind[j]] * e[j];
+        for (int j = 0; e && j < nd; ++j) s += w->lJ[(size_t)nv * (size_t)i + (size_t)k->ind[j]] * e[j];
         t[i] = -s;
     }
     mbs_dense_lu_solve(0, r, w->lLU, w->lpiv, t);
@@ -79,6 +84,66 @@ static void gemv(int nv, const double *A, const double *x, double s, int add, do
         for (int k = 0; k < nv; ++k) t += A[(size_t)nv * (size_t)i + (size_t)k] * x[k];
         o[i] = (add ? o[i] : 0.0) + s * t;
     }
+}
+
+/* The reduced mass B^T M B (Cholesky factor in w->lm) and M B (w->lMB), after B and M. */
+static int reduced_mass(mbs_data *d, int nd, const char *call)
+{
+    mbs_derivs *w = d->derivs;
+    const int nv = d->model->nv;
+    for (int j = 0; j < nd; ++j)
+        gemv(nv, w->lM, w->lB + (size_t)nv * (size_t)j, 1.0, 0, w->lMB + (size_t)nv * (size_t)j);
+    for (int j = 0; j < nd; ++j)
+        for (int i = 0; i < nd; ++i) {
+            double s = 0.0;
+            for (int k = 0; k < nv; ++k)
+                s += w->lB[(size_t)nv * (size_t)i + (size_t)k] * w->lMB[(size_t)nv * (size_t)j + (size_t)k];
+            w->lm[(size_t)nd * (size_t)j + (size_t)i] = s;
+        }
+    if (mbs_dense_cholesky(nd, w->lm) == 0) return MBS_OK;
+    return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "%s: the reduced mass matrix of the loops is "
+                         "singular (massless bodies moved by the independent coordinates?)", call);
+}
+
+/* x (nv, f on entry) <- the solution of M x - J^T y = f, J x = g (g: rank, NULL: zero) in
+   the null space of J (file comment). */
+static void null_space_solve(mbs_data *d, const mbs_loops_kkt *k, double *x, const double *g)
+{
+    mbs_derivs *w = d->derivs;
+    const int nv = d->model->nv, nd = nv - k->rank;
+    double *xp = w->ltmp, *z = w->ltmp + nv;
+    if (g) complete(d, k, NULL, g, w->lav + 2 * k->rank, xp); /* J xp = -g */
+    for (int i = 0; i < nv; ++i) xp[i] = g ? -xp[i] : 0.0;
+    for (int j = 0; j < nd; ++j) {
+        const double *B = w->lB + (size_t)nv * (size_t)j, *MB = w->lMB + (size_t)nv * (size_t)j;
+        double s = 0.0;
+        for (int i = 0; i < nv; ++i) s += B[i] * x[i] - MB[i] * xp[i];
+        z[j] = s;
+    }
+    mbs_dense_cholesky_solve(nd, w->lm, z);
+    for (int i = 0; i < nv; ++i) x[i] = xp[i];
+    for (int j = 0; j < nd; ++j)
+        for (int i = 0; i < nv; ++i) x[i] += z[j] * w->lB[(size_t)nv * (size_t)j + (size_t)i];
+}
+
+/* The dynamics by the null-space solve: qacc (into d->qacc and w->lqdd) from qacc0 = ABA's
+   (d->qacc on entry), the multipliers from the dependent rows of J^T lam = M (qacc - qacc0)
+   into w->llam and d->lambda. */
+static void constrained_dynamics(mbs_data *d, const mbs_loops_kkt *k)
+{
+    mbs_derivs *w = d->derivs;
+    const int nv = d->model->nv, r = k->rank;
+    double *f = w->lc, *lam = w->llam;
+    gemv(nv, w->lM, d->qacc, 1.0, 0, f); /* M qacc0 = tau - c + forces */
+    memcpy(w->lqdd, f, (size_t)nv * sizeof(double));
+    for (int i = 0; i < r; ++i) lam[i] = -k->gam[i];
+    null_space_solve(d, k, w->lqdd, lam);
+    for (int i = 0; i < nv; ++i) w->ltmp[i] = w->lqdd[i] - d->qacc[i];
+    gemv(nv, w->lM, w->ltmp, 1.0, 0, f);
+    for (int i = 0; i < r; ++i) lam[i] = f[k->dep[i]];
+    mbs_dense_lu_solve(1, r, w->lLU, w->lpiv, lam);
+    memcpy(d->qacc, w->lqdd, (size_t)nv * sizeof(double));
+    mbs_loops_kkt_lambda(d, lam);
 }
 
 /* The right-hand sides of the u columns (X from column 0, R2 likewise): the rows' slopes
@@ -130,8 +195,8 @@ static void copy_columns(int nv, const double *X, const int *map, int n, double 
     }
 }
 
-/* The tree's derivatives at qacc, B, the right-hand sides of every wanted column (u, u',
-   tau), the KKT solves at q and the outputs. Kinematics and forces prepared at (q, v). */
+/* The tree's derivatives at qacc, the right-hand sides of every wanted column (u, u', tau)
+   and their solves, into the outputs. After constrained_dynamics, kinematics at (q, v). */
 static int loop_columns(mbs_data *d, const mbs_loops_kkt *k, double *dq, double *dv, int ld,
                         double *P, int ldm, const char *call)
 {
@@ -140,10 +205,6 @@ static int loop_columns(mbs_data *d, const mbs_loops_kkt *k, double *dq, double 
     int st = dq || dv ? mbs_derivs_eval(d, w->lqdd, dq ? w->lTq : NULL, w->lTv, nv, NULL, 0,
                                         call) : MBS_OK;
     if (st != MBS_OK) return st;
-    for (int j = 0; j < nd; ++j) { /* B_j = dq/du_j, while k->J is the rows at q */
-        for (int i = 0; i < nd; ++i) w->lc[i] = i == j;
-        complete(d, k, w->lc, NULL, w->lav, w->lB + (size_t)nv * (size_t)j);
-    }
     const int cq = 0, cv = dq ? nd : 0, ct = cv + (dv ? nd : 0), ncol = ct + (P ? nv : 0);
     double *X = w->lX, *R2 = w->lR2;
     if (dq) q_columns(d, k, nd, X, R2);
@@ -151,14 +212,14 @@ static int loop_columns(mbs_data *d, const mbs_loops_kkt *k, double *dq, double 
     for (int j = 0; P && j < nv; ++j) {
         double *x = X + (size_t)nv * (size_t)(ct + j);
         for (int i = 0; i < nv; ++i) x[i] = i == j;
-        for (int i = 0; i < r; ++i) R2[(size_t)r * (size_t)(ct + j) + (size_t)i] = 0.0;
     }
-    mbs_kinematics(d); /* at (q, v) again */
-    st = mbs_loops_kkt_solve(d, X, R2, ncol);
-    if (st == MBS_OK && dq) copy_columns(nv, X + (size_t)nv * (size_t)cq, k->ind, nd, dq, ld);
-    if (st == MBS_OK && dv) copy_columns(nv, X + (size_t)nv * (size_t)cv, k->ind, nd, dv, ld);
-    if (st == MBS_OK && P) copy_columns(nv, X + (size_t)nv * (size_t)ct, NULL, nv, P, ldm);
-    return st;
+    for (int c = 0; c < ncol; ++c)
+        null_space_solve(d, k, X + (size_t)nv * (size_t)c,
+                         c < ct ? R2 + (size_t)r * (size_t)c : NULL);
+    if (dq) copy_columns(nv, X + (size_t)nv * (size_t)cq, k->ind, nd, dq, ld);
+    if (dv) copy_columns(nv, X + (size_t)nv * (size_t)cv, k->ind, nd, dv, ld);
+    if (P) copy_columns(nv, X + (size_t)nv * (size_t)ct, NULL, nv, P, ldm);
+    return MBS_OK;
 }
 
 /* Save (restore = 0) or restore q, v, qacc and lambda. */
@@ -174,6 +235,28 @@ static void loop_state(mbs_data *d, int restore)
                (size_t)len[k] * sizeof(double));
 }
 
+/* After begin: the rows kept, J_v's LU, ABA's qacc0, M, B and the reduced mass, then the
+   dynamics and the columns. */
+static int begun(mbs_data *d, const mbs_loops_kkt *k, double *dq, double *dv, int ld,
+                 double *P, int ldm, const char *call)
+{
+    mbs_derivs *w = d->derivs;
+    const int nv = d->model->nv, nd = nv - k->rank;
+    memcpy(w->lJ, k->J, (size_t)k->rank * (size_t)nv * sizeof(double));
+    int st = jv_factor(d, k, call);
+    if (st == MBS_OK) st = mbs_aba(d);
+    if (st != MBS_OK) return st;
+    mbs_crba(d, w->lM);
+    for (int j = 0; j < nd; ++j) { /* B_j = dq/du_j */
+        for (int i = 0; i < nd; ++i) w->lc[i] = i == j;
+        complete(d, k, w->lc, NULL, w->lav, w->lB + (size_t)nv * (size_t)j);
+    }
+    st = reduced_mass(d, nd, call);
+    if (st != MBS_OK) return st;
+    constrained_dynamics(d, k);
+    return loop_columns(d, k, dq, dv, ld, P, ldm, call);
+}
+
 /* See derivs.h. */
 int mbs_derivs_loops(mbs_data *d, double *dq, double *dv, int ld, double *P, int ldm,
                      const char *call)
@@ -186,12 +269,10 @@ int mbs_derivs_loops(mbs_data *d, double *dq, double *dv, int ld, double *P, int
     loop_state(d, 0);
     mbs_kinematics(d);
     st = mbs_forces_accumulate(d);
-    mbs_loops_kkt k = {w->llam, 0, NULL, NULL, NULL, 0, 0};
-    const int begun = st == MBS_OK && (st = mbs_loops_kkt_begin(d, call, &k)) == MBS_OK;
-    if (begun) {
-        memcpy(w->lqdd, d->qacc, (size_t)nv * sizeof(double));
-        st = jv_factor(d, &k, call);
-        if (st == MBS_OK) st = loop_columns(d, &k, dq, dv, ld, P, ldm, call);
+    mbs_loops_kkt k = {0, NULL, NULL, NULL, NULL, 0, 0};
+    if (st == MBS_OK && (st = mbs_loops_kkt_begin(d, call, &k)) == MBS_OK)
+        st = begun(d, &k, dq, dv, ld, P, ldm, call);
+    if (k.J) { /* the state and the solver's rows as they were */
         memcpy(d->q, w->qs, (size_t)d->model->nq * sizeof(double));
         memcpy(d->v, w->vs, (size_t)nv * sizeof(double));
         mbs_kinematics(d);

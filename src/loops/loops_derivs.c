@@ -1,8 +1,8 @@
 /* What the derivatives of the closed-loop dynamics (src/derivatives/loop_derivatives.c) need
- * from the loop solver: the multiplier solution at a closed state, the slopes of the active
- * rows along a direction (central differences of the rows alone in q; exact in v, the
- * quadratic term being quadratic in v) and solves of the KKT system with several right-hand
- * sides. The rows' own analytic second derivatives are not formed. */
+ * from the loop solver: the active rows and their quadratic term at a closed state, the
+ * slopes of the rows along a direction (central differences of the rows alone in q; exact in
+ * v, the quadratic term being quadratic in v) and the multipliers written back. The rows'
+ * own analytic second derivatives are not formed. */
 #include "loops/loops_internal.h"
 
 /* Tolerances of a closed state: scaled position residual of the active rows, and their
@@ -36,15 +36,21 @@ int mbs_loops_kkt_begin(mbs_data *d, const char *call, mbs_loops_kkt *k)
     mbs_loops *L = d->loops;
     int st = L->selected ? MBS_OK : loops_select_all(d, L);
     if (st == MBS_OK) st = loops_sync_partition(d, L);
-    if (st == MBS_OK) st = loops_forward_direct(d, L);
     if (st != MBS_OK) return st;
     k->jac_closed = L->jac_closed, k->lu_here = L->lu_here;
-    if (L->rank > 0) st = check_closed(d, L, call);
-    if (st != MBS_OK) return st;
-    k->rank = L->rank, k->J = L->J, k->dep = L->dep, k->ind = L->ind;
+    loops_eval_rows_bias(d, L);
+    st = check_closed(d, L, call);
+    k->rank = L->rank, k->J = L->J, k->gam = L->gam, k->dep = L->dep, k->ind = L->ind;
+    return st;
+}
+
+/* See loops.h. */
+void mbs_loops_kkt_lambda(mbs_data *d, const double *lam)
+{
+    mbs_loops *L = d->loops;
+    for (int i = 0; i < L->m; ++i) d->lambda[i] = 0.0;
     for (int i = 0; i < L->rank; ++i)
-        k->lam[i] = d->lambda[L->arow[i]] / L->t.row_scale[L->arow[i]];
-    return MBS_OK;
+        d->lambda[L->arow[i]] = lam[i] * L->t.row_scale[L->arow[i]];
 }
 
 /* Add s times the active rows' values at the data's kinematics: J v, J qacc + gam, J^T lam. */
@@ -78,6 +84,7 @@ void mbs_loops_row_slopes_q(mbs_data *d, const double *q0, const double *w, doub
         add_rows(d, L, sgn / (2.0 * h), qacc, lam, da_v, da, djl);
     }
     memcpy(d->q, q0, (size_t)L->nq * sizeof(double));
+    mbs_kinematics_pos(d); /* the poses of q0 again (mbs_loops_row_slopes_v reads them) */
 }
 
 /* See loops.h: gam(v) = G(v, v) bilinear, so (gam(v + s z) - gam(v - s z)) / (2 s) is its
@@ -92,35 +99,12 @@ void mbs_loops_row_slopes_v(mbs_data *d, const double *v0, const double *z, doub
     const double s = vmax > 0.0 ? vmax / zmax : 1.0;
     for (int sgn = -1; sgn <= 1; sgn += 2) {
         for (int i = 0; i < L->nv; ++i) d->v[i] = v0[i] + sgn * s * z[i];
-        mbs_kinematics(d);
+        mbs_kinematics_vel(d); /* the poses are those of q */
         if (L->mcut > 0) mbs_con_world_accel(d, L->a0, L->Vw, L->Aw);
         mbs_con_bias(d, &L->t, L->Vw, L->Aw, L->arow, L->rank, L->gam);
         for (int i = 0; i < L->rank; ++i) dg[i] += sgn * L->gam[i] / (2.0 * s);
     }
     memcpy(d->v, v0, (size_t)L->nv * sizeof(double));
-}
-
-/* See loops.h. */
-int mbs_loops_kkt_solve(mbs_data *d, double *X, const double *R2, int ncol)
-{
-    mbs_loops *L = d->loops;
-    const int r = L->rank, nv = L->nv;
-    loops_eval_jacobian(d, L, L->arow, r);
-    int st = r > 0 ? loops_gram_mass(d, L) : MBS_OK;
-    if (st != MBS_OK) return st;
-    if (r == 0) { /* M alone */
-        mbs_crba(d, d->M);
-        if (mbs_mass_factor(d->model, d->M) != MBS_OK)
-            return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: the tree mass matrix is singular");
-    }
-    for (int c = 0; c < ncol; ++c) {
-        double *z = X + (size_t)nv * (size_t)c;
-        mbs_mass_solve(d->model, d->M, z);
-        if (r == 0) continue;
-        memcpy(L->x, R2 + (size_t)r * (size_t)c, (size_t)r * sizeof(double));
-        loops_correct(d, L, z);
-    }
-    return MBS_OK;
 }
 
 /* See loops.h. */

@@ -72,8 +72,9 @@ static double closure_dot(const mbs_model *m, const mbs_loops *L, int i, int k)
     return s;
 }
 
-/* See loops_internal.h. */
-int loops_gram_mass(mbs_data *d, mbs_loops *L)
+/* K = J_a M^-1 J_a^T (lower triangle) from the tree-sparse factor of M (RBDA §6.5): rows of
+   cut joints whose closures share no dof do not couple; then its Cholesky factor. */
+static int gram_mass(mbs_data *d, mbs_loops *L)
 {
     const mbs_model *m = d->model;
     const int r = L->rank;
@@ -109,10 +110,16 @@ static int gram_factor(mbs_data *d, mbs_loops *L, const double *B, int r)
     return chol_check(d, L, mbs_dense_cholesky(r, L->K));
 }
 
-/* See loops_internal.h. */
-void loops_correct(mbs_data *d, mbs_loops *L, double *z)
+/* z += M^-1 J_a^T x with K x = c - J_a z, K = J_a M^-1 J_a^T from the tree-sparse factor of
+   M: the M-weighted correction after which J_a z = c. For accelerations (z = qacc0,
+   c = -gam_a) it is Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models" eq. 6 and x the multipliers; for velocities (c = the velocity
+   targets) an impulse. L->x holds c on entry and x on return; needs L->J of the active rows
+   at the current kinematics. */
+static int weighted_correction(mbs_data *d, mbs_loops *L, double *z)
 {
     const int r = L->rank;
+    const int st = gram_mass(d, L);
+    if (st != MBS_OK) return st;
     mbs_con_jmul(&L->t, L->arow, r, L->J, z, L->y);
     for (int i = 0; i < r; ++i) L->x[i] -= L->y[i];
     mbs_dense_cholesky_solve(r, L->K, L->x);
@@ -126,18 +133,7 @@ void loops_correct(mbs_data *d, mbs_loops *L, double *z)
     mbs_mass_solve(d->model, d->M, L->y);
     if (d->model->ncrow_solve > 0) mbs_couplings_schur_correct(d, L->y);
     for (int k = 0; k < L->nv; ++k) z[k] += L->y[k];
-}
-
-/* z += M^-1 J_a^T x with K x = c - J_a z, K = J_a M^-1 J_a^T from the tree-sparse factor of
-   M: the M-weighted correction after which J_a z = c. For accelerations (z = qacc0,
-   c = -gam_a) it is Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic generator of multibody models" eq. 6 and x the multipliers; for velocities (c = the velocity
-   targets) an impulse. L->x holds c on entry and x on return; needs L->J of the active rows
-   at the current kinematics. */
-static int weighted_correction(mbs_data *d, mbs_loops *L, double *z)
-{
-    const int st = loops_gram_mass(d, L);
-    if (st == MBS_OK) loops_correct(d, L, z);
-    return st;
+    return MBS_OK;
 }
 
 /* qacc = qacc0 + M^-1 J_a^T lambda with lambda = -K^-1 (J_a qacc0 + gam_a) (Docquier, Poncelet, Fisette 2013
@@ -169,8 +165,8 @@ int mbs_loops_impulse(mbs_data *d)
     return weighted_correction(d, L, d->v);
 }
 
-/* See loops_internal.h. */
-int loops_forward_direct(mbs_data *d, mbs_loops *L)
+/* ABA, then the multipliers at the prepared state; a singular K gets one fresh selection. */
+static int forward_direct(mbs_data *d, mbs_loops *L)
 {
     int st = L->selected ? MBS_OK : loops_select_all(d, L);
     if (st == MBS_OK) st = mbs_aba(d);
@@ -210,7 +206,7 @@ static int smooth_sample(mbs_data *d, mbs_loops *L, double tau)
     memset(L->lam_sm, 0, (size_t)L->m * sizeof(double));
     for (int k = 0; k < 4; ++k) {
         int st = smooth_node(d, L, node[k], tau);
-        if (st == MBS_OK) st = loops_forward_direct(d, L);
+        if (st == MBS_OK) st = forward_direct(d, L);
         if (st != MBS_OK) return st;
         for (int i = 0; i < L->nv; ++i) L->acc_sm[i] += w[k] * d->qacc[i];
         for (int i = 0; i < L->m; ++i) L->lam_sm[i] += w[k] * d->lambda[i];
@@ -243,7 +239,7 @@ static int forward_smoothed(mbs_data *d, mbs_loops *L)
         memcpy(d->qacc, L->acc_sm, (size_t)L->nv * sizeof(double));
         memcpy(d->lambda, L->lam_sm, (size_t)L->m * sizeof(double));
     } else if (st2 == MBS_OK) {
-        st2 = loops_forward_direct(d, L);
+        st2 = forward_direct(d, L);
     }
     L->cond = cond0, L->cond_sel = sel0;
     loops_mark_closed(d, L, 0);
@@ -262,7 +258,7 @@ int loops_newton_forward(mbs_data *d)
     /* (not with prescribed motions: the shifted states would need shifted times) */
     const int smooth = L->selected && moving && !L->timed && mbs_loops_is_closed(d) &&
                        L->cond > L->cond_smooth;
-    const int st = smooth ? forward_smoothed(d, L) : loops_forward_direct(d, L);
+    const int st = smooth ? forward_smoothed(d, L) : forward_direct(d, L);
     if (st != MBS_OK) {
         memcpy(d->qacc, L->qacc_bak, (size_t)L->nv * sizeof(double));
         memcpy(d->lambda, L->lam_bak, (size_t)L->m * sizeof(double));

@@ -154,18 +154,8 @@ int loops_newton_forward(mbs_data *d);
    first r active rows. */
 int loops_check_accel(mbs_data *d, mbs_loops *L, const double *qacc, int r);
 
-/* K = J_a M^-1 J_a^T (lower triangle) from the tree-sparse factor of M (RBDA §6.5), rows of
-   cut joints whose closures share no dof not coupling, and its Cholesky factor: M's factor
-   in d->M, K's in L->K (needs L->J of the active rows). */
-int loops_gram_mass(mbs_data *d, mbs_loops *L);
-/* After loops_gram_mass: z += M^-1 J_a^T x with K x = c - J_a z (L->x holds c on entry and x
-   on return), so that J_a z = c afterwards. */
-void loops_correct(mbs_data *d, mbs_loops *L, double *z);
 /* When the planar path's closed forms serve, make their dependent dofs the partition (an
    event when it changes); a status. */
 int loops_sync_partition(mbs_data *d, mbs_loops *L);
-/* ABA, then the multipliers at the prepared state (no smoothing); a singular K gets one
-   fresh selection. */
-int loops_forward_direct(mbs_data *d, mbs_loops *L);
 
 #endif
