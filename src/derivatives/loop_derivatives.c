@@ -4,9 +4,10 @@
  * B = dq/du = [I; -J_v^-1 J_u]). The forward dynamics solves the KKT system
  *     M qacc - J^T lam = tau - c + f,    J qacc + gam(q, v) = 0
  * (J the active rows, gam = J̇q̇). Along a direction of the closed states (dq, dv) its
- * derivative solves the same system (Sathya and Carpentier 2021, "Constrained Articulated
- * Body Dynamics Algorithms", §IV: the KKT derivatives of Carpentier and Mansard 2018,
- * "Analytical Derivatives of Rigid Body Dynamics Algorithms", extended to constraints):
+ * derivative solves the same system with the differentiated right-hand sides (the tree
+ * terms are those of Carpentier and Mansard 2018, "Analytical Derivatives of Rigid Body
+ * Dynamics Algorithms"; Sathya and Carpentier 2024, "Constrained Articulated Body Dynamics
+ * Algorithms", treat the constrained forward dynamics itself):
  *     M dqacc - J^T dlam = (dJ^T dq) lam - dtau_ID/dq dq - dtau_ID/dv dv
  *     J dqacc            = -(dJ dq) qacc - dgam/dq dq - dgam/dv dv
  * with dtau_ID/dq, dtau_ID/dv the tree's analytic inverse-dynamics derivatives at that qacc
@@ -16,7 +17,7 @@
  * differences of the rows alone along dq (step 1e-5 / max(1, |dq|_inf)); dgam/dv dv is exact
  * (gam is quadratic in v); loops/loops_derivs.c computes them.
  * Each system M x - J^T y = f, J x = g is solved in the null space of J (the reduced
- * dynamics of Docquier, Poncelet, Fisette 2013 eq. 16): x = x_p + B z with x_p = -J_v^-1 g
+ * dynamics of Docquier, Poncelet, Fisette 2013 eq. 16): x = x_p + B z with x_p = J_v^-1 g
  * on the dependent dofs (0 on the others) and (B^T M B) z = B^T (f - M x_p); the multipliers
  * of the dynamics itself from J_v^T y = (M qacc - M qacc0) on the dependent rows. One LU of
  * J_v and one Cholesky factor of B^T M B serve every column. */
