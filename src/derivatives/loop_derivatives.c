@@ -70,7 +70,8 @@ static void complete(const mbs_data *d, const mbs_loops_kkt *k, const double *e,
     for (int j = 0; e && j < nd; ++j) x[k->ind[j]] = e[j];
     for (int i = 0; i < r; ++i) {
         double s = b ? b[i] : 0.0;
-        for (int j = 0; e && j < nd; ++j) s += w->lJ[(size_t)nv * (size_t)i + (size_t)k->ind[j]] * e[j];
+        const double *Ji = w->lJ + (size_t)nv * (size_t)i;
+        for (int j = 0; e && j < nd; ++j) s += Ji[k->ind[j]] * e[j];
         t[i] = -s;
     }
     mbs_dense_lu_solve(0, r, w->lLU, w->lpiv, t);
@@ -96,9 +97,9 @@ static int reduced_mass(mbs_data *d, int nd, const char *call)
         gemv(nv, w->lM, w->lB + (size_t)nv * (size_t)j, 1.0, 0, w->lMB + (size_t)nv * (size_t)j);
     for (int j = 0; j < nd; ++j)
         for (int i = 0; i < nd; ++i) {
+            const double *Bi = w->lB + (size_t)nv * (size_t)i, *MBj = w->lMB + (size_t)nv * (size_t)j;
             double s = 0.0;
-            for (int k = 0; k < nv; ++k)
-                s += w->lB[(size_t)nv * (size_t)i + (size_t)k] * w->lMB[(size_t)nv * (size_t)j + (size_t)k];
+            for (int k = 0; k < nv; ++k) s += Bi[k] * MBj[k];
             w->lm[(size_t)nd * (size_t)j + (size_t)i] = s;
         }
     if (mbs_dense_cholesky(nd, w->lm) == 0) return MBS_OK;
@@ -236,14 +237,13 @@ static void loop_state(mbs_data *d, int restore)
                (size_t)len[k] * sizeof(double));
 }
 
-/* After begin: the rows kept, J_v's LU, ABA's qacc0, M, B and the reduced mass, then the
-   dynamics and the columns. */
+/* After begin (its rows copied to w->lJ): J_v's LU, ABA's qacc0, M, B and the reduced
+   mass, then the dynamics and the columns. */
 static int begun(mbs_data *d, const mbs_loops_kkt *k, double *dq, double *dv, int ld,
                  double *P, int ldm, const char *call)
 {
     mbs_derivs *w = d->derivs;
     const int nv = d->model->nv, nd = nv - k->rank;
-    memcpy(w->lJ, k->J, (size_t)k->rank * (size_t)nv * sizeof(double));
     int st = jv_factor(d, k, call);
     if (st == MBS_OK) st = mbs_aba(d);
     if (st != MBS_OK) return st;
@@ -271,13 +271,13 @@ int mbs_derivs_loops(mbs_data *d, double *dq, double *dv, int ld, double *P, int
     mbs_kinematics(d);
     st = mbs_forces_accumulate(d);
     mbs_loops_kkt k = {0, NULL, NULL, NULL, NULL, 0, 0};
-    if (st == MBS_OK && (st = mbs_loops_kkt_begin(d, call, &k)) == MBS_OK)
+    if (st == MBS_OK && (st = mbs_loops_kkt_begin(d, call, &k)) == MBS_OK) {
+        memcpy(w->lJ, k.J, (size_t)k.rank * (size_t)nv * sizeof(double)); /* the rows at q */
         st = begun(d, &k, dq, dv, ld, P, ldm, call);
-    if (k.J) { /* the state and the solver's rows as they were */
-        memcpy(d->q, w->qs, (size_t)d->model->nq * sizeof(double));
-        memcpy(d->v, w->vs, (size_t)nv * sizeof(double));
-        mbs_kinematics(d);
-        mbs_loops_kkt_end(d, &k);
+        memcpy(d->q, w->qs, (size_t)d->model->nq * sizeof(double)); /* the state and the */
+        memcpy(d->v, w->vs, (size_t)nv * sizeof(double));           /* solver's rows as */
+        mbs_kinematics(d);                                           /* they were */
+        mbs_loops_kkt_end(d, &k, w->lJ);
     }
     if (st == MBS_OK) st = mbs_derivs_block_finite(d, dq, nv, ld, call, "dqacc/dq");
     if (st == MBS_OK) st = mbs_derivs_block_finite(d, dv, nv, ld, call, "dqacc/dv");

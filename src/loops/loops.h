@@ -196,8 +196,9 @@ void mbs_loops_row_slopes_q(mbs_data *d, const double *q0, const double *w, doub
 /* dg = (dgam/dv) z (rank) at the data's q (poses current), exact (gam is quadratic in v).
    d->v is v0 again afterwards, the velocities of the kinematics are not. */
 void mbs_loops_row_slopes_v(mbs_data *d, const double *v0, const double *z, double *dg);
-/* The active rows at the data's kinematics again, the cache flags as begin found them. */
-void mbs_loops_kkt_end(mbs_data *d, const mbs_loops_kkt *k);
+/* The active rows J (rank x nv, a copy of begin's k->J) back in the solver, its cache flags
+   as begin found them (the data's q being begin's again). */
+void mbs_loops_kkt_end(mbs_data *d, const mbs_loops_kkt *k, const double *J);
 
 /* ---- for the steppers: what a failed step puts back (stepper.c backup/restore). A
  * snapshot holds the state of d->loops (and of the analytic strategy, closure.h) that one

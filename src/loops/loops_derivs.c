@@ -108,10 +108,10 @@ void mbs_loops_row_slopes_v(mbs_data *d, const double *v0, const double *z, doub
 }
 
 /* See loops.h. */
-void mbs_loops_kkt_end(mbs_data *d, const mbs_loops_kkt *k)
+void mbs_loops_kkt_end(mbs_data *d, const mbs_loops_kkt *k, const double *J)
 {
     mbs_loops *L = d->loops;
-    loops_eval_jacobian(d, L, L->arow, L->rank);
+    memcpy(L->J, J, (size_t)L->rank * (size_t)L->nv * sizeof(double));
     L->jac_closed = k->jac_closed && mbs_loops_is_closed(d); /* J is that of q again */
     L->lu_here = k->lu_here;
 }
