@@ -300,7 +300,7 @@ static int sens_run(const lm_mech *mech, const mbs_param *p, double x, double t_
    1e-3 relative): every coordinate and rate within 1e-4 of the largest (measured 1.4e-6,
    1.3e-5, 1.1e-6 on the planar path with closed forms; 4.6e-6, 3.5e-6, 2.7e-6 in 3-D with
    Newton). Tighter tolerances do not pay: CVODES' difference quotients of a
-   right-hand side that closes the loops stall below rtol 1e-10. */
+   right-hand side that closes the loops stall at rtol 1e-10 and below. */
 static void sens_case(int newton_3d)
 {
     lm_fourbar p = lm_default_fourbar();
