@@ -1048,7 +1048,9 @@ int mbs_stepper_worst_work(const mbs_stepper *s, double dt, mbs_work *cap, mbs_w
    sensitivities' error test fails (MBS_ERR_SOLVER, too many steps). At rtol 1e-8 (the
    default) the sensitivities agree with central differences of two tight runs to ~3e-7 of
    their size.
-   Tree models only (a model with cut joints is MBS_ERR_STATE); user states are integrated
+   Cut joints: the data's state must be closed (MBS_ERR_STATE otherwise), every evaluation
+   closes the loops holding the independent coordinates (docs/api.md, "Derivatives and
+   sensitivities of closed loops"); user states are integrated
    with the motion, y = [q; v; x] (mbs_sens_get_user_states); Cardan joints are not
    re-based during a run. While a run evaluates, the model's parameters take the perturbed
    values CVODES asks for; the run puts the nominal values back before it returns, so do not
@@ -1208,9 +1210,13 @@ int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
    differences of the callback's own forces alone (step 6e-6 in each tangent coordinate and
    6e-6 max(1, |v_j|) in each rate: about 1e-9 relative for a smooth force law; 4 nv more
    kinematics and callback runs per call). Not differentiated: time (a callback's t).
-   A model with cut joints is MBS_ERR_STATE (mbs_linearize differentiates the loops'
-   reduced dynamics). Allocation-free; a failing callback is its MBS_ERR_CALLBACK with q and
-   v as they were. */
+   Cut joints: mbs_forward_dynamics_derivatives differentiates the closed-loop dynamics in
+   the independent coordinates of the current partition (columns of the dependent dofs zero,
+   dqacc/dtau full; the constraint rows' slopes by central differences of the rows alone; a
+   closed state required, MBS_ERR_STATE otherwise, and MBS_ERR_SINGULAR near a singular
+   position: docs/api.md, "Derivatives and sensitivities of closed loops");
+   mbs_inverse_dynamics_derivatives refuses them (MBS_ERR_STATE). Allocation-free; a failing
+   callback is its MBS_ERR_CALLBACK with q and v as they were. */
 /* Inverse dynamics tau = M qacc + c - f at the current (t, q, v) and the given qacc (nv x 1):
    dtau/dq, dtau/dv and dtau/dqacc = M. */
 int mbs_inverse_dynamics_derivatives(mbs_data *d, const double *qacc, double *dtau_dq,

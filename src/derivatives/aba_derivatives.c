@@ -169,6 +169,9 @@ int mbs_forward_dynamics_derivatives(mbs_data *d, double *dqacc_dq, double *dqac
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "forward_dynamics_derivatives: every output is "
                              "NULL (nothing to compute)");
     const int nv = d->model->nv;
+    if (d->model->ncon > 0)
+        return mbs_derivs_loops(d, dqacc_dq, dqacc_dv, nv, dqacc_dtau, nv,
+                                "forward_dynamics_derivatives");
     return mbs_derivs_forward(d, dqacc_dq, dqacc_dv, nv, dqacc_dtau, nv,
                               "forward_dynamics_derivatives");
 }

@@ -47,7 +47,8 @@
    mbs_derivs_create (derivs_data.c): type, field, number of elements. One list, so that
    allocation, its check and free cannot drift. The sizes name the creator's locals: nv, nq,
    nb = nbody, nux, nx = 2 nv + nux, nvx = nv + nux, nrow = cut-joint and coordinate rows,
-   lwork = the eigenvalue solver's workspace. The arrays laid out by the column plan (slots,
+   lwork = the eigenvalue solver's workspace, lnv, lmn = nv and min(cut-joint rows, nv) with
+   cut joints, else 0. The arrays laid out by the column plan (slots,
    steps, lanes, the world-frame pass) are allocated after it, by their own functions. */
 #define MBS_DERIVS_ARRAYS(X) \
     X(double, dof, MBS_DV_STRIDE * nv) \
@@ -83,6 +84,23 @@
     X(double, offp, nv)                \
     X(double, offm, nv)                \
     X(double, uxs, nux)                \
+    X(double, lTq, lnv * lnv)          \
+    X(double, lTv, lnv * lnv)          \
+    X(double, lLU, lmn * lmn)          \
+    X(double, lJ, lmn * lnv)           \
+    X(double, lM, lnv * lnv)           \
+    X(double, lMB, lnv * lnv)          \
+    X(double, lm, lnv * lnv)           \
+    X(double, ltmp, 2 * lnv)           \
+    X(double, lB, lnv * lnv)           \
+    X(double, lDv, lnv * lnv)          \
+    X(double, lX, 3 * lnv * lnv)       \
+    X(double, lR2, 3 * lnv * lmn)      \
+    X(double, llam, lmn)               \
+    X(double, lqdd, lnv)               \
+    X(double, lav, 3 * lmn)            \
+    X(double, lc, lnv)                 \
+    X(int, lpiv, lmn)                  \
     X(mbs_rbi, Ic, nb)                 \
     X(int, list, nv)                   \
     X(int, ident, nv)                  \
@@ -123,6 +141,20 @@ typedef struct mbs_derivs {
     double *offp, *offm;  /* [nv] closed tangent offsets at +h and -h (loops) */
     double *uxs;          /* [nux] the caller's user states (numerical linearisation) */
     double *T;            /* [36] a joint's chart rate */
+    /* derivatives of closed loops (loop_derivatives.c), r <= lmn active rows, nd = nv - r */
+    double *lTq, *lTv;    /* [nv nv] dtau_ID/dq, dtau_ID/dv at the constrained qacc */
+    double *lLU;          /* [r r] LU of J_v, column-major */
+    double *lJ;           /* [r nv] the active rows at q (scaled, row-major) */
+    double *lM, *lMB;     /* [nv nv] M, and M B (nv x nd, column-major) */
+    double *lm;           /* [nd nd] Cholesky factor of the reduced mass B^T M B */
+    double *ltmp;         /* [2 nv] a column's scratch */
+    int *lpiv;            /* [r] its pivots */
+    double *lB, *lDv;     /* [nv nd] columns B_j = dq/du_j, dv/du_j (v_u held) */
+    double *lX, *lR2;     /* [nv 3nv], [r 3nv] right-hand sides of the KKT system by column
+                             (the solutions replace lX's) */
+    double *llam;         /* [r] scaled multipliers of the active rows */
+    double *lqdd, *lc;    /* [nv] constrained qacc, a column's (dJ^T B_j) lam */
+    double *lav;          /* [3 r] row slopes and a solve's scratch */
     /* M^-1 and M^-1 B by the articulated-body recursion (minv.c) */
     int ldp;              /* nv rounded up to a multiple of 8: row stride of Minv */
     double *Minv;         /* [nv ldp] */
@@ -333,6 +365,8 @@ int mbs_derivs_world_fixed(const mbs_data *d);
 
 /* MBS_OK for a tree, MBS_ERR_STATE naming call for a model with cut joints. */
 int mbs_derivs_trees_only(mbs_data *d, const char *call);
+/* The same accepting cut joints (still refusing couplings, nodes and coordinate rows). */
+int mbs_derivs_loops_only(mbs_data *d, const char *call);
 /* MBS_OK when the n x n block at A (row stride ld; NULL allowed) is finite, else
    MBS_ERR_NONFINITE naming call and what. */
 int mbs_derivs_block_finite(mbs_data *d, const double *A, int n, int ld, const char *call,
@@ -372,5 +406,13 @@ int mbs_derivs_world_aba(mbs_data *d);
    stride ldm) of a tree at the current state; qacc left in d->qacc. */
 int mbs_derivs_forward(mbs_data *d, double *dq, double *dv, int ld, double *Minv, int ldm,
                        const char *call);
+
+/* Forward dynamics of a model with cut joints and its derivatives in the independent
+   coordinates of the current partition (loop_derivatives.c): dqacc/du, dqacc/du' into the
+   independent columns of dq, dv (stride ld; the dependent ones zero), dqacc/dtau into P
+   (stride ldm); each nullable. The state must be closed; qacc and lambda are left as the
+   multiplier solution gives them. */
+int mbs_derivs_loops(mbs_data *d, double *dq, double *dv, int ld, double *P, int ldm,
+                     const char *call);
 
 #endif

@@ -278,6 +278,7 @@ int mbs_derivs_create(mbs_data *d)
     w->lwork = mbs_linalg_eig_lwork(w->nx_max, 0);
     const size_t nux = (size_t)m->nux, lwork = (size_t)w->lwork;
     const size_t nrow = (size_t)m->ncon + (size_t)mbs_nqrow(m); /* cut and coordinate rows */
+    const size_t lnv = m->ncon > 0 ? nv : 0, lmn = lnv < (size_t)m->ncon ? lnv : (size_t)m->ncon;
     int ok = 1;
 #define X(type, name, n) ok &= (w->name = alloc0((n), sizeof(type))) != NULL;
     MBS_DERIVS_ARRAYS(X)

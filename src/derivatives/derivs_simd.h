@@ -59,6 +59,9 @@ extern const mbs_derivs_simd *const mbs_derivs_simd_tables[MBS_SIMD_NKIND];
 #define mbs_derivs_eval MBS_SIMD_NAME(mbs_derivs_eval)
 #define mbs_derivs_tree MBS_SIMD_NAME(mbs_derivs_tree)
 #define mbs_inverse_dynamics_derivatives MBS_SIMD_NAME(mbs_inverse_dynamics_derivatives)
+#define mbs_derivs_loops_only MBS_SIMD_NAME(mbs_derivs_loops_only)
+/* loop_derivatives.c */
+#define mbs_derivs_loops MBS_SIMD_NAME(mbs_derivs_loops)
 
 /* The public entry points under the variant's names (mbs.h declares the dispatching ones). */
 int mbs_inverse_dynamics_derivatives(struct mbs_data *d, const double *qacc, double *dtau_dq,

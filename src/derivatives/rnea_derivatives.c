@@ -483,11 +483,12 @@ int mbs_derivs_block_finite(mbs_data *d, const double *A, int n, int ld, const c
     return MBS_OK;
 }
 
-/* See derivs.h. */
-int mbs_derivs_trees_only(mbs_data *d, const char *call)
+/* MBS_ERR_STATE naming call and the part of the model the analytic derivatives do not cover
+   (cut joints only when loops is 0), else MBS_OK. */
+static int covered(mbs_data *d, const char *call, int loops)
 {
     const mbs_model *m = d->model;
-    const char *what = m->ncon > 0     ? "cut joints (closed loops)"
+    const char *what = m->ncon > 0 && !loops ? "cut joints (closed loops)"
                        : m->ncrow > 0  ? "inertial couplings (rotors or point masses on lines)"
                        : m->nnode > 0  ? "nodes (force elements in series)"
                        : mbs_nqrow(m) > 0 ? "coordinate rows (prescribed motion, friction "
@@ -495,9 +496,16 @@ int mbs_derivs_trees_only(mbs_data *d, const char *call)
                                           : NULL;
     if (!what) return MBS_OK;
     return MBS_DATA_FAIL(d, MBS_ERR_STATE, "%s: the model has %s; the analytic derivatives "
-                         "are those of trees of rigid bodies (mbs_linearize differentiates "
-                         "such models numerically)", call, what);
+                         "are those of trees of rigid bodies%s (mbs_linearize differentiates "
+                         "such models numerically)", call, what,
+                         loops ? " and of their closed loops" : "");
 }
+
+/* See derivs.h. */
+int mbs_derivs_trees_only(mbs_data *d, const char *call) { return covered(d, call, 0); }
+
+/* See derivs.h. */
+int mbs_derivs_loops_only(mbs_data *d, const char *call) { return covered(d, call, 1); }
 
 /* See derivs.h. */
 int mbs_derivs_eval(mbs_data *d, const double *qacc, double *dq, double *dv, int ld, double *M,

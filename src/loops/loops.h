@@ -178,6 +178,39 @@ void mbs_loops_mark_closed(mbs_data *d);
 /* Count a strategy change as an integrator event (mbs_loops_events). */
 void mbs_loops_note_event(mbs_data *d);
 
+/* ---- for the derivatives of the closed-loop dynamics (src/derivatives/loop_derivatives.c,
+ * loops_derivs.c). Between begin and end the rows are evaluated at other states; end puts
+ * the solver's cached rows back as they were. */
+typedef struct mbs_loops_kkt {
+    int rank;           /* active rows */
+    const double *J;    /* [rank nv] their scaled Jacobian rows at q, and ... */
+    const double *gam;  /* [rank] their quadratic terms J̇q̇ (both valid until the next call
+                           below) */
+    const int *dep, *ind; /* the partition: rank dependent dofs, nv - rank independent ones */
+    int jac_closed, lu_here; /* the solver's cache flags, for end */
+} mbs_loops_kkt;
+/* At the data's state (kinematics prepared): the selection (made if there is none; with the
+   planar path's closed forms their partition), the active rows and their quadratic terms
+   into k. MBS_ERR_STATE naming the cut joint when q or v does not meet the active rows
+   (scaled residual 1e-8; velocity 1e-8 max(1, |v|)). */
+int mbs_loops_kkt_begin(mbs_data *d, const char *call, mbs_loops_kkt *k);
+/* The multipliers lam (rank, of the scaled active rows) into d->lambda (physical; 0 for the
+   other rows). */
+void mbs_loops_kkt_lambda(mbs_data *d, const double *lam);
+/* Slopes of the active rows along the tangent direction w of q at v held, by central
+   differences at q0 (+) +-h w: da_v = (dJ w) v, da = (dJ w) qacc + (dgam/dq) w (rank each),
+   djl = (dJ^T w) lam (nv). d->q and the poses are q0's again afterwards, the velocities of
+   the kinematics are not. */
+void mbs_loops_row_slopes_q(mbs_data *d, const double *q0, const double *w, double h,
+                            const double *qacc, const double *lam, double *da_v, double *da,
+                            double *djl);
+/* dg = (dgam/dv) z (rank) at the data's q (poses current), exact (gam is quadratic in v).
+   d->v is v0 again afterwards, the velocities of the kinematics are not. */
+void mbs_loops_row_slopes_v(mbs_data *d, const double *v0, const double *z, double *dg);
+/* The active rows J (rank x nv, a copy of begin's k->J) back in the solver, its cache flags
+   as begin found them (the data's q being begin's again). */
+void mbs_loops_kkt_end(mbs_data *d, const mbs_loops_kkt *k, const double *J);
+
 /* ---- for the steppers: what a failed step puts back (stepper.c backup/restore). A
  * snapshot holds the state of d->loops (and of the analytic strategy, closure.h) that one
  * call leaves for the next: row selection, partition, conditioning history, the LU of J_v

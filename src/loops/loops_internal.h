@@ -159,4 +159,8 @@ int loops_newton_forward(mbs_data *d);
    first r active rows. */
 int loops_check_accel(mbs_data *d, mbs_loops *L, const double *qacc, int r);
 
+/* When the planar path's closed forms serve, make their dependent dofs the partition (an
+   event when it changes); a status. */
+int loops_sync_partition(mbs_data *d, mbs_loops *L);
+
 #endif

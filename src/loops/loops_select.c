@@ -363,12 +363,27 @@ long mbs_loops_events(const mbs_data *d) { return d->loops ? d->loops->nevents :
 int mbs_loops_independent(mbs_data *d, const int **ind)
 {
     mbs_loops *L = d->loops;
-    if (!L->selected) {
-        const int st = loops_select_all(d, L);
-        if (st != MBS_OK) return st;
-    }
+    int st = L->selected ? MBS_OK : loops_select_all(d, L);
+    if (st == MBS_OK) st = loops_sync_partition(d, L);
+    if (st != MBS_OK) return st;
     *ind = L->ind;
     return L->nv - L->rank;
+}
+
+/* See loops_internal.h: the planar path's closed forms set their rows with no partition
+   (mbs_loops_set_selection); theirs is the dependent dofs of the assemblies. */
+int loops_sync_partition(mbs_data *d, mbs_loops *L)
+{
+    const mbs_closure_data *C = d->closure;
+    if (!C || !C->analytic || C->suspended || C->unusable || !C->planar || !C->rows_set)
+        return MBS_OK;
+    unsigned char *dep = (unsigned char *)L->dv; /* nv bytes of scratch */
+    mbs_closure_held_rows(d, dep);
+    int same = 1;
+    for (int i = 0; i < L->rank; ++i) same &= dep[L->dep[i]] != 0;
+    if (same) return MBS_OK;
+    mbs_kinematics(d); /* the planar path leaves the spatial kinematics behind */
+    return mbs_loops_set_partition(d, dep);
 }
 
 /* See loops.h. */

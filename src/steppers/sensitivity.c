@@ -9,9 +9,16 @@
  * sensitivities s_k = dy/dp_k start at zero; CVODES' staggered corrector includes them in
  * the error test (tolerances estimated from the state's, CVodeSensEEtolerances). Adams
  * iterates the state and the sensitivities by fixed point (as the Adams stepper), BDF by
- * Newton with CVODES' dense linear solver and difference-quotient Jacobian. */
+ * Newton with CVODES' dense linear solver and difference-quotient Jacobian.
+ * Closed loops: y holds every coordinate, and each evaluation first closes the loops holding
+ * the independent coordinates and rates of the current partition (Newton, no new partition;
+ * a failure asks for a smaller step), so the right-hand side depends on p and the independent
+ * part of y only; the dependent entries of y and of the sensitivities integrate the closed
+ * rates. The start state must be closed; its closure depends on no parameter kind (no
+ * geometry among them), so the sensitivities start at zero. The end state is closed again. */
 #include "steppers/sensitivity.h"
 #include "core/params.h"
+#include "loops/loops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -89,8 +96,10 @@ static int sens_rhs(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
         MBS_DATA_FAIL(d, st, "sensitivity run at t = %.17g: non-finite trial state", t);
     } else {
         mbs_normalize_q(m, d->q);
-        st = mbs_forward_dynamics(d);
-        recoverable = st == MBS_ERR_CALLBACK && d->callback_status > 0;
+        const int closure =
+            m->ncon > 0 && !mbs_loops_is_closed(d) ? mbs_loops_close(d, 0) : MBS_OK;
+        st = closure == MBS_OK ? mbs_forward_dynamics(d) : closure;
+        recoverable = closure != MBS_OK || (st == MBS_ERR_CALLBACK && d->callback_status > 0);
         if (st == MBS_OK && !mbs_all_finite(d->qacc, s->nv)) {
             st = MBS_ERR_NONFINITE;
             MBS_DATA_FAIL(d, st, "sensitivity run at t = %.17g: qacc not finite", t);
@@ -340,6 +349,12 @@ int mbs_sens_run(mbs_sens *s, double t_end)
         return st;
     }
     finish_run(s, 1, t_end);
+    if (s->m->ncon > 0) { /* the end state closed as the steppers leave it */
+        st = mbs_loops_close(d, 0);
+        if (st != MBS_OK) return st;
+        memcpy(s->last_q, d->q, (size_t)s->nq * sizeof(double));
+        memcpy(s->last_v, d->v, (size_t)s->nv * sizeof(double));
+    }
     mbs_forward_dynamics(d); /* qacc of the end state with the nominal parameters */
     return MBS_OK;
 }
@@ -379,6 +394,9 @@ int mbs_sens_restart(mbs_sens *s)
         !mbs_all_finite(s->d->ux, s->nux) || !isfinite(s->d->time))
         return MBS_DATA_FAIL(s->d, MBS_ERR_NONFINITE, "mbs_sens_restart: the data's state is not "
                              "finite");
+    if (s->m->ncon > 0 && !mbs_loops_is_closed(s->d))
+        return MBS_DATA_FAIL(s->d, MBS_ERR_STATE, "mbs_sens_restart: the loops of the data's "
+                             "state are not closed (mbs_assemble first)");
     take_start(s);
     const int flag = reinit_from_last(s);
     if (flag != CV_SUCCESS)

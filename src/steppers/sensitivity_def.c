@@ -1,6 +1,7 @@
 /* The definition of a sensitivity run and the checks of mbs_sens_create, shared by the
  * CVODES build and the build without SUNDIALS. */
 #include "steppers/sensitivity.h"
+#include "loops/loops.h"
 #include "core/params.h"
 
 #include <math.h>
@@ -108,9 +109,9 @@ int mbs_sens_check(const mbs_model *m, mbs_data *d, const mbs_param *params, int
     int st = check_params(m, d, params, np);
     if (st == MBS_OK) st = check_def(d, def);
     if (st != MBS_OK) return st;
-    if (m->ncon > 0)
-        return MBS_DATA_FAIL(d, MBS_ERR_STATE, "mbs_sens_create: the model has closed loops "
-                             "(cut joints); sensitivity runs take tree models");
+    if (m->ncon > 0 && !mbs_loops_is_closed(d))
+        return MBS_DATA_FAIL(d, MBS_ERR_STATE, "mbs_sens_create: the loops of the data's state "
+                             "are not closed (mbs_assemble first)");
     if (m->nq + m->nv == 0)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "mbs_sens_create: the model has no coordinates");
     return MBS_OK;

@@ -85,19 +85,18 @@ static int call_wrench(mbs_data *d)
     const double F[3] = {1, 2, 3}, T[3] = {0.1, 0.2, 0.3}, P[3] = {0.1, 0, 0};
     return mbs_set_body_wrench(d, 1, F, T, P);
 }
-/* Derivatives (trees), linearisation and modes (trees and loops); outputs up to nv = 180. */
+/* Derivatives (trees and loops), linearisation and modes; outputs up to nv = 180. */
 static double derivbuf[6 * 180 * 180];
 static int call_derivatives(mbs_data *d)
 {
-    const int nv = mbs_model_nv(d->model);
+    const int nv = mbs_model_nv(d->model), loops = mbs_model_ncon(d->model) > 0;
     double *a = derivbuf, *b = a + (size_t)nv * (size_t)nv, *c = b + (size_t)nv * (size_t)nv;
     int st = MBS_OK, nx = 0, n = 2 * nv;
-    if (mbs_model_ncon(d->model) == 0) {
-        st = mbs_inverse_dynamics_derivatives(d, mbs_data_qacc(d), a, b, c);
-        if (st == MBS_OK) st = mbs_forward_dynamics_derivatives(d, a, b, c);
-        if (st == MBS_ERR_STATE) st = MBS_OK; /* elements outside the analytic derivatives
-                                                 (couplings, nodes, coordinate rows) */
-    }
+    if (!loops) st = mbs_inverse_dynamics_derivatives(d, mbs_data_qacc(d), a, b, c);
+    if (st == MBS_OK) st = mbs_forward_dynamics_derivatives(d, a, b, c);
+    if (st == MBS_ERR_STATE) st = MBS_OK; /* elements outside the analytic derivatives
+                                             (couplings, nodes, coordinate rows) */
+    if (loops && st == MBS_ERR_SINGULAR) st = MBS_OK; /* loops near a singular position */
     if (st == MBS_OK) st = mbs_linearize(d, derivbuf, derivbuf + 4 * (size_t)nv * (size_t)nv, &nx);
     if (st == MBS_OK) st = mbs_modes(d, outbuf, outbuf + n, &n);
     return st;
