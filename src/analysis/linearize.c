@@ -16,6 +16,7 @@
 #include "derivatives/derivs.h"
 #include "loops/analytic/closure.h"
 #include "events/events.h"
+#include "loops/user_rows.h"
 #include "loops/loops.h"
 
 #define LIN_STEP 1e-5 /* tangent step in u; times max(1, |u'|) in u' */
@@ -238,7 +239,8 @@ int mbs_linearize(mbs_data *d, double *A, double *B, int *nx)
     const int nested = mbs_refuse_nested(d, "mbs_linearize");
     if (nested != MBS_OK) return nested;
     if (!A || !nx) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "linearize: NULL A or nx");
-    const int st = mbs_check_state(d, 1, 1);
+    int st = mbs_uc_refuse_velocity(d, "linearize");
+    if (st == MBS_OK) st = mbs_check_state(d, 1, 1);
     if (st != MBS_OK) return st;
     const mbs_model *m = d->model;
     const int analytic = m->ncon == 0 && mbs_nqrow(m) == 0 && m->ncrow == 0 && m->nnode == 0 &&
@@ -257,6 +259,7 @@ int mbs_linearize_coordinates(mbs_data *d, unsigned char *independent, int *n)
     if (nested != MBS_OK) return nested;
     if (!independent || !n)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "linearize_coordinates: NULL independent or n");
+    if (mbs_uc_refuse_velocity(d, "linearize_coordinates") != MBS_OK) return MBS_ERR_STATE;
     const int nv = d->model->nv;
     if (!d->loops) {
         for (int i = 0; i < nv; ++i) independent[i] = 1;
