@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "loop_mechanisms.h"
 
 #define KNIFE_G 1.5     /* gravity along x: the plane's slope times g */
 #define KNIFE_W 2.0     /* spin rate of the blade */
@@ -98,6 +99,130 @@ static void test_knife_edge_closed_form(void **state)
         assert_true(e_bdf < 1e-6);
         mbs_model_destroy(m);
     }
+}
+
+#define DISC_R 0.3      /* radius of the rolling disc */
+#define DISC_M 1.5
+
+/* The disc's axis n (world) is its body y; the contact point is c + R d, d the unit vector of
+   the disc's plane pointing most downward: d = -(k - (k.n) n) / |k - (k.n) n|. */
+static void disc_contact(mbs_data *d, int body, double r[3], double Rw[9], double *s)
+{
+    double p[3];
+    mbs_body_pose(d, body, p, Rw);
+    const double n[3] = {Rw[1], Rw[4], Rw[7]}, kn = n[2];
+    const double w[3] = {-kn * n[0], -kn * n[1], 1.0 - kn * n[2]};
+    *s = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+    for (int e = 0; e < 3; ++e) r[e] = -DISC_R * w[e] / *s;
+}
+
+/* Holonomic row: the contact point is on the plane z = 0 (Jacobian by differences). */
+static int disc_height(mbs_data *d, double *h, double *J, double *jdotv, void *user)
+{
+    (void)J, (void)jdotv;
+    double r[3], Rw[9], s;
+    disc_contact(d, *(const int *)user, r, Rw, &s);
+    h[0] = mbs_data_q(d)[2] - DISC_R * s;
+    return 0;
+}
+
+/* Velocity level: the contact point's material velocity has no horizontal component,
+   pdot + (R w_body) x r = 0 with v = [pdot (world), w_body] (free joint). */
+static int disc_no_slip(mbs_data *d, double *h, double *J, double *jdotv, void *user)
+{
+    (void)h, (void)jdotv;
+    double r[3], Rw[9], s;
+    disc_contact(d, *(const int *)user, r, Rw, &s);
+    for (int i = 0; i < 2 && J; ++i) {
+        double *Ji = J + 6 * i;
+        for (int k = 0; k < 3; ++k) Ji[k] = i == k;
+        for (int k = 0; k < 3; ++k) { /* -(r x R e_k)_i */
+            const double c[3] = {Rw[k], Rw[3 + k], Rw[6 + k]};
+            const double x[3] = {r[1] * c[2] - r[2] * c[1], r[2] * c[0] - r[0] * c[2],
+                                 r[0] * c[1] - r[1] * c[0]};
+            Ji[3 + k] = -x[i];
+        }
+    }
+    return 0;
+}
+
+/* A thin disc on a free joint with both constraints, gravity g. */
+static mbs_model *disc_model(const double g[3], int *body)
+{
+    mbs_builder *b = mbs_builder_create();
+    mbs_builder_set_gravity(b, g);
+    mbs_body_def disc = mbs_default_body_def();
+    disc.mass = DISC_M;
+    const double A = DISC_M * DISC_R * DISC_R / 4;
+    disc.inertia[0] = disc.inertia[8] = A, disc.inertia[4] = 2 * A;
+    *body = mbs_add_body(b, &disc);
+    mbs_joint_def f = mbs_default_joint_def(MBS_JOINT_FREE);
+    f.parent = MBS_WORLD, f.child = *body;
+    mbs_add_joint(b, &f);
+    mbs_user_constraint_def u = mbs_default_user_constraint_def();
+    u.name = "contact height", u.nrow = 1, u.fn = disc_height, u.user = body;
+    u.scale = DISC_R;
+    mbs_add_user_constraint(b, &u);
+    u.name = "no slip", u.nrow = 2, u.velocity_level = 1, u.jacobian = 1, u.fn = disc_no_slip;
+    mbs_add_user_constraint(b, &u);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* Upright down an incline (gravity tilted by beta): x = g sin(beta) t^2 / 3 (a = g sin(beta)
+   / (1 + C / m R^2), C = m R^2 / 2); then tilted and spinning on a level plane: the energy
+   stays (rolling does no work) and the contact point does not slip or leave the plane. */
+static void test_rolling_disc(void **state)
+{
+    (void)state;
+    const double beta = 0.2, g0 = 9.81;
+    const double gi[3] = {g0 * sin(beta), 0.0, -g0 * cos(beta)}, gl[3] = {0.0, 0.0, -g0};
+    int body;
+    mbs_model *m = disc_model(gi, &body);
+    mbs_data *d = mbs_data_create(m);
+    mbs_data_q(d)[2] = DISC_R;
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    mbs_stepper_def sd = mbs_default_stepper_def(MBS_STEP_RK4);
+    mbs_stepper *s = mbs_stepper_create(d, &sd);
+    for (int i = 0; i < 1000; ++i) assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+    const double x = g0 * sin(beta) / 3.0, dx = fabs(mbs_data_q(d)[0] - x);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
+    m = disc_model(gl, &body);
+    d = mbs_data_create(m);
+    double *q = mbs_data_q(d), *v = mbs_data_v(d);
+    q[3] = cos(0.15), q[4] = sin(0.15); /* tilted 0.3 rad about x (quaternion w, x, y, z) */
+    v[0] = 1.0, v[4] = -1.0 / DISC_R, v[5] = 0.8;
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    double T0, V0, T, V, slip = 0.0, drift = 0.0;
+    mbs_energy(d, &T0, &V0);
+    s = mbs_stepper_create(d, &sd);
+    for (int i = 0; i < 2000; ++i) {
+        assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+        double r[3], Rw[9], sn, lin[3], ang[3];
+        disc_contact(d, body, r, Rw, &sn);
+        mbs_body_velocity(d, body, lin, ang);
+        for (int e = 0; e < 2; ++e) {
+            const double vp = lin[e] + (e == 0 ? ang[1] * r[2] - ang[2] * r[1]
+                                               : ang[2] * r[0] - ang[0] * r[2]);
+            slip = fmax(slip, fabs(vp));
+        }
+        drift = fmax(drift, fabs(mbs_data_q(d)[2] - DISC_R * sn));
+    }
+    mbs_energy(d, &T, &V);
+    const double de = fabs(T + V - T0 - V0);
+    printf("rolling disc: incline x after 1 s %.3g off g sin(b) t^2 / 3; tilted roll 2 s: "
+           "energy change %.3g of %.3g J, max slip %.3g m/s, max height residual %.3g m\n",
+           dx, de, T0 + V0, slip, drift);
+    assert_true(dx < 1e-10);
+    assert_true(de < 1e-7 * fabs(T0 + V0) + 1e-9);
+    assert_true(slip < 1e-10 && drift < 1e-12);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    mbs_model_destroy(m);
 }
 
 /* Velocity-level rows: the analyses that cannot use them refuse, naming the constraint. */
@@ -211,10 +336,80 @@ static void test_gear_pair_analyses(void **state)
     printf("gear pair at equilibrium: modes %.9f i (coupled), %.9f i (one joint), closed form "
            "%.9f\n", ic[0], i1[0], w);
     assert_true(fabs(ic[0] - i1[0]) < 1e-6 * w && fabs(ic[0] - w) < 1e-6 * w);
+    /* inverse dynamics of the coupled pair: tau = 0 gives qacc, so the minimum-norm tau
+       that forward dynamics turns into qacc is 0 */
+    mbs_data_q(dc)[0] = 0.4;
+    mbs_data_q(dc)[1] = GEAR_R * 0.4 + GEAR_C;
+    mbs_data_v(dc)[0] = 1.0, mbs_data_v(dc)[1] = GEAR_R;
+    assert_int_equal(mbs_forward_dynamics(dc), MBS_OK);
+    double qacc[2] = {mbs_data_qacc(dc)[0], mbs_data_qacc(dc)[1]}, tau[2];
+    assert_int_equal(mbs_inverse_dynamics(dc, qacc, tau), MBS_OK);
+    printf("gear pair inverse dynamics of its free motion: tau (%.3g, %.3g)\n", tau[0], tau[1]);
+    assert_true(fabs(tau[0]) < 1e-12 && fabs(tau[1]) < 1e-12);
     mbs_data_destroy(dc);
     mbs_data_destroy(d1);
     mbs_model_destroy(mc);
     mbs_model_destroy(m1);
+}
+
+/* A disc on its own revolute joint, geared to the four-bar's crank (extra of the builder). */
+static int add_geared_disc(mbs_builder *b, const lm_mech *mech, void *user)
+{
+    (void)user;
+    mbs_body_def disc = mbs_default_body_def();
+    disc.inertia[0] = disc.inertia[4] = GEAR_I / 2, disc.inertia[8] = GEAR_I;
+    const int bd = mbs_add_body(b, &disc);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    j.parent = MBS_WORLD, j.child = bd, j.frame_parent.pos[2] = -0.5;
+    const int jd = mbs_add_joint(b, &j);
+    mbs_joint_coupling_def c = mbs_default_joint_coupling_def();
+    c.name = "crank gear", c.joint_a = jd, c.joint_b = mech->joint[0], c.ratio = GEAR_R;
+    return mbs_add_joint_coupling(b, &c) < 0 ? MBS_ERR_ARG : MBS_OK;
+}
+
+/* A coupling in a loop: a four-bar (Newton closure, cut joint B) drives a geared disc. The
+   energy stays, the loop and the coupling hold, lambda drives the disc. */
+static void test_coupling_in_four_bar(void **state)
+{
+    (void)state;
+    lm_fourbar p = lm_default_fourbar();
+    lm_mech mech;
+    assert_int_equal(lm_build_fourbar_ex(&p, add_geared_disc, NULL, &mech), MBS_OK);
+    const mbs_model *m = mech.model;
+    const int row = mbs_model_user_constraint_row(m, 0);
+    assert_int_equal(row, 5); /* after the cut revolute's 5 rows */
+    const int vd = mbs_model_joint_vadr(m, mbs_model_njoint(m) - 1);
+    const int vc = mbs_model_joint_vadr(m, mech.joint[0]);
+    mbs_data *d = mbs_data_create(m);
+    double th3, th4;
+    assert_int_equal(lm_fourbar_position(&p, 0.8, 1, &th3, &th4), 0);
+    const double th[3] = {0.8, th3, th4}, w[3] = {3.0, 0.0, 0.0};
+    double wr[3], al[3];
+    lm_fourbar_rates(&p, th, w[0], 0.0, wr, al);
+    lm_fourbar_set(&p, &mech, d, th, wr);
+    mbs_data_q(d)[vd] = GEAR_R * mbs_data_q(d)[vc], mbs_data_v(d)[vd] = GEAR_R * wr[0];
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    double T0, V0, T, V, hold = 0.0, lam = 0.0, loop = 0.0;
+    mbs_energy(d, &T0, &V0);
+    mbs_stepper_def sd = mbs_default_stepper_def(MBS_STEP_RK4);
+    mbs_stepper *s = mbs_stepper_create(d, &sd);
+    for (int i = 0; i < 2000; ++i) {
+        assert_int_equal(mbs_stepper_step(s, 1e-3), MBS_OK);
+        const double *q = mbs_data_q(d);
+        hold = fmax(hold, fabs(q[vd] - GEAR_R * q[vc]));
+        loop = fmax(loop, lm_residual(&mech, d));
+        assert_int_equal(mbs_forward_dynamics(d), MBS_OK);
+        lam = fmax(lam, fabs(mbs_data_lambda(d)[row] - GEAR_I * mbs_data_qacc(d)[vd]));
+    }
+    mbs_energy(d, &T, &V);
+    printf("four-bar with a geared disc, 2 s RK4 1 ms: energy change %.3g of %.3g J, coupling "
+           "%.3g, loop residual %.3g, |lambda - I qacc_disc| %.3g\n", fabs(T + V - T0 - V0),
+           T0 + V0, hold, loop, lam);
+    assert_true(fabs(T + V - T0 - V0) < 1e-6 * (T0 + fabs(V0)));
+    assert_true(hold < 1e-12 && loop < 1e-10 && lam < 1e-9);
+    mbs_stepper_destroy(s);
+    mbs_data_destroy(d);
+    lm_mech_free(&mech);
 }
 
 /* URDF <mimic joint multiplier offset>: q_right = 0.5 q_left + 0.01; a force on the left
@@ -396,8 +591,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_knife_edge_closed_form),
         cmocka_unit_test(test_knife_edge_refused_by_analyses),
+        cmocka_unit_test(test_rolling_disc),
         cmocka_unit_test(test_gear_pair_reflected_inertia),
         cmocka_unit_test(test_gear_pair_analyses),
+        cmocka_unit_test(test_coupling_in_four_bar),
         cmocka_unit_test(test_mimic_gripper_urdf),
         cmocka_unit_test(test_door_redundant_user_hinge),
         cmocka_unit_test(test_wrong_jacobian_refused),
