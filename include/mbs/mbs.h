@@ -181,7 +181,8 @@ int mbs_model_nq(const mbs_model *m);
 int mbs_model_nv(const mbs_model *m);
 int mbs_model_nbody(const mbs_model *m);  /* world included */
 int mbs_model_njoint(const mbs_model *m); /* automatic free joints included */
-int mbs_model_ncon(const mbs_model *m);   /* scalar constraint equations of all cut joints */
+int mbs_model_ncon(const mbs_model *m);   /* scalar constraint equations of all cut joints,
+                                            then of the user constraints and couplings */
 int mbs_model_nforce(const mbs_model *m); /* force elements (all kinds) */
 int mbs_model_joint_qadr(const mbs_model *m, int joint); /* first index in q; -1 for a cut */
 int mbs_model_joint_vadr(const mbs_model *m, int joint); /* first index in v; -1 for a cut */
@@ -202,7 +203,8 @@ double *mbs_data_q(mbs_data *d);   /* (nq x 1), starts at neutral */
 double *mbs_data_v(mbs_data *d);   /* (nv x 1), starts at 0 */
 double *mbs_data_tau(mbs_data *d); /* (nv x 1) applied generalized forces (inputs), starts 0 */
 const double *mbs_data_qacc(const mbs_data *d);   /* (nv x 1) from the last forward dynamics */
-const double *mbs_data_lambda(const mbs_data *d); /* (ncon x 1) cut-joint multipliers */
+const double *mbs_data_lambda(const mbs_data *d); /* (ncon x 1) cut-joint (then user
+                                                      constraint) multipliers */
 double mbs_data_time(const mbs_data *d);
 int mbs_data_set_time(mbs_data *d, double t);
 /* Load-independent work done with d since its creation (counters only grow; take the

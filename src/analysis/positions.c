@@ -140,8 +140,8 @@ static int unreachable(mbs_data *d, const pos_state *p)
     const mbs_model *m = d->model;
     char buf[96], loop[192] = "";
     if (p->worst_row < 0)
-        snprintf(loop, sizeof loop, "the loop of cut joint %s stays open",
-                 mbs_joint_label(m, mbs_analysis_cut_of_row(m, -p->worst_row - 1), buf, (int)sizeof buf));
+        snprintf(loop, sizeof loop, "the loop of %s stays open",
+                 mbs_con_row_owner(m, -p->worst_row - 1, buf, (int)sizeof buf));
     if (p->worst_t <= 1.0)
         return MBS_DATA_FAIL(d, MBS_ERR_INCONSISTENT, "solve_positions: %s: it cannot close "
                              "with the targets and the held coordinates", loop);

@@ -41,6 +41,22 @@ const char *mbs_uc_label(const mbs_model *m, int u, char *buf, int len)
     return buf;
 }
 
+/* See user_rows.h. */
+const char *mbs_con_row_owner(const mbs_model *m, int r, char *buf, int len)
+{
+    for (int u = 0; u < m->nuc; ++u)
+        if (r >= m->uc[u].rowadr && r < m->uc[u].rowadr + m->uc[u].nrow)
+            return mbs_uc_label(m, u, buf, len);
+    int joint = -1;
+    for (int j = 0; j < m->njoint; ++j)
+        if (m->joints[j].cut && r >= m->joints[j].conadr &&
+            r < m->joints[j].conadr + m->joints[j].ncon)
+            joint = j;
+    char name[80];
+    snprintf(buf, (size_t)len, "cut joint %s", mbs_joint_label(m, joint, name, (int)sizeof name));
+    return buf;
+}
+
 /* Append u (its name from name, cut to fit) to the builder; the id or a status. */
 static int push(mbs_builder *b, mbs_uc_model *u, const char *name, const char *lbl)
 {

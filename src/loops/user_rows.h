@@ -36,6 +36,9 @@ int mbs_uc_refuse_velocity(mbs_data *d, const char *fn);
 /* The builder's constraints into the model: rows after the cut joints' (m->ncon grows),
    couplings resolved to their dofs; MBS_ERR_ARG naming a coupling on a cut joint. */
 int mbs_uc_compile(const mbs_builder *b, mbs_model *m, char *err);
+/* "cut joint NAME" or "user constraint NAME" / "joint coupling NAME": the owner of row r
+   (< ncon) of the model, for messages outside the loop solver. */
+const char *mbs_con_row_owner(const mbs_model *m, int r, char *buf, int len);
 /* "user constraint "name"" (or #id; "joint coupling ...") into buf. */
 const char *mbs_uc_label(const mbs_model *m, int u, char *buf, int len);
 
