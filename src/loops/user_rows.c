@@ -165,8 +165,9 @@ static int eval_rows(mbs_data *d, mbs_uc_cache *c, const mbs_uc_model *u, double
     return st;
 }
 
-/* Constraint u's rows up to level (0: h, 1: J, 2: jdotv) for this row evaluation; a failed
-   function leaves NaN rows (the closure or the dynamics then fail naming it). */
+/* Constraint u's h and, by level, J (1) or jdotv (2) for this row evaluation (h comes with
+   either; jdotv needs no J); a failed function leaves NaN rows (the closure or the dynamics
+   then fail naming it). */
 static void ensure(const mbs_data *cd, const mbs_con_topo *t, int u, int level)
 {
     mbs_uc_cache *c = t->uc;
@@ -176,11 +177,11 @@ static void ensure(const mbs_data *cd, const mbs_con_topo *t, int u, int level)
     const mbs_uc_model *uc = &c->m->uc[u];
     const int off = uc->rowadr - c->m->ncon_cut, nv = c->m->nv;
     double *h = c->h + off, *J = c->J + (size_t)off * (size_t)nv, *b = c->b + off;
-    if (eval_rows(d, c, uc, h, level >= 1 ? J : NULL, level >= 2 ? b : NULL) != MBS_OK) {
+    if (eval_rows(d, c, uc, h, level == 1 ? J : NULL, level == 2 ? b : NULL) != MBS_OK) {
         for (int i = 0; i < uc->nrow; ++i) h[i] = b[i] = NAN;
         for (size_t i = 0; i < (size_t)uc->nrow * (size_t)nv; ++i) J[i] = NAN;
     }
-    for (int l = 0; l <= level; ++l) seen[l] = c->stamp;
+    seen[0] = seen[level] = c->stamp;
 }
 
 /* Index of the user constraint of row r. */
