@@ -647,6 +647,74 @@ mbs_load_options mbs_default_load_options(void); /* all 0: what mbs_builder_load
 int mbs_builder_load_with(mbs_builder *b, const char *path, const mbs_load_options *opt);
 
 
+/* ---------------------------------------------------------------- user constraints and joint couplings */
+/* User constraints (Docquier, Poncelet, Fisette 2013, "ROBOTRAN: a powerful symbolic
+ * generator of multibody models", §2.2.1: h_user(q) = 0) and joint couplings are closed
+ * exactly like cut joints: their rows follow the cut joints' rows (lambda, mbs_constraint_info
+ * and the row numbering of mbs_model_ncon include them), join the same row selection
+ * (redundant rows dropped by the rank-revealing QR), coordinate partitioning and Newton
+ * closure, so every stepper, mbs_assemble, mbs_inverse_dynamics, equilibrium, positions,
+ * linearisation and modes handle them. lambda of a row is the multiplier of the unscaled
+ * row: M qacc + c = tau + J^T lambda.
+ * The function is called with the data's q and v (t too) as they are: it may read them
+ * (mbs_data_q, mbs_data_v, mbs_data_time) and call the kinematic queries (mbs_body_pose,
+ * mbs_body_velocity), nothing else. It writes h (nrow; a velocity-level constraint writes
+ * nothing there), J (nrow x nv, row-major, dh/dq per velocity coordinate: hdot = J v) when J
+ * is not NULL, and jdotv (nrow, the quadratic term: hddot = J qacc + jdotv) when jdotv is
+ * not NULL. It returns 0, or nonzero on failure: its rows then turn NaN and the closure or
+ * the dynamics fail naming the constraint.
+ * Without a Jacobian (jacobian 0) the library differentiates h by central differences,
+ * column k from h(q (+) 1e-6 e_k) and h(q (+) -1e-6 e_k) (the steps of the force callbacks'
+ * derivatives), and jdotv (bias 0) by the second difference of h along v: (h(q (+) s v) -
+ * 2 h(q) + h(q (+) -s v)) / s^2 with |s v|_inf = 1e-4 (velocity level: (J(q (+) s v) -
+ * J(q (+) -s v)) v / 2s, |s v|_inf = 1e-6); each difference sets q and recomputes the
+ * kinematics, then restores both. A given Jacobian is compared with those differences at the
+ * data's first row selection: a column off by more than 1e-4 (1 + max |J|) is refused there
+ * with MBS_ERR_CALLBACK naming the constraint, its row and column.
+ * Velocity-level (nonholonomic) rows J(q) v = 0 take part in the velocity projection and the
+ * dynamics only (no position residual: Newton's steps keep them at zero). Equilibrium,
+ * solve_positions, linearisation, modes, the derivatives and the sensitivities refuse a model
+ * with such rows (MBS_ERR_STATE naming the constraint). */
+typedef int (*mbs_user_constraint_fn)(mbs_data *d, double *h, double *J, double *jdotv,
+                                      void *user);
+#define MBS_USER_CONSTRAINT_MAX_ROWS 32
+typedef struct mbs_user_constraint_def {
+    const char *name;            /* copied (up to 63 characters); may be NULL */
+    int nrow;                    /* rows, 1 .. MBS_USER_CONSTRAINT_MAX_ROWS */
+    int velocity_level;          /* 0: h(q) = 0; 1: J(q) v = 0 (nonholonomic) */
+    int jacobian;                /* 1: fn writes J when asked; 0: differences of h (a
+                                    velocity-level constraint must give J) */
+    int bias;                    /* 1: fn writes jdotv when asked; 0: differences */
+    double scale;                /* length of the rows (m; 1 for angles): the solver compares
+                                    h / scale with the cut joints' rows; > 0 */
+    mbs_user_constraint_fn fn;   /* required */
+    void *user;
+} mbs_user_constraint_def;
+/* name NULL, nrow 0 (must be set), holonomic, no Jacobian, no bias, scale 1, fn NULL */
+mbs_user_constraint_def mbs_default_user_constraint_def(void);
+/* Constraint id >= 0 (user constraints and joint couplings share one numbering). */
+int mbs_add_user_constraint(mbs_builder *b, const mbs_user_constraint_def *def);
+/* Joint coupling q_a = ratio q_b + offset between scalar dofs of two tree joints (dofs whose
+   q and v have the same meaning: revolute, prismatic, cylindrical, universal, planar): a
+   gear pair, URDF's <mimic>. One row h = q_a - ratio q_b - offset; its lambda is the
+   generalized force the coupling exerts on dof a (-ratio lambda on dof b). A joint made a
+   cut joint by compile is refused there (MBS_ERR_ARG naming the coupling). */
+typedef struct mbs_joint_coupling_def {
+    const char *name;            /* copied (up to 63 characters); may be NULL */
+    int joint_a, dof_a;          /* the driven coordinate */
+    int joint_b, dof_b;          /* the driving coordinate */
+    double ratio, offset;        /* finite; ratio nonzero */
+} mbs_joint_coupling_def;
+/* name NULL, joints -1, dofs 0, ratio 1, offset 0 */
+mbs_joint_coupling_def mbs_default_joint_coupling_def(void);
+int mbs_add_joint_coupling(mbs_builder *b, const mbs_joint_coupling_def *def); /* id */
+int mbs_model_nuser_constraints(const mbs_model *m);
+/* Index of the first row of user constraint (or coupling) id in lambda and in the active
+   mask of mbs_constraint_info; MBS_ERR_ARG for a bad id. */
+int mbs_model_user_constraint_row(const mbs_model *m, int id);
+/* Id of the user constraint (or coupling) named name, or a negative status. */
+int mbs_model_find_user_constraint(const mbs_model *m, const char *name);
+
 /* ======== MODEL (mbs_model): compile, queries, parameters */
 
 /* ---------------------------------------------------------------- compile, model */
@@ -658,7 +726,8 @@ int mbs_model_nq(const mbs_model *m);
 int mbs_model_nv(const mbs_model *m);
 int mbs_model_nbody(const mbs_model *m);  /* world included */
 int mbs_model_njoint(const mbs_model *m); /* automatic free joints included */
-int mbs_model_ncon(const mbs_model *m);   /* scalar constraint equations of all cut joints */
+int mbs_model_ncon(const mbs_model *m);   /* scalar constraint equations of all cut joints,
+                                            then of the user constraints and couplings */
 int mbs_model_nforce(const mbs_model *m); /* force elements (all kinds) */
 int mbs_model_joint_qadr(const mbs_model *m, int joint); /* first index in q; -1 for a cut */
 int mbs_model_joint_vadr(const mbs_model *m, int joint); /* first index in v; -1 for a cut */
@@ -835,7 +904,8 @@ double *mbs_data_q(mbs_data *d);   /* (nq x 1), starts at neutral */
 double *mbs_data_v(mbs_data *d);   /* (nv x 1), starts at 0 */
 double *mbs_data_tau(mbs_data *d); /* (nv x 1) applied generalized forces (inputs), starts 0 */
 const double *mbs_data_qacc(const mbs_data *d);   /* (nv x 1) from the last forward dynamics */
-const double *mbs_data_lambda(const mbs_data *d); /* (ncon x 1) cut-joint multipliers */
+const double *mbs_data_lambda(const mbs_data *d); /* (ncon x 1) cut-joint (then user
+                                                      constraint) multipliers */
 double mbs_data_time(const mbs_data *d);
 int mbs_data_set_time(mbs_data *d, double t);
 /* Load-independent work done with d since its creation (counters only grow; take the
@@ -1281,6 +1351,7 @@ int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 #define mbs_builder_add_frame_force           mbs_add_frame_force
 #define mbs_builder_add_joint                 mbs_add_joint
 #define mbs_builder_add_joint_brake           mbs_add_joint_brake
+#define mbs_builder_add_joint_coupling        mbs_add_joint_coupling
 #define mbs_builder_add_joint_force           mbs_add_joint_force
 #define mbs_builder_add_joint_friction        mbs_add_joint_friction
 #define mbs_builder_add_joint_motion          mbs_add_joint_motion
@@ -1291,6 +1362,7 @@ int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 #define mbs_builder_add_reaction_friction     mbs_add_reaction_friction
 #define mbs_builder_add_rotor                 mbs_add_rotor
 #define mbs_builder_add_spring_damper         mbs_add_spring_damper
+#define mbs_builder_add_user_constraint       mbs_add_user_constraint
 #define mbs_builder_add_user_states           mbs_add_user_states
 #define mbs_builder_add_visual                mbs_add_visual
 #define mbs_builder_compile                   mbs_compile
@@ -1332,6 +1404,7 @@ int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 #define mbs_data_user_states_derivative       mbs_user_states_derivative
 #define mbs_frame_force_def_default           mbs_default_frame_force_def
 #define mbs_joint_brake_def_default           mbs_default_joint_brake_def
+#define mbs_joint_coupling_def_default        mbs_default_joint_coupling_def
 #define mbs_joint_def_default                 mbs_default_joint_def
 #define mbs_joint_friction_def_default        mbs_default_joint_friction_def
 #define mbs_joint_stop_def_default            mbs_default_joint_stop_def
@@ -1348,6 +1421,7 @@ int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 #define mbs_sens_def_default                  mbs_default_sens_def
 #define mbs_spring_damper_def_default         mbs_default_spring_damper_def
 #define mbs_stepper_def_default               mbs_default_stepper_def
+#define mbs_user_constraint_def_default       mbs_default_user_constraint_def
 #define mbs_visual_def_default                mbs_default_visual_def
 
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)

@@ -82,8 +82,6 @@ int mbs_analysis_usual_partition(mbs_data *d);
 /* The cut joint whose loop contains dof k (its tree paths from the cut joint's two bodies to
    their common ancestor), or -1. */
 int mbs_analysis_loop_of_dof(const mbs_model *m, int k);
-/* The cut joint that owns constraint row r. */
-int mbs_analysis_cut_of_row(const mbs_model *m, int r);
 
 /* x = q (+) alpha dv with quaternions normalised. */
 void mbs_analysis_move(const mbs_model *m, const double *q, const double *dv, double alpha,

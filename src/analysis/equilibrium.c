@@ -13,6 +13,7 @@
  * themselves, accepted while they still do positive work at its end (downhill). Every iterate keeps the
  * loops closed; q and v are restored on failure. */
 #include "ustates/ustates.h"
+#include "loops/user_rows.h"
 #include "analysis/analysis.h"
 #include "loops/analytic/closure.h"
 
@@ -303,7 +304,8 @@ int mbs_equilibrium(mbs_data *d, const unsigned char *fixed)
     if (!d) return MBS_ERR_ARG;
     const int nested = mbs_refuse_nested(d, "mbs_equilibrium");
     if (nested != MBS_OK) return nested;
-    int st = mbs_check_state(d, 0, 1);
+    int st = mbs_uc_refuse_velocity(d, "equilibrium");
+    if (st == MBS_OK) st = mbs_check_state(d, 0, 1);
     if (st == MBS_OK) st = mbs_analysis_check_mask(d, "equilibrium", fixed);
     if (st != MBS_OK) return st;
 #if !MBS_HAVE_LAPACK

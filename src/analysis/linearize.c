@@ -16,6 +16,7 @@
 #include "derivatives/derivs.h"
 #include "loops/analytic/closure.h"
 #include "events/events.h"
+#include "loops/user_rows.h"
 #include "loops/loops.h"
 
 #define LIN_STEP 1e-5 /* tangent step in u; times max(1, |u'|) in u' */
@@ -146,7 +147,7 @@ static void chart_rows(mbs_data *d, const loop_lin *L, double *A, int c, double 
    O(h^2) between h and h/2, rounding by its own size; more than LIN_AGREE of the column's
    size (plus LIN_FLOOR of the accelerations') is refused: MBS_ERR_SINGULAR. */
 #define LIN_AGREE 1e-3
-#define LIN_FLOOR 1e-8
+#define LIN_FLOOR 1e-6
 static int column_agrees(mbs_data *d, const loop_lin *L, const double *A, int c, int kind,
                          int col, double h)
 {
@@ -298,7 +299,8 @@ int mbs_linearize(mbs_data *d, double *A, double *B, int *nx)
     const int nested = mbs_refuse_nested(d, "mbs_linearize");
     if (nested != MBS_OK) return nested;
     if (!A || !nx) return MBS_DATA_FAIL(d, MBS_ERR_ARG, "linearize: NULL A or nx");
-    const int st = mbs_check_state(d, 1, 1);
+    int st = mbs_uc_refuse_velocity(d, "linearize");
+    if (st == MBS_OK) st = mbs_check_state(d, 1, 1);
     if (st != MBS_OK) return st;
     const mbs_model *m = d->model;
     const int analytic = m->ncon == 0 && mbs_nqrow(m) == 0 && m->ncrow == 0 && m->nnode == 0 &&
@@ -317,6 +319,7 @@ int mbs_linearize_coordinates(mbs_data *d, unsigned char *independent, int *n)
     if (nested != MBS_OK) return nested;
     if (!independent || !n)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "linearize_coordinates: NULL independent or n");
+    if (mbs_uc_refuse_velocity(d, "linearize_coordinates") != MBS_OK) return MBS_ERR_STATE;
     const int nv = d->model->nv;
     if (!d->loops) {
         for (int i = 0; i < nv; ++i) independent[i] = 1;

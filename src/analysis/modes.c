@@ -3,6 +3,7 @@
 #include "ustates/ustates.h"
 #include "derivatives/derivs.h"
 #include "core/linalg.h"
+#include "loops/user_rows.h"
 #include "loops/loops.h"
 
 /* 1 when eigenvalue a sorts before b: smaller |lambda|, then smaller real part, then
@@ -62,6 +63,7 @@ int mbs_modes(mbs_data *d, double *eig_re, double *eig_im, int *n)
     if (nested != MBS_OK) return nested;
     if (!eig_re || !eig_im || !n)
         return MBS_DATA_FAIL(d, MBS_ERR_ARG, "modes: NULL eig_re, eig_im or n");
+    if (mbs_uc_refuse_velocity(d, "modes") != MBS_OK) return MBS_ERR_STATE;
     if (!mbs_linalg_available())
         return MBS_DATA_FAIL(d, MBS_ERR_STATE, "modes: this build has no LAPACK "
                              "(-Dlapack=disabled); mbs_linearize gives A");

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "core/linalg.h"
+#include "loops/user_rows.h"
 #include "loops/loops.h"
 
 #define POS_MAXIT 100     /* iterations */
@@ -139,8 +140,8 @@ static int unreachable(mbs_data *d, const pos_state *p)
     const mbs_model *m = d->model;
     char buf[96], loop[192] = "";
     if (p->worst_row < 0)
-        snprintf(loop, sizeof loop, "the loop of cut joint %s stays open",
-                 mbs_joint_label(m, mbs_analysis_cut_of_row(m, -p->worst_row - 1), buf, (int)sizeof buf));
+        snprintf(loop, sizeof loop, "the loop of %s stays open",
+                 mbs_con_row_owner(m, -p->worst_row - 1, buf, (int)sizeof buf));
     if (p->worst_t <= 1.0)
         return MBS_DATA_FAIL(d, MBS_ERR_INCONSISTENT, "solve_positions: %s: it cannot close "
                              "with the targets and the held coordinates", loop);
@@ -253,7 +254,8 @@ int mbs_solve_positions(mbs_data *d, const mbs_position_target *targets, int n,
     if (!d) return MBS_ERR_ARG;
     const int nested = mbs_refuse_nested(d, "mbs_solve_positions");
     if (nested != MBS_OK) return nested;
-    int st = check_targets(d, targets, n);
+    int st = mbs_uc_refuse_velocity(d, "solve_positions");
+    if (st == MBS_OK) st = check_targets(d, targets, n);
     if (st == MBS_OK) st = mbs_check_state(d, 1, 0);
     if (st == MBS_OK) st = mbs_analysis_check_mask(d, "solve_positions", fixed);
     if (st != MBS_OK) return st;

@@ -205,16 +205,6 @@ int mbs_analysis_loop_of_dof(const mbs_model *m, int k)
 }
 
 /* See analysis.h. */
-int mbs_analysis_cut_of_row(const mbs_model *m, int r)
-{
-    for (int j = 0; j < m->njoint; ++j) {
-        const mbs_joint_model *jm = &m->joints[j];
-        if (jm->cut && r >= jm->conadr && r < jm->conadr + jm->ncon) return j;
-    }
-    return -1;
-}
-
-/* See analysis.h. */
 void mbs_analysis_move(const mbs_model *m, const double *q, const double *dv, double alpha,
                        double *x)
 {

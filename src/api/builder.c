@@ -85,6 +85,7 @@ mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b)
     k.nnode_start = b->nnode_start;
     k.nevent = b->nevent, k.nmotion = b->nmotion;
     k.nux = b->nux;
+    k.nuc = b->nuc;
     k.first_status = b->first_status;
     k.gravity_kind = b->gravity_kind, k.gravity_mu = b->gravity_mu;
     v3_copy(k.gravity, b->gravity);
@@ -110,6 +111,7 @@ void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *k)
     b->nbody = k->nbody, b->njoint = k->njoint, b->nforce = k->nforce, b->nvisual = k->nvisual;
     b->nstart = k->nstart;
     b->nux = k->nux;
+    b->nuc = k->nuc;
     if (!k->first_status) b->first_status = 0;
     b->gravity_kind = k->gravity_kind, b->gravity_mu = k->gravity_mu;
     v3_copy(b->gravity, k->gravity);
@@ -137,6 +139,7 @@ void mbs_builder_destroy(mbs_builder *b)
     free(b->starts);
     free(b->curves);
     free(b->ux_start);
+    free(b->ucs);
     free(b);
 }
 

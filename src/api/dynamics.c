@@ -5,6 +5,7 @@
 #include "events/events.h"
 #include "planar/planar.h"
 #include "loops/loops.h"
+#include "loops/user_rows.h"
 #include "elements/couplings.h"
 #include "elements/workspace.h"
 #include "ustates/ustates.h"
@@ -43,16 +44,6 @@ static void copy_symmetric(double *restrict out, const double *restrict L, int n
     }
 }
 
-/* Cut joint that owns constraint row r (-1 if none). */
-static int cut_of_row(const mbs_model *m, int r)
-{
-    for (int j = 0; j < m->njoint; ++j) {
-        const mbs_joint_model *jm = &m->joints[j];
-        if (jm->cut && r >= jm->conadr && r < jm->conadr + jm->ncon) return j;
-    }
-    return -1;
-}
-
 static int forward_once(mbs_data *d);
 
 /* Kinematics and forces at the current state; the element's status on failure. */
@@ -87,8 +78,8 @@ static int fail_lambda(mbs_data *d, int r)
         return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "the force holding dof %d of joint %s (motion, "
                              "lock or stop) is not finite", m->ev->qrows[r - m->ncon].dof,
                              mbs_joint_label(m, m->ev->qrows[r - m->ncon].joint, buf, (int)sizeof buf));
-    return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "lambda[%d] (cut joint %s) is not finite", r,
-                         mbs_joint_label(m, cut_of_row(m, r), buf, (int)sizeof buf));
+    return MBS_DATA_FAIL(d, MBS_ERR_NONFINITE, "lambda[%d] (%s) is not finite", r,
+                         mbs_con_row_owner(m, r, buf, (int)sizeof buf));
 }
 
 /* qacc = ABA(q, v, tau + forces), with cut joints or enabled coordinate rows (motions,

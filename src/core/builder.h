@@ -48,6 +48,9 @@ struct mbs_builder {
        element order (an element's uxadr indexes them) */
     int nux, ux_cap;
     double *ux_start;          /* [nux] */
+    /* user constraints and joint couplings (src/loops/user_rows.c) */
+    int nuc, uc_cap;
+    struct mbs_uc_model *ucs;  /* [nuc] */
 };
 
 /* The builder's sizes and settings at one moment, to undo what was added after it (a model
@@ -56,6 +59,7 @@ typedef struct mbs_builder_mark {
     int nbody, njoint, nforce, nvisual, nstart, nrotor, nnode_start;
     int nevent, nmotion;
     int nux;
+    int nuc;
     int first_status;
     mbs_gravity_kind gravity_kind;
     double gravity[3], gravity_center[3], gravity_mu;

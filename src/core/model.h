@@ -38,7 +38,8 @@ struct mbs_model {
     int nbody;                /* bodies, world included */
     int njoint;               /* joints, automatic free joints and cut joints included */
     int nq, nv;               /* tree coordinates and velocities */
-    int ncon;                 /* scalar constraint rows of all cut joints */
+    int ncon;                 /* scalar constraint rows of all cut joints, then of the user
+                                 constraints and couplings */
     int naux;                 /* per-data auxiliary values of joints (Cardan frames) */
     int nforce;               /* force elements */
     mbs_body_model *bodies;   /* [nbody] */
@@ -100,6 +101,12 @@ struct mbs_model {
     /* q-manifold (src/core/qmanifold.c): 1 when every coordinate is Euclidean with its q
        index equal to its v index, so q (+) dt v is q + dt v element by element */
     int q_flat;
+    /* user constraints and joint couplings (src/loops/user_rows.c): their rows are the last
+       ncon - ncon_cut of the ncon rows */
+    int ncon_cut;               /* rows of the cut joints */
+    int nuc;
+    struct mbs_uc_model *uc;    /* [nuc] */
+    int ncon_vel;               /* velocity-level rows among them */
 };
 
 /* Host input wrench on one body, held until changed. */

@@ -488,7 +488,9 @@ int mbs_derivs_block_finite(mbs_data *d, const double *A, int n, int ld, const c
 static int covered(mbs_data *d, const char *call, int loops)
 {
     const mbs_model *m = d->model;
-    const char *what = m->ncon > 0 && !loops ? "cut joints (closed loops)"
+    const char *what = m->nuc > 0 ? "user constraints or joint couplings (their rows' own "
+                                     "derivatives are not taken)"
+                       : m->ncon > 0 && !loops ? "cut joints (closed loops)"
                        : m->ncrow > 0  ? "inertial couplings (rotors or point masses on lines)"
                        : m->nnode > 0  ? "nodes (force elements in series)"
                        : mbs_nqrow(m) > 0 ? "coordinate rows (prescribed motion, friction "

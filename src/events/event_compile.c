@@ -32,10 +32,9 @@ static int is_fric(const mbs_force_model *f)
 }
 static int is_stop(const mbs_force_model *f) { return f->ops == &mbs_force_joint_stop_ops; }
 
-/* The joint and dof of an element must be a scalar dof of a tree joint; writes its q and v
-   index. label names the element. */
-static int resolve_dof(const mbs_model *m, const char *label, int joint, int dof, int *qi,
-                       int *vi, char *err)
+/* See events.h. */
+int mbs_resolve_scalar_dof(const mbs_model *m, const char *label, int joint, int dof, int *qi,
+                           int *vi, char *err)
 {
     char jl[96];
     const mbs_joint_model *jm = &m->joints[joint];
@@ -105,14 +104,16 @@ static int resolve_all(const mbs_builder *b, mbs_model *m, mbs_events_model *ev,
         mbs_motion_model *mo = &ev->motions[i];
         *mo = b->motions[i];
         snprintf(label, sizeof label, "joint motion #%d", i);
-        const int st = resolve_dof(m, label, mo->joint, mo->dof, &mo->qindex, &mo->vindex, err);
+        const int st =
+            mbs_resolve_scalar_dof(m, label, mo->joint, mo->dof, &mo->qindex, &mo->vindex, err);
         if (st != MBS_OK) return st;
     }
     for (int i = 0; i < m->nforce; ++i) {
         mbs_force_model *f = &m->forces[i];
         if (!is_fric(f) && !is_stop(f)) continue;
         force_label(m, i, label, (int)sizeof label);
-        const int st = resolve_dof(m, label, f->joint, f->dof, &f->qindex, &f->vindex, err);
+        const int st =
+            mbs_resolve_scalar_dof(m, label, f->joint, f->dof, &f->qindex, &f->vindex, err);
         if (st != MBS_OK) return st;
         f->slot = is_fric(f) ? ev->nfric++ : ev->nstop++;
     }

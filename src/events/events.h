@@ -155,6 +155,10 @@ int mbs_events_crossed(const mbs_data *d, int i, double a, double b);
    resolve: the locks and contacts kept are those whose holding forces stay within limits;
    internal: what a crossing of function i starts (a friction's rate reaching zero: a
    tentative lock; a restitution stop reached: the impact). *changed is set on a change. */
+/* The joint and dof of an element (or a joint coupling) must be a scalar dof (q and v of
+   the same meaning) of a tree joint; writes its q and v index. label names the element. */
+int mbs_resolve_scalar_dof(const mbs_model *m, const char *label, int joint, int dof, int *qi,
+                           int *vi, char *err);
 int mbs_events_host_rules(mbs_stepper *s, const double *q_ref, const double *v_ref, int *changed);
 int mbs_events_resolve(mbs_stepper *s, int *changed);
 int mbs_events_internal(mbs_stepper *s, int i);

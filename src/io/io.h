@@ -120,6 +120,9 @@ int io_read_link(io_ctx *c, const xmlNode *n);
 int io_read_visuals(io_ctx *c, const xmlNode *n, const io_link *l);
 int io_read_joint(io_ctx *c, const xmlNode *n);
 int io_weld_root(io_ctx *c, const xmlNode *robot);
+/* <mimic joint="j" multiplier="r" offset="c"/> of joint n (after every joint is read): a
+   joint coupling q_n = r q_j + c (mbs_add_joint_coupling). */
+int io_read_mimic(io_ctx *c, const xmlNode *n);
 int io_read_element(io_ctx *c, const xmlNode *n); /* the superset's force elements, gravity */
 /* io_closure.c: <closure strategy>, <curve_joint> */
 int io_read_closure(io_ctx *c, const xmlNode *n);

@@ -207,6 +207,8 @@ static int read_robot(io_ctx *c, const xmlNode *robot)
     for (xmlNode *n = robot->children; st == MBS_OK && n; n = n->next)
         if (io_is(n, "joint")) st = io_read_joint(c, n);
     if (st == MBS_OK) st = io_weld_root(c, robot);
+    for (xmlNode *n = robot->children; st == MBS_OK && n; n = n->next)
+        if (io_is(n, "joint")) st = io_read_mimic(c, n);
     for (xmlNode *n = robot->children; st == MBS_OK && n; n = n->next) {
         if (io_is(n, "link")) st = io_read_visuals(c, n, io_find_link(c, io_attr(n, "name")));
     }

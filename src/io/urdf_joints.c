@@ -1,7 +1,7 @@
 /* URDF joints (revolute, continuous, prismatic, fixed, floating, planar) and mbs's superset
  * (spherical, universal, cylindrical, free, distance, translational; cut="true" closes a loop,
  * state_priority, rotation="cardan", <axis2>, <length>, <child_origin>); <dynamics damping>
- * becomes a joint damper; the root link is welded to the world. */
+ * becomes a joint damper; <mimic> a joint coupling; the root link is welded to the world. */
 #include "io/io.h"
 
 #include <math.h>
@@ -216,4 +216,25 @@ int io_weld_root(io_ctx *c, const xmlNode *robot)
     jd.name = name, jd.parent = MBS_WORLD, jd.child = root->body;
     const int j = mbs_add_joint(c->b, &jd);
     return j < 0 ? io_fail_builder(c, robot, j) : MBS_OK;
+}
+
+/* See io.h: multiplier 1 and offset 0 when absent, as URDF says. */
+int io_read_mimic(io_ctx *c, const xmlNode *n)
+{
+    static const char *const known[] = {"joint", "multiplier", "offset", NULL};
+    const xmlNode *mm = NULL;
+    if (io_one(c, n, "mimic", &mm) != MBS_OK) return MBS_ERR_ARG;
+    if (!mm) return MBS_OK;
+    if (io_check_attrs(c, mm, known) != MBS_OK) return MBS_ERR_ARG;
+    const char *name = io_attr(n, "name"), *other = io_attr(mm, "joint");
+    if (!other || !*other) return io_fail(c, mm, MBS_ERR_ARG, "a mimic needs a joint");
+    mbs_joint_coupling_def cd = mbs_default_joint_coupling_def();
+    cd.name = name;
+    cd.joint_a = io_joint_id(c, name), cd.joint_b = io_joint_id(c, other);
+    if (cd.joint_b < 0) return io_fail(c, mm, MBS_ERR_ARG, "unknown joint \"%s\"", other);
+    if (io_numbers(c, mm, "multiplier", &cd.ratio, 1) < 0 ||
+        io_numbers(c, mm, "offset", &cd.offset, 1) < 0)
+        return MBS_ERR_ARG;
+    const int st = mbs_add_joint_coupling(c->b, &cd);
+    return st < 0 ? io_fail_builder(c, mm, st) : MBS_OK;
 }

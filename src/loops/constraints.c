@@ -1,10 +1,12 @@
 /* Cut-joint constraint rows: residuals, Jacobian rows and J̇q̇ (see constraints.h). */
 #include "loops/constraints.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "events/events.h"
 #include "contact/contact.h"
+#include "loops/user_rows.h"
 
 /* World geometry of one cut joint: parent/child poses, frame origins and d = x_c - x_p. */
 typedef struct cut_geom {
@@ -89,10 +91,16 @@ static void rows_fill(const mbs_model *m, mbs_con_topo *t)
                 jm->rows[k].kind == MBS_CUT_ANGLE ? 1.0 : 1.0 / jm->con_length;
         }
     }
+    for (int u = 0; u < t->nuc; ++u)
+        for (int k = 0; k < m->uc[u].nrow; ++k) {
+            t->row_cut[m->uc[u].rowadr + k] = t->ncut + u;
+            t->row_scale[m->uc[u].rowadr + k] = 1.0 / m->uc[u].scale;
+        }
     for (int k = 0; k < t->ncoord; ++k) {
-        t->row_cut[t->ncon + k] = t->ncut + k;
+        t->row_cut[t->ncon + k] = t->ncut + t->nuc + k;
         t->row_scale[t->ncon + k] = m->ev->qrows[k].scale;
     }
+    for (int r = t->ncon + t->ncoord - 1; r >= 0; --r) t->ent_row[t->row_cut[r]] = r;
 }
 
 /* See constraints.h. */
@@ -114,19 +122,31 @@ static void coord_fill(const mbs_model *m, mbs_con_topo *t, int *c, int *k)
     }
 }
 
-/* Coordinate row of row r, or -1 for a cut-joint row. */
-static int coord_of(const mbs_con_topo *t, int r) { return r >= t->ncon ? r - t->ncon : -1; }
+/* Coordinate row of row r (a row of a coordinate-row entry). */
+static int coord_of(const mbs_con_topo *t, int r) { return r - t->ncon; }
+
+static const mbs_con_source cut_source, coord_source;
+
+/* Every entry's source: cut joints, user constraints, coordinate rows. */
+static void sources_fill(mbs_con_topo *t)
+{
+    for (int c = 0; c < t->nent; ++c)
+        t->src[c] = c < t->ncut ? &cut_source : c < t->ncut + t->nuc ? &mbs_con_user_source
+                                                                     : &coord_source;
+}
 
 /* See constraints.h. */
 int mbs_con_topo_init(const mbs_model *m, mbs_con_topo *t)
 {
     memset(t, 0, sizeof *t);
     t->ncon = m->ncon;
+    t->ncon_cut = m->ncon_cut;
+    t->nuc = m->nuc;
     t->ncoord = mbs_nqrow(m);
     t->nv = m->nv;
     for (int j = 0; j < m->njoint; ++j) t->ncut += m->joints[j].cut;
-    t->nent = t->ncut + t->ncoord;
-    int npath = t->ncoord;
+    t->nent = t->ncut + t->nuc + t->ncoord;
+    int npath = t->ncoord + mbs_uc_path_count(m);
     for (int j = 0; j < m->njoint; ++j) {
         const mbs_joint_model *jm = &m->joints[j];
         if (!jm->cut) continue;
@@ -141,7 +161,10 @@ int mbs_con_topo_init(const mbs_model *m, mbs_con_topo *t)
     t->path_adr = calloc(nc, sizeof(int));
     t->path_dof = calloc(np, sizeof(int));
     t->path_sign = calloc(np, sizeof(double));
-    if (!t->cut || !t->row_cut || !t->row_scale || !t->path_adr || !t->path_dof || !t->path_sign)
+    t->src = calloc(nc, sizeof *t->src);
+    t->ent_row = calloc(nc, sizeof(int));
+    if (!t->cut || !t->row_cut || !t->row_scale || !t->path_adr || !t->path_dof ||
+        !t->path_sign || !t->src || !t->ent_row || mbs_uc_cache_create(m, &t->uc) != MBS_OK)
         return MBS_ERR_NOMEM;
     int c = 0, k = 0;
     for (int j = 0; j < m->njoint; ++j) {
@@ -154,9 +177,11 @@ int mbs_con_topo_init(const mbs_model *m, mbs_con_topo *t)
         path_fill(m, jm->parent, anc, -1.0, t, &k);
         ++c;
     }
+    mbs_uc_path_fill(m, t, &c, &k);
     coord_fill(m, t, &c, &k);
     t->path_adr[c] = k;
     rows_fill(m, t);
+    sources_fill(t);
     return closures_init(m, t);
 }
 
@@ -173,6 +198,9 @@ void mbs_con_topo_free(mbs_con_topo *t)
     free(t->clo_adr);
     free(t->clo_dof);
     free(t->overlap);
+    free(t->src);
+    free(t->ent_row);
+    mbs_uc_cache_free(t->uc);
     memset(t, 0, sizeof *t);
 }
 
@@ -244,49 +272,69 @@ static double row_wrench(const cut_geom *g, const mbs_cut_row *r, double W[6])
 /* Row index i of the list (rows NULL: the identity). */
 static int row_at(const int *rows, int i) { return rows ? rows[i] : i; }
 
+/* Cut-joint row r: scaled residual. */
+static double cut_residual(const mbs_data *d, const mbs_con_topo *t, int r)
+{
+    const mbs_joint_model *j = &d->model->joints[t->cut[t->row_cut[r]]];
+    cut_geom g;
+    double W[6];
+    geom(d, j, &g);
+    return t->row_scale[r] * row_wrench(&g, &j->rows[r - j->conadr], W);
+}
+
+/* Coordinate row r: h = scale (q - target). */
+static double coord_residual(const mbs_data *d, const mbs_con_topo *t, int r)
+{
+    const int k = coord_of(t, r);
+    return t->row_scale[r] * (d->q[d->model->ev->qrows[k].qindex] - d->ev->st.row_pos[k]);
+}
+
 /* See constraints.h. */
 void mbs_con_residual(const mbs_data *d, const mbs_con_topo *t, const int *rows, int n,
                       double *h)
 {
-    const mbs_model *m = d->model;
+    mbs_uc_begin(t->uc);
     for (int i = 0; i < n; ++i) {
-        const int r = row_at(rows, i), k = coord_of(t, r);
-        if (k >= 0) { /* h = scale (q - target) */
-            h[i] = t->row_scale[r] * (d->q[m->ev->qrows[k].qindex] - d->ev->st.row_pos[k]);
-            continue;
-        }
-        const mbs_joint_model *j = &m->joints[t->cut[t->row_cut[r]]];
-        cut_geom g;
-        double W[6];
-        geom(d, j, &g);
-        h[i] = t->row_scale[r] * row_wrench(&g, &j->rows[r - j->conadr], W);
+        const int r = row_at(rows, i);
+        h[i] = t->src[t->row_cut[r]]->residual(d, t, r);
     }
 }
 
-/* See constraints.h: J_k = sign_k s W . Sw_k on the loop path, 0 elsewhere. */
+/* Cut-joint row r: J_k = sign_k s W . Sw_k on the loop path, 0 elsewhere. */
+static void cut_jacobian(const mbs_data *d, const mbs_con_topo *t, const double *Sw, int r,
+                         double *Ji)
+{
+    const int c = t->row_cut[r];
+    const mbs_joint_model *j = &d->model->joints[t->cut[c]];
+    cut_geom g;
+    double W[6];
+    geom(d, j, &g);
+    row_wrench(&g, &j->rows[r - j->conadr], W);
+    for (int e = 0; e < 6; ++e) W[e] *= t->row_scale[r];
+    for (int k = 0; k < t->nv; ++k) Ji[k] = 0.0;
+    for (int p = t->path_adr[c]; p < t->path_adr[c + 1]; ++p) {
+        const int k = t->path_dof[p];
+        Ji[k] += t->path_sign[p] * s6_dot(W, Sw + 6 * k);
+    }
+}
+
+/* Coordinate row r: scale e_k. */
+static void coord_jacobian(const mbs_data *d, const mbs_con_topo *t, const double *Sw, int r,
+                           double *Ji)
+{
+    (void)d, (void)Sw;
+    for (int k = 0; k < t->nv; ++k) Ji[k] = 0.0;
+    Ji[t->path_dof[t->path_adr[t->row_cut[r]]]] = t->row_scale[r];
+}
+
+/* See constraints.h. */
 void mbs_con_jacobian(const mbs_data *d, const mbs_con_topo *t, const double *Sw,
                       const int *rows, int n, double *J)
 {
-    const mbs_model *m = d->model;
-    const int nv = m->nv;
+    mbs_uc_begin(t->uc);
     for (int i = 0; i < n; ++i) {
-        const int r = row_at(rows, i), c = t->row_cut[r];
-        double W[6], *Ji = J + (size_t)nv * (size_t)i;
-        if (coord_of(t, r) >= 0) { /* scale e_k */
-            for (int k = 0; k < nv; ++k) Ji[k] = 0.0;
-            Ji[t->path_dof[t->path_adr[c]]] = t->row_scale[r];
-            continue;
-        }
-        const mbs_joint_model *j = &m->joints[t->cut[c]];
-        cut_geom g;
-        geom(d, j, &g);
-        row_wrench(&g, &j->rows[r - j->conadr], W);
-        for (int e = 0; e < 6; ++e) W[e] *= t->row_scale[r];
-        for (int k = 0; k < nv; ++k) Ji[k] = 0.0;
-        for (int p = t->path_adr[c]; p < t->path_adr[c + 1]; ++p) {
-            const int k = t->path_dof[p];
-            Ji[k] += t->path_sign[p] * s6_dot(W, Sw + 6 * k);
-        }
+        const int r = row_at(rows, i);
+        t->src[t->row_cut[r]]->jacobian(d, t, Sw, r, J + (size_t)t->nv * (size_t)i);
     }
 }
 
@@ -338,29 +386,53 @@ static void row_wrench_dot(const cut_geom *g, const mbs_cut_row *r, const double
     v3_copy(Wd + 3, ad);
 }
 
-/* See constraints.h: gam = Wdot . (V_c - V_p) + W . (A_c - A_p). */
+/* Cut-joint row r: gam = Wdot . (V_c - V_p) + W . (A_c - A_p). */
+static double cut_bias(const mbs_data *d, const mbs_con_topo *t, const double *Vw,
+                       const double *Aw, int r)
+{
+    const mbs_joint_model *j = &d->model->joints[t->cut[t->row_cut[r]]];
+    const mbs_cut_row *row = &j->rows[r - j->conadr];
+    const double *Vp = Vw + 6 * j->parent, *Vc = Vw + 6 * j->child;
+    const double *Ap = Aw + 6 * j->parent, *Ac = Aw + 6 * j->child;
+    cut_geom g;
+    double W[6], Wd[6], dV[6], dA[6];
+    geom(d, j, &g);
+    row_wrench(&g, row, W);
+    row_wrench_dot(&g, row, Vp, Vc, Wd);
+    for (int e = 0; e < 6; ++e) dV[e] = Vc[e] - Vp[e], dA[e] = Ac[e] - Ap[e];
+    return t->row_scale[r] * (s6_dot(Wd, dV) + s6_dot(W, dA));
+}
+
+/* Coordinate row r: J qacc + gam = 0 with J qacc = scale qacc_k, so gam = -scale acc. */
+static double coord_bias(const mbs_data *d, const mbs_con_topo *t, const double *Vw,
+                         const double *Aw, int r)
+{
+    (void)Vw, (void)Aw;
+    return -t->row_scale[r] * d->ev->row_acc[coord_of(t, r)];
+}
+
+/* See constraints.h. */
 void mbs_con_bias(const mbs_data *d, const mbs_con_topo *t, const double *Vw,
                   const double *Aw, const int *rows, int n, double *gam)
 {
-    const mbs_model *m = d->model;
+    mbs_uc_begin(t->uc);
     for (int i = 0; i < n; ++i) {
-        const int r = row_at(rows, i), k = coord_of(t, r);
-        if (k >= 0) { /* J qacc + gam = 0 with J qacc = scale qacc_k: gam = -scale acc */
-            gam[i] = -t->row_scale[r] * d->ev->row_acc[k];
-            continue;
-        }
-        const mbs_joint_model *j = &m->joints[t->cut[t->row_cut[r]]];
-        const mbs_cut_row *row = &j->rows[r - j->conadr];
-        const double *Vp = Vw + 6 * j->parent, *Vc = Vw + 6 * j->child;
-        const double *Ap = Aw + 6 * j->parent, *Ac = Aw + 6 * j->child;
-        cut_geom g;
-        double W[6], Wd[6], dV[6], dA[6];
-        geom(d, j, &g);
-        row_wrench(&g, row, W);
-        row_wrench_dot(&g, row, Vp, Vc, Wd);
-        for (int e = 0; e < 6; ++e) dV[e] = Vc[e] - Vp[e], dA[e] = Ac[e] - Ap[e];
-        gam[i] = t->row_scale[r] * (s6_dot(Wd, dV) + s6_dot(W, dA));
+        const int r = row_at(rows, i);
+        gam[i] = t->src[t->row_cut[r]]->bias(d, t, Vw, Aw, r);
     }
+}
+
+/* See constraints.h. */
+double mbs_con_zero_target(const mbs_data *d, const mbs_con_topo *t, int r)
+{
+    (void)d, (void)t, (void)r;
+    return 0.0;
+}
+
+/* A coordinate row's scale times its velocity target. */
+static double coord_target(const mbs_data *d, const mbs_con_topo *t, int r)
+{
+    return t->row_scale[r] * d->ev->row_vel[coord_of(t, r)];
 }
 
 /* See constraints.h. */
@@ -368,10 +440,35 @@ void mbs_con_velocity_target(const mbs_data *d, const mbs_con_topo *t, const int
                              double *c)
 {
     for (int i = 0; i < n; ++i) {
-        const int r = row_at(rows, i), k = coord_of(t, r);
-        c[i] = k >= 0 ? t->row_scale[r] * d->ev->row_vel[k] : 0.0;
+        const int r = row_at(rows, i);
+        c[i] = t->src[t->row_cut[r]]->velocity_target(d, t, r);
     }
 }
+
+/* "cut joint NAME" of entry c (a coordinate row: the joint of its dof, named as its
+   messages named it before coordinate rows had a source of their own). */
+static const char *cut_label(const mbs_data *d, const mbs_con_topo *t, int c, char *buf,
+                             int len)
+{
+    char name[80];
+    snprintf(buf, (size_t)len, "cut joint %s",
+             mbs_joint_label(d->model, t->cut[c], name, (int)sizeof name));
+    return buf;
+}
+
+/* See constraints.h. */
+const char *mbs_con_label(const mbs_data *d, const mbs_con_topo *t, int r, char *buf, int len,
+                          int *local)
+{
+    const int c = t->row_cut[r];
+    if (local) *local = r - t->ent_row[c];
+    return t->src[c]->label(d, t, c, buf, len);
+}
+
+static const mbs_con_source cut_source = {cut_residual, cut_jacobian, cut_bias,
+                                          mbs_con_zero_target, cut_label};
+static const mbs_con_source coord_source = {coord_residual, coord_jacobian, coord_bias,
+                                            coord_target, cut_label};
 
 /* See constraints.h. */
 void mbs_con_rows(const mbs_data *d, int joint, const int *k, int n, const double *Vw,

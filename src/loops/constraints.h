@@ -10,37 +10,15 @@
  * with Sw_k the world-frame motion subspace of dof k, V the world spatial velocities and
  * A the spatial accelerations at qacc = 0 without gravity (the tree's velocity-product
  * terms). Rows are scaled for the solver: POINT and DISTANCE rows by 1 / con_length of
- * their cut joint, ANGLE rows by 1, so that all rows are dimensionless and comparable. */
+ * their cut joint, ANGLE rows by 1, so that all rows are dimensionless and comparable.
+ * User constraints and couplings give their rows through their own source (user_rows.c),
+ * coordinate rows through theirs (con_topo.h): the functions below serve every row. */
 #ifndef MBS_SOLVERS_CONSTRAINTS_H
 #define MBS_SOLVERS_CONSTRAINTS_H
 
 #include "core/internal.h"
+#include "loops/con_topo.h"
 
-/* The loop structure of a model, derived once at data creation.
- * Coordinate rows (src/events/events.h: a prescribed motion, a locked friction, a stop in
- * contact) follow the ncon cut-joint rows: row ncon + k is h = scale_k (q_i - target_k),
- * J = scale_k e_i for the dof i it holds; J̇q̇ = -scale_k acc_target_k. Each is listed here
- * as one more "cut" after the ncut cut joints (index ncut + k) whose path is its single dof,
- * so the row machinery (residuals, Jacobians, closures for the sparse solves) serves it
- * unchanged; cut[ncut + k] is the joint the dof belongs to (for messages). */
-typedef struct mbs_con_topo {
-    int ncon;          /* cut-joint rows; coordinate rows ncon .. ncon + ncoord - 1 follow */
-    int ncoord;        /* coordinate rows */
-    int nv;            /* velocity coordinates (columns) */
-    int ncut;          /* cut joints */
-    int nent;          /* ncut + ncoord: entries of cut, path_adr, clo_adr, overlap's side */
-    int *cut;          /* [ncut + ncoord] cut joint ids, ascending; then coordinate rows' joints */
-    int *row_cut;      /* [ncon + ncoord] index into cut of each row's joint */
-    double *row_scale; /* [ncon + ncoord] scale of each row (see the file comment) */
-    int *path_adr;     /* [ncut + ncoord + 1] first entry of each cut joint's path */
-    int *path_dof;     /* [path_adr[ncut]] dofs whose columns its rows touch */
-    double *path_sign; /* [path_adr[ncut]] +1 child side, -1 parent side */
-    int *clo_adr;      /* [ncut + ncoord + 1] first entry of each cut joint's closure */
-    int *clo_dof;      /* [clo_adr[ncut]] its path dofs and all their ancestor dofs, descending:
-                          the support of L^-T J^T for the L^T D L factor of M (RBDA §6.5) */
-    int maxclo;        /* largest closure */
-    unsigned char *overlap; /* [(ncut + ncoord)^2] 1 when two closures share a dof */
-} mbs_con_topo;
 
 /* Build the loop structure of m into t (allocates); MBS_OK or MBS_ERR_NOMEM. */
 int mbs_con_topo_init(const mbs_model *m, mbs_con_topo *t);
@@ -78,6 +56,11 @@ void mbs_con_velocity_target(const mbs_data *d, const mbs_con_topo *t, const int
    joint's parent and child are read) is given, their rates Wd (6 n); needs the poses. */
 void mbs_con_rows(const mbs_data *d, int joint, const int *k, int n, const double *Vw,
                   double *W, double *Wd);
+
+/* "cut joint NAME" or "user constraint NAME" (the owner of row r) into buf, and into *local
+   (nullable) the row's index within its owner. */
+const char *mbs_con_label(const mbs_data *d, const mbs_con_topo *t, int r, char *buf, int len,
+                          int *local);
 
 /* y = J x for scaled rows J (n x nv) built by mbs_con_jacobian, using the path sparsity. */
 void mbs_con_jmul(const mbs_con_topo *t, const int *rows, int n, const double *J,

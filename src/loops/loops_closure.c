@@ -41,7 +41,7 @@ int loops_factor_jv(mbs_data *d, mbs_loops *L)
     int info = 0;
     while (info < L->rank && fabs(L->LU[info + (size_t)info * (size_t)L->rank]) > 0.0) ++info;
     return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: singular configuration: J_v of the "
-                         "partition is singular (cut joint %s)",
+                         "partition is singular (%s)",
                          loops_row_label(d, L, L->arow[info < L->rank ? info : 0], buf, (int)sizeof buf));
 }
 
@@ -82,7 +82,7 @@ static int newton_fail(mbs_data *d, mbs_loops *L, int it, double res)
 {
     char buf[96];
     const int k = loops_argmax_abs(L->h, L->rank);
-    return MBS_DATA_FAIL(d, MBS_ERR_CONVERGENCE, "loops: closure of cut joint %s did not "
+    return MBS_DATA_FAIL(d, MBS_ERR_CONVERGENCE, "loops: closure of %s did not "
                          "converge in %d Newton iterations (scaled residual %.3g%s)",
                          loops_row_label(d, L, L->arow[k], buf, (int)sizeof buf), it, res,
                          isfinite(res) ? "" : ": a curve joint without a contact point there?");
@@ -291,17 +291,16 @@ static int check_dropped(mbs_data *d, mbs_loops *L)
     mbs_con_residual(d, &L->t, L->drow, nd, L->h);
     const int k = loops_argmax_abs(L->h, nd);
     if (fabs(L->h[k]) <= MBS_LOOP_INCONSISTENT_TOL) return MBS_OK;
-    char buf[96];
-    const int r = L->drow[k];
-    const mbs_joint_model *j = &d->model->joints[L->t.cut[L->t.row_cut[r]]];
+    char buf[128];
+    int local;
+    mbs_con_label(d, &L->t, L->drow[k], buf, (int)sizeof buf, &local);
     if (!isfinite(L->h[k]))
-        return MBS_DATA_FAIL(d, MBS_ERR_CONVERGENCE, "loops: row %d of cut joint %s is not "
-                             "finite here (a curve joint without a contact point?)",
-                             r - j->conadr, loops_row_label(d, L, r, buf, (int)sizeof buf));
-    return MBS_DATA_FAIL(d, MBS_ERR_INCONSISTENT, "loops: the constraints of cut joint %s are "
+        return MBS_DATA_FAIL(d, MBS_ERR_CONVERGENCE, "loops: row %d of %s is not finite here (a "
+                             "curve joint without a contact point, a failed user function?)",
+                             local, buf);
+    return MBS_DATA_FAIL(d, MBS_ERR_INCONSISTENT, "loops: the constraints of %s are "
                          "inconsistent: its row %d is redundant but violated by %.3g (scaled) "
-                         "once the independent rows hold",
-                         loops_row_label(d, L, r, buf, (int)sizeof buf), r - j->conadr, L->h[k]);
+                         "once the independent rows hold", buf, local, L->h[k]);
 }
 
 /* A new partition at q when J_v got ill-conditioned (MBS_LOOP_REPARTITION_RATIO times worse

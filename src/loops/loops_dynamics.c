@@ -29,7 +29,7 @@ static int chol_check(mbs_data *d, const mbs_loops *L, int info)
     if (info == 0) return MBS_OK;
     char buf[96];
     return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: singular configuration: the active "
-                         "constraint rows are dependent (cut joint %s)",
+                         "constraint rows are dependent (%s)",
                          loops_row_label(d, L, L->arow[info > 0 ? info - 1 : 0], buf, (int)sizeof buf));
 }
 
@@ -289,7 +289,7 @@ int loops_check_accel(mbs_data *d, mbs_loops *L, const double *qacc, int r)
         if (fabs(res) <= 1e-6 * s + 1e-12) continue;
         char buf[96];
         return MBS_DATA_FAIL(d, MBS_ERR_INCONSISTENT, "inverse_dynamics: qacc violates the "
-                             "acceleration constraint of cut joint %s (scaled residual %.3g)",
+                             "acceleration constraint of %s (scaled residual %.3g)",
                              loops_row_label(d, L, L->arow[i], buf, (int)sizeof buf), res);
     }
     return MBS_OK;

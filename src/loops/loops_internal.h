@@ -14,6 +14,7 @@
 #include "core/linalg.h"
 #include "events/events.h"
 #include "loops/constraints.h"
+#include "loops/user_rows.h"
 #include "core/dense.h"
 #include "elements/couplings.h"
 

@@ -107,7 +107,7 @@ void mbs_loops_destroy(mbs_data *d)
 /* Label of the cut joint that owns row r. */
 const char *loops_row_label(const mbs_data *d, const mbs_loops *L, int r, char *buf, int len)
 {
-    return mbs_joint_label(d->model, L->t.cut[L->t.row_cut[r]], buf, len);
+    return mbs_con_label(d, &L->t, r, buf, len, NULL);
 }
 
 /* Index i of the largest |x[i]| (0 when n == 0). */
@@ -255,7 +255,7 @@ static int qr_partition(mbs_data *d, mbs_loops *L, const unsigned char *held)
         if (!(rrr > MBS_LOOP_RANK_TOL * fabs(L->qr[0]))) {
             char buf[96];
             return MBS_DATA_FAIL(d, MBS_ERR_SINGULAR, "loops: no valid partition: the rows of "
-                                 "cut joint %s are dependent at this configuration",
+                                 "%s are dependent at this configuration",
                                  loops_row_label(d, L, L->arow[r - 1], buf, (int)sizeof buf));
         }
     }
@@ -325,10 +325,12 @@ int loops_prefer_back(mbs_data *d, mbs_loops *L)
 int loops_select_all(mbs_data *d, mbs_loops *L)
 {
     mbs_kinematics(d);
+    int st = mbs_uc_check(d, &L->t); /* a user's Jacobian, once per data */
+    if (st != MBS_OK) return st;
     loops_candidates(d, L);
     loops_eval_jacobian(d, L, L->cand, L->ncand);
     L->selected = 0;
-    int st = select_rows(d, L);
+    st = select_rows(d, L);
     if (st != MBS_OK) return st;
     loops_eval_jacobian(d, L, L->arow, L->rank);
     st = loops_partition(d, L);

@@ -23,6 +23,7 @@
 #include "core/params.h"
 #include "model/point_mass.h"
 #include "loops/analytic/closure.h"
+#include "loops/user_rows.h"
 #include "contact/contact.h"
 #include "core/kernels.h"
 #include "planar/planar.h"
@@ -556,6 +557,11 @@ static int build_model(const mbs_builder *b, const topo *t, mbs_model **out)
         return st;
     }
     mbs_compile_cuts(m);
+    st = mbs_uc_compile(b, m, builder_err(b)); /* their rows follow the cut joints' */
+    if (st != MBS_OK) {
+        mbs_model_destroy(m);
+        return st;
+    }
     for (int t = 0; t < m->ntree; ++t) /* every tree joint's kernels, once */
         m->joints[m->tree[t]].kern = mbs_kernels_pick(&m->joints[m->tree[t]]);
     m->q_flat = mbs_q_is_flat(m);

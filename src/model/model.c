@@ -34,6 +34,7 @@ void mbs_model_destroy(mbs_model *m)
     mbs_model_elements_free(m);
     mbs_events_model_free(m->ev);
     mbs_closure_model_free(m->closure);
+    free(m->uc);
     free(m);
 }
 

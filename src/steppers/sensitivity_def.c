@@ -109,6 +109,14 @@ int mbs_sens_check(const mbs_model *m, mbs_data *d, const mbs_param *params, int
     int st = check_params(m, d, params, np);
     if (st == MBS_OK) st = check_def(d, def);
     if (st != MBS_OK) return st;
+    if (m->nuc > 0)
+        return MBS_DATA_FAIL(d, MBS_ERR_STATE, "mbs_sens_create: the model has user constraints "
+                             "or joint couplings, whose sensitivities are not taken");
+    for (int k = 0; m->ncon > 0 && k < np; ++k)
+        if (mbs_param_is_geometry(&params[k]))
+            return MBS_DATA_FAIL(d, MBS_ERR_STATE, "mbs_sens_create: parameter %d is a geometry "
+                                 "parameter of a model with closed loops: it moves the closure, "
+                                 "whose sensitivity at the start is not taken", k);
     if (m->ncon > 0 && !mbs_loops_is_closed(d))
         return MBS_DATA_FAIL(d, MBS_ERR_STATE, "mbs_sens_create: the loops of the data's state "
                              "are not closed (mbs_assemble first)");

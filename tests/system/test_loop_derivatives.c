@@ -348,6 +348,31 @@ static void test_sensitivities(void **state)
 
 /* What is refused, with the state as it was: off the constraint manifold (MBS_ERR_STATE), a
    near-singular position (MBS_ERR_SINGULAR), inverse-dynamics derivatives of loops. */
+/* A geometry parameter moves the closure: its sensitivity at the start is not zero, so a
+   run that starts from zero would be wrong; refused (a 3-D four-bar closed by Newton, whose
+   geometry may change). */
+static void test_geometry_sens_refused(void **state)
+{
+    (void)state;
+    lm_fourbar p = lm_default_fourbar();
+    lm_mech mech;
+    lm_set_planar(MBS_PLANAR_OFF), lm_set_closure(MBS_CLOSURE_NEWTON);
+    assert_int_equal(lm_build_fourbar(&p, &mech), MBS_OK);
+    lm_set_planar(MBS_PLANAR_AUTO), lm_set_closure(MBS_CLOSURE_ANALYTIC);
+    mbs_data *d = mbs_data_create(mech.model);
+    assert_int_equal(mbs_assemble(d), MBS_OK);
+    const mbs_param geo = {MBS_PARAM_FRAME_PARENT_POS, 1, 0};
+    double x = 0.0;
+    assert_int_equal(mbs_model_get_param(mech.model, &geo, &x), MBS_OK);
+    mbs_sens_def sd = mbs_default_sens_def();
+    mbs_sens *s = NULL;
+    assert_int_equal(mbs_sens_create(mech.model, d, &geo, 1, &sd, &s), MBS_ERR_STATE);
+    assert_non_null(strstr(mbs_data_error(d), "geometry parameter"));
+    assert_null(s);
+    mbs_data_destroy(d);
+    lm_mech_free(&mech);
+}
+
 static void test_refused(void **state)
 {
     (void)state;
@@ -398,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_a02),
         cmocka_unit_test(test_door_rank0),  cmocka_unit_test(test_sensitivities),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_geometry_sens_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include "cg_aba.h"
 #include "cg_loops.h"
 #include "elements/couplings.h"
+#include "core/uconstr.h"
 #include "events/events.h"
 
 #include <stdlib.h>
@@ -46,6 +47,9 @@ int cg_check_model(const mbs_model *m, char *why, int len)
             return snprintf(why, (size_t)len, "joint %s: its coordinates (%s) are not generated",
                             mbs_joint_label(m, m->tree[t], buf, (int)sizeof buf), jm->ops->name), -1;
     }
+    if (m->nuc > 0) /* their rows are the library's (a user function, a coupling) */
+        return snprintf(why, (size_t)len, "user constraint or joint coupling \"%s\" is not "
+                        "generated (they run in the library only)", m->uc[0].name), -1;
     if (m->nrotor > 0)
         return snprintf(why, (size_t)len, "rotor %s is not generated (rotors, point masses on "
                         "line forces and nodes run in the library only)",

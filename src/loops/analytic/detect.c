@@ -254,7 +254,7 @@ static int gather(const mbs_model *m, const mbs_con_topo *t, const mbs_pose *xw0
 int mbs_closure_detect(const mbs_model *m, mbs_closure_model **out)
 {
     *out = NULL;
-    if (m->ncon == 0) return MBS_OK;
+    if (m->ncon == 0 || m->nuc > 0) return MBS_OK; /* user rows: the Newton strategy */
     mbs_closure_model *cm = calloc(1, sizeof *cm);
     if (!cm || mbs_con_topo_init(m, &cm->topo) != MBS_OK) {
         mbs_closure_model_free(cm);

@@ -907,6 +907,84 @@ static void test_user_states_no_alloc(void **state)
     mbs_model_destroy(m);
 }
 
+/* Knife-edge row (velocity level, J given, J̇v by differences). */
+static int uc_knife(mbs_data *d, double *h, double *J, double *jdotv, void *user)
+{
+    (void)h, (void)jdotv, (void)user;
+    const double th = mbs_data_q(d)[2];
+    if (J) J[0] = -sin(th), J[1] = cos(th), J[2] = J[3] = 0.0;
+    return 0;
+}
+
+/* A holonomic row given by h alone (Jacobian and J̇v by differences): q3 = 0.3 q2. */
+static int uc_ratio(mbs_data *d, double *h, double *J, double *jdotv, void *user)
+{
+    (void)J, (void)jdotv, (void)user;
+    double p[3], R[9];
+    if (mbs_body_pose(d, 3, p, R) != MBS_OK) return -1; /* a kinematic query inside */
+    h[0] = mbs_data_q(d)[3] - 0.3 * mbs_data_q(d)[2];
+    return 0;
+}
+
+/* A knife edge (with knife) and a pendulum pair held by a user row and a coupling. */
+static mbs_model *uc_model(int knife)
+{
+    mbs_builder *b = mbs_builder_create();
+    mbs_body_def none = mbs_default_body_def(), body = mbs_default_body_def();
+    none.mass = 0.0;
+    memset(none.inertia, 0, sizeof none.inertia);
+    const int bx = mbs_add_body(b, &none), by = mbs_add_body(b, &none);
+    const int bd = mbs_add_body(b, &body), bp = mbs_add_body(b, &body), bq = mbs_add_body(b, &body);
+    mbs_joint_def j = mbs_default_joint_def(MBS_JOINT_PRISMATIC);
+    j.parent = MBS_WORLD, j.child = bx, j.axis[0] = 1, j.axis[2] = 0;
+    mbs_add_joint(b, &j);
+    j.parent = bx, j.child = by, j.axis[0] = 0, j.axis[1] = 1;
+    mbs_add_joint(b, &j);
+    j = mbs_default_joint_def(MBS_JOINT_REVOLUTE);
+    j.parent = by, j.child = bd;
+    mbs_add_joint(b, &j);
+    j.parent = MBS_WORLD, j.child = bp, j.axis[0] = 1, j.axis[2] = 0;
+    mbs_add_joint(b, &j);
+    j.child = bq;
+    const int jq = mbs_add_joint(b, &j);
+    mbs_user_constraint_def u = mbs_default_user_constraint_def();
+    u.nrow = 1, u.velocity_level = 1, u.jacobian = 1, u.fn = uc_knife;
+    if (knife) mbs_add_user_constraint(b, &u);
+    u = mbs_default_user_constraint_def();
+    u.nrow = 1, u.fn = uc_ratio;
+    mbs_add_user_constraint(b, &u);
+    mbs_joint_coupling_def c = mbs_default_joint_coupling_def();
+    c.joint_a = jq, c.joint_b = 3, c.ratio = 2.0;
+    mbs_add_joint_coupling(b, &c);
+    mbs_model *m = NULL;
+    assert_int_equal(mbs_compile(b, &m), MBS_OK);
+    mbs_builder_destroy(b);
+    return m;
+}
+
+/* User constraints (their differences included) and a coupling allocate nothing after
+   mbs_data_create: every call of the table (the velocity-level row left out: linearize
+   refuses it), dynamics and steps. */
+static void test_user_constraints_no_alloc(void **state)
+{
+    (void)state;
+    for (int knife = 0; knife < 2; ++knife) {
+        mbs_model *m = uc_model(knife);
+        mbs_data *d = mbs_data_create(m);
+        mbs_data_v(d)[2] = 1.5, mbs_data_v(d)[0] = 0.3;
+        assert_int_equal(mbs_assemble(d), MBS_OK);
+        if (!knife) run_table(d);
+        count_begin();
+        const int st = mbs_forward_dynamics(d);
+        assert_int_equal(count_end(), 0);
+        assert_int_equal(st, MBS_OK);
+        steps_no_alloc(d, MBS_STEP_RK4, 20);
+        steps_no_alloc(d, MBS_STEP_EULER, 20);
+        mbs_data_destroy(d);
+        mbs_model_destroy(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -924,6 +1002,7 @@ int main(void)
         cmocka_unit_test(test_reaction_friction_no_alloc),
         cmocka_unit_test(test_issue14_no_alloc),
         cmocka_unit_test(test_user_states_no_alloc),
+        cmocka_unit_test(test_user_constraints_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,13 +82,15 @@ static void test_quadruped_floating(void **state)
     mbs_model_destroy(m);
 }
 
-/* The 6- and 7-axis arms: names kept, mimic and transmission ignored, damping read. */
+/* The 6- and 7-axis arms: names kept, the mimic a joint coupling, transmission ignored,
+   damping read. */
 static void test_arms(void **state)
 {
     (void)state;
     mbs_model *m6 = load(data("robots/arm6.urdf")), *m7 = load(data("robots/arm7.urdf"));
     assert_int_equal(mbs_model_nv(m6), 6);
-    assert_int_equal(mbs_model_nv(m7), 9); /* 7 + two fingers: the mimic is not a constraint */
+    assert_int_equal(mbs_model_nv(m7), 9); /* 7 + two fingers, coupled by the mimic */
+    assert_int_equal(mbs_model_nuser_constraints(m7), 1);
     assert_true(mbs_model_find_body(m6, "wrist_3_link") > 0 && mbs_model_find_joint(m6, "elbow_joint") >= 0);
     assert_int_equal(mbs_model_nforce(m6), 6); /* dynamics damping on six revolute joints */
     mbs_data *d = mbs_data_create(m7);
