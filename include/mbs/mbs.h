@@ -1154,6 +1154,97 @@ int mbs_user_states_derivative(mbs_data *d, double *xdot);
    for a model without user states. MBS_ERR_ARG for a NULL run or dx, or a bad k. */
 int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 
+/* ---------------------------------------------------------------- shapes and unilateral contact */
+/* Collision shapes fixed on bodies (body coordinates; a shape's own axes are those of its
+   pose frame: x_body = rot x_shape + pos), and the compliant contact element between them
+   (docs/api.md "Shapes and contact").
+     MBS_COLLISION_SPHERE    radius size[0]
+     MBS_COLLISION_CAPSULE   radius size[0], half length size[1] of its axis (shape z)
+     MBS_COLLISION_BOX       half extents size[0..2] along shape x, y, z
+     MBS_COLLISION_CYLINDER  radius size[0], half length size[1] along shape z
+     MBS_COLLISION_PLANE     the half-space z <= 0 of its frame (normal +z), on MBS_WORLD only
+     MBS_COLLISION_MESH      the convex hull of nvertex vertices (3 each, shape coordinates);
+                             with triangles (3 vertex indices each, counterclockwise seen
+                             from outside) its volume, centre and inertia for
+                             mbs_body_def_from_shape */
+typedef enum mbs_collision_kind {
+    MBS_COLLISION_SPHERE, MBS_COLLISION_CAPSULE, MBS_COLLISION_BOX, MBS_COLLISION_CYLINDER,
+    MBS_COLLISION_PLANE, MBS_COLLISION_MESH
+} mbs_collision_kind;
+typedef struct mbs_shape_def {
+    const char *name;          /* copied; may be NULL */
+    int body;                  /* body id; MBS_WORLD allowed (a plane: MBS_WORLD only) */
+    mbs_collision_kind kind;
+    double size[3];            /* see the kinds above; > 0 where used */
+    mbs_frame pose;            /* the shape frame on the body */
+    const double *vertices;    /* mesh: [3 nvertex], copied */
+    int nvertex;               /* mesh: >= 4, not all in one plane */
+    const int *triangles;      /* mesh: [3 ntriangle] (may be NULL: no mass properties) */
+    int ntriangle;
+    unsigned group, mask;      /* shapes a, b may touch when (a.group & b.mask) and
+                                  (b.group & a.mask) are both nonzero */
+} mbs_shape_def;
+/* no name, body MBS_WORLD, sphere of radius 0 (set it), identity pose, no mesh, group 1,
+   mask all bits */
+mbs_shape_def mbs_default_shape_def(void);
+/* Shape id (>= 0) or MBS_ERR_ARG naming the shape: a bad body or kind, a size <= 0,
+   non-finite or beyond 1e100 where the kind uses it, a non-finite or non-orthonormal pose, a
+   plane on a body, a mesh with fewer than 4 vertices, non-finite vertices, all vertices in one
+   plane, a triangle index out of range, or triangles enclosing no positive volume. */
+int mbs_add_shape(mbs_builder *b, const mbs_shape_def *def);
+/* A body with the mass, centre of mass and inertia of a shape of uniform density (> 0):
+   primitives in closed form, a mesh (with triangles) by the divergence theorem (Mirtich,
+   "Fast and accurate computation of polyhedral mass properties", 1996), in the body
+   coordinates of the shape's pose. MBS_ERR_ARG for a plane, a mesh without triangles or the
+   errors of mbs_add_shape; *out untouched then. The name of out is def->name. */
+int mbs_body_def_from_shape(const mbs_shape_def *def, double density, mbs_body_def *out);
+
+/* Contact law of a pair of shapes (Hunt, Crossley, "Coefficient of restitution interpreted
+   as damping in vibroimpact", 1975): with penetration x >= 0 and its rate xd, the normal
+   force F = k x^n (1 + c xd / v0), never pulling, v0 the approach speed when the contact
+   started (located as an event; at least 0.01 m/s), c solved at build time so that a normal
+   impact rebounds with restitution e at any speed (Hunt and Crossley's c = 3 (1 - e) / 2 is
+   its first order near e = 1). The
+   friction is a tangential spring-damper from an anchor where the contact sticks
+   (Ft = -kt z - ct vs, z the slip since the anchor, vs the slip velocity), limited to the
+   Coulomb cone mu F: beyond it the contact slides with |Ft| = mu F and the anchor follows. */
+typedef struct mbs_contact_params {
+    double stiffness;          /* k > 0, N / m^n */
+    double exponent;           /* n in [1, 3] (1.5: Hertz) */
+    double restitution;        /* e in (0, 1] */
+    double friction;           /* mu >= 0 */
+    double tangent_stiffness;  /* kt > 0, N / m */
+    double tangent_damping;    /* ct >= 0, N s / m */
+} mbs_contact_params;
+/* k 1e6, n 1.5, e 0.5, mu 0.5, kt 1e5, ct 0 */
+mbs_contact_params mbs_default_contact_params(void);
+/* The contact element between the shapes added so far: every pair passing the group/mask
+   filter, not on one body and not both on the world, touches with the parameters params
+   (NULL: the defaults); pairs whose bodies a joint connects do not (unless joined is
+   nonzero). Force element id, or MBS_ERR_ARG / MBS_ERR_NOMEM. It owns user states (from
+   mbs_contact_states_adr): for each pair, in the order of (lower shape id, higher shape id),
+   for each of its contact slots the slip z (3, world) and the approach speed v0 of its last
+   start, and last the energy the element has dissipated. */
+int mbs_add_contact(mbs_builder *b, const mbs_contact_params *params, int joined);
+/* Other parameters for one pair of shapes of a contact element. */
+int mbs_set_contact_pair(mbs_builder *b, int element, int shape_a, int shape_b,
+                         const mbs_contact_params *params);
+/* The contact points of a pair at the data's last dynamics evaluation (allocation-free):
+   up to max of them, each with its world point (3, where the forces act: on the surface of
+   one of the two shapes, the one first in the kind order sphere, capsule, box, cylinder,
+   mesh, plane, so that a ball or wheel rolls on its own radius), its normal
+   (3, from shape_a towards shape_b), its penetration (> 0 in contact) and the force on
+   shape_b (3, world; shape_a gets the opposite). Returns the number written (0 when they do
+   not touch) or MBS_ERR_ARG for a bad element or a pair the element does not hold. Any
+   output array may be NULL. */
+int mbs_contact_query(const mbs_data *d, int element, int shape_a, int shape_b, int max,
+                      double *point, double *normal, double *penetration, double *force);
+/* Energy the contact element has dissipated since the start (its last state). */
+double mbs_contact_dissipated(const mbs_data *d, int element);
+/* Index of the contact element's first state in the user-state vector; MBS_ERR_ARG. */
+int mbs_contact_states_adr(const mbs_model *m, int element);
+#define MBS_CONTACT_MAX_POINTS 8 /* contact points of one pair at most */
+
 #if defined(__GNUC__) && !defined(MBS_NO_VISIBILITY)
 #pragma GCC visibility pop
 #endif

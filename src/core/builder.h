@@ -48,6 +48,11 @@ struct mbs_builder {
        element order (an element's uxadr indexes them) */
     int nux, ux_cap;
     double *ux_start;          /* [nux] */
+    /* collision shapes and contact elements (src/contact/shapes.h) */
+    int nshape, shape_cap;
+    struct mbs_shape_model *shapes; /* [nshape] */
+    int nset, set_cap;
+    struct mbs_contact_set *sets;   /* [nset], pairs owned */
 };
 
 /* The builder's sizes and settings at one moment, to undo what was added after it (a model
@@ -56,6 +61,7 @@ typedef struct mbs_builder_mark {
     int nbody, njoint, nforce, nvisual, nstart, nrotor, nnode_start;
     int nevent, nmotion;
     int nux;
+    int nshape;
     int first_status;
     mbs_gravity_kind gravity_kind;
     double gravity[3], gravity_center[3], gravity_mu;

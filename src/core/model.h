@@ -97,6 +97,11 @@ struct mbs_model {
     /* q-manifold (src/core/qmanifold.c): 1 when every coordinate is Euclidean with its q
        index equal to its v index, so q (+) dt v is q + dt v element by element */
     int q_flat;
+    /* collision shapes and contact elements (src/contact/shapes.h); NULL without shapes */
+    struct mbs_contact_model *contact;
+    unsigned char *ux_quad;   /* [nux] 1: a user state no equation reads (a quadrature: a
+                                 contact's dissipated energy), left out of RK4's stiffness
+                                 estimate; NULL when there is none */
 };
 
 /* Host input wrench on one body, held until changed. */
@@ -204,6 +209,8 @@ struct mbs_data {
        dofs crba_group[5k+1 .. 5k+n], each the dof_parent of the one before */
     int *crba_group;      /* [5 nv] */
     int crba_ngroup;
+    /* contact workspace (src/contact/shapes.h); NULL without shapes */
+    struct mbs_contact_data *contact;
 };
 
 /* Every array of struct mbs_data that mbs_data_create allocates itself (api/data.c): type,

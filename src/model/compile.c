@@ -24,6 +24,7 @@
 #include "model/point_mass.h"
 #include "loops/analytic/closure.h"
 #include "contact/contact.h"
+#include "contact/shapes.h"
 #include "core/kernels.h"
 #include "planar/planar.h"
 #include "elements/compile_elements.h"
@@ -627,6 +628,7 @@ int mbs_compile(const mbs_builder *b, mbs_model **out)
     if (st == MBS_OK) st = mbs_start_compile(b, m, err);
     if (st == MBS_OK) st = mbs_ustates_compile(b, m, err); /* user states' start values */
     free(t.block);
+    if (st == MBS_OK) st = mbs_contact_compile(b, m, err); /* shapes and contact elements */
     if (st == MBS_OK) st = mbs_events_compile(b, m, err); /* events, motions, friction, stops */
     if (st == MBS_OK) st = check_loops_supported(m, err);
     if (st == MBS_OK) st = detect_paths(b, m, err);
