@@ -1,15 +1,13 @@
 /* Unilateral contact in motion, against closed forms and conservation: a ball bouncing with
  * the restitution asked, a box that sticks on an incline below tan(angle) = mu and slides
  * with g (sin - mu cos) above, a ball rolling without slipping (x = R phi), the energy
- * balance (kinetic + potential + dissipated), a fast ball stopped by a thin plate, and no
- * allocation while stepping. */
+ * balance (kinetic + potential + dissipated) and a fast ball stopped by a thin plate (no
+ * allocation: test_collide_noalloc.c). */
 #include "common.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "count_alloc.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -331,32 +329,6 @@ static void test_thin_plate(void **state)
     assert_true(plate(1e-5) > 0.015); /* above the plate, bounced */
 }
 
-/* No allocation while stepping through contact starts and ends, and in the queries. */
-static void test_no_alloc(void **state)
-{
-    (void)state;
-    scene sc;
-    ball_scene(&sc, (double[3]){1.0, 0, -9.81}, 0.1);
-    mbs_shape_def s = mbs_default_shape_def();
-    s.kind = MBS_COLLISION_BOX, s.size[0] = s.size[1] = s.size[2] = 0.1;
-    add_shape_body(&sc, s, "box");
-    scene_end(&sc, NULL, MBS_STEP_RK4, 0.0);
-    body_q(&sc, "ball")[2] = 0.5, body_q(&sc, "box")[2] = 0.3, body_q(&sc, "box")[0] = 0.05;
-    double pt[24], n[24], pen[8], f[24];
-    count_begin();
-    for (int k = 0; k < 1000; ++k) {
-        step_ok(&sc, 1e-3);
-        mbs_contact_query(sc.d, sc.element, 1, 2, 8, pt, n, pen, f);
-        mbs_contact_query(sc.d, sc.element, 0, 2, 8, pt, n, pen, f);
-    }
-    const long nalloc = count_end();
-    printf("  %ld contact starts, %ld allocations\n", mbs_data_event_count(sc.d, 0) +
-           mbs_data_event_count(sc.d, 1) + mbs_data_event_count(sc.d, 2), nalloc);
-    assert_int_equal(nalloc, 0);
-    assert_true(mbs_data_event_count(sc.d, 0) > 0);
-    scene_free(&sc);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -369,7 +341,6 @@ int main(void)
         cmocka_unit_test(test_rolling),
         cmocka_unit_test(test_energy_balance),
         cmocka_unit_test(test_thin_plate),
-        cmocka_unit_test(test_no_alloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

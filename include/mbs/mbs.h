@@ -1202,7 +1202,7 @@ int mbs_body_def_from_shape(const mbs_shape_def *def, double density, mbs_body_d
 /* Contact law of a pair of shapes (Hunt, Crossley, "Coefficient of restitution interpreted
    as damping in vibroimpact", 1975): with penetration x >= 0 and its rate xd, the normal
    force F = k x^n (1 + c xd / v0), never pulling, v0 the approach speed when the contact
-   started (located as an event; at least 0.01 m/s), c solved at build time so that a normal
+   started (located as an event; at least 0.1 m/s), c solved at build time so that a normal
    impact rebounds with restitution e at any speed (Hunt and Crossley's c = 3 (1 - e) / 2 is
    its first order near e = 1). The
    friction is a tangential spring-damper from an anchor where the contact sticks

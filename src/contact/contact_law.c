@@ -13,7 +13,8 @@
 
 #include <math.h>
 
-#define V0_MIN 1e-2   /* m/s: below it the damping is that of an impact at this speed */
+#define V0_MIN 0.1    /* m/s: slower impacts and resting contact are damped as at this speed
+                         (a bounded damping rate: about g c / V0_MIN when resting) */
 #define TAU_FREE 1e-2 /* s: relaxation of the slip of a slot out of contact */
 
 /* World velocity of the material point at world p of body. */
