@@ -4,7 +4,7 @@
 #   --no-cvode   all but SUNDIALS (libsundials-dev and what it pulls in: about half of the
 #                download), for a build configured with -Dcvode=disabled
 set -euo pipefail
-pkgs=(gcc g++ dpkg-dev cmake pkg-config meson ninja-build libopenblas-dev liblapacke-dev libsundials-dev libcmocka-dev libjs-three libxml2-dev libzip-dev
+pkgs=(gcc g++ dpkg-dev cmake pkg-config meson ninja-build libopenblas-dev liblapacke-dev libsundials-dev libcmocka-dev libjs-three libxml2-dev libzip-dev libccd-dev
       libsdformat-dev
       python3 python3-numpy python3-pytest python3-venv python3-mesonpy
       python3-distributed python3-matplotlib)

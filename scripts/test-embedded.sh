@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 if [ ! -f build-embedded/build.ninja ]; then
-  meson setup build-embedded -Dlapack=disabled -Dcvode=disabled -Dxml=disabled -Dtests=false -Dbench=false \
+  meson setup build-embedded -Dlapack=disabled -Dcvode=disabled -Dxml=disabled -Dccd=disabled -Dtests=false -Dbench=false \
     >/dev/null
 fi
 ninja -C build-embedded >/dev/null

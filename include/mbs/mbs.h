@@ -715,6 +715,97 @@ int mbs_model_user_constraint_row(const mbs_model *m, int id);
 /* Id of the user constraint (or coupling) named name, or a negative status. */
 int mbs_model_find_user_constraint(const mbs_model *m, const char *name);
 
+/* ---------------------------------------------------------------- shapes and unilateral contact */
+/* Collision shapes fixed on bodies (body coordinates; a shape's own axes are those of its
+   pose frame: x_body = rot x_shape + pos), and the compliant contact element between them
+   (docs/api.md "Shapes and contact").
+     MBS_COLLISION_SPHERE    radius size[0]
+     MBS_COLLISION_CAPSULE   radius size[0], half length size[1] of its axis (shape z)
+     MBS_COLLISION_BOX       half extents size[0..2] along shape x, y, z
+     MBS_COLLISION_CYLINDER  radius size[0], half length size[1] along shape z
+     MBS_COLLISION_PLANE     the half-space z <= 0 of its frame (normal +z), on MBS_WORLD only
+     MBS_COLLISION_MESH      the convex hull of nvertex vertices (3 each, shape coordinates);
+                             with triangles (3 vertex indices each, counterclockwise seen
+                             from outside) its volume, centre and inertia for
+                             mbs_body_def_from_shape */
+typedef enum mbs_collision_kind {
+    MBS_COLLISION_SPHERE, MBS_COLLISION_CAPSULE, MBS_COLLISION_BOX, MBS_COLLISION_CYLINDER,
+    MBS_COLLISION_PLANE, MBS_COLLISION_MESH
+} mbs_collision_kind;
+typedef struct mbs_shape_def {
+    const char *name;          /* copied; may be NULL */
+    int body;                  /* body id; MBS_WORLD allowed (a plane: MBS_WORLD only) */
+    mbs_collision_kind kind;
+    double size[3];            /* see the kinds above; > 0 where used */
+    mbs_frame pose;            /* the shape frame on the body */
+    const double *vertices;    /* mesh: [3 nvertex], copied */
+    int nvertex;               /* mesh: >= 4, not all in one plane */
+    const int *triangles;      /* mesh: [3 ntriangle] (may be NULL: no mass properties) */
+    int ntriangle;
+    unsigned group, mask;      /* shapes a, b may touch when (a.group & b.mask) and
+                                  (b.group & a.mask) are both nonzero */
+} mbs_shape_def;
+/* no name, body MBS_WORLD, sphere of radius 0 (set it), identity pose, no mesh, group 1,
+   mask all bits */
+mbs_shape_def mbs_default_shape_def(void);
+/* Shape id (>= 0) or MBS_ERR_ARG naming the shape: a bad body or kind, a size <= 0,
+   non-finite or beyond 1e100 where the kind uses it, a non-finite or non-orthonormal pose, a
+   plane on a body, a mesh with fewer than 4 vertices, non-finite vertices, all vertices in one
+   plane, a triangle index out of range, or triangles enclosing no positive volume. */
+int mbs_add_shape(mbs_builder *b, const mbs_shape_def *def);
+/* A body with the mass, centre of mass and inertia of a shape of uniform density (> 0):
+   primitives in closed form, a mesh (with triangles) by the divergence theorem (Mirtich,
+   "Fast and accurate computation of polyhedral mass properties", 1996), in the body
+   coordinates of the shape's pose. MBS_ERR_ARG for a plane, a mesh without triangles or the
+   errors of mbs_add_shape; *out untouched then. The name of out is def->name. */
+int mbs_body_def_from_shape(const mbs_shape_def *def, double density, mbs_body_def *out);
+
+/* Contact law of a pair of shapes (Hunt, Crossley, "Coefficient of restitution interpreted
+   as damping in vibroimpact", 1975): with penetration x >= 0 and its rate xd, the normal
+   force F = k x^n (1 + c xd / v0), never pulling, v0 the approach speed when the contact
+   started (located as an event; at least 0.1 m/s), c solved at build time so that a normal
+   impact rebounds with restitution e at any speed (Hunt and Crossley's c = 3 (1 - e) / 2 is
+   its first order near e = 1). The
+   friction is a tangential spring-damper from an anchor where the contact sticks
+   (Ft = -kt z - ct vs, z the slip since the anchor, vs the slip velocity), limited to the
+   Coulomb cone mu F: beyond it the contact slides with |Ft| = mu F and the anchor follows. */
+typedef struct mbs_contact_params {
+    double stiffness;          /* k > 0, N / m^n */
+    double exponent;           /* n in [1, 3] (1.5: Hertz) */
+    double restitution;        /* e in (0, 1] */
+    double friction;           /* mu >= 0 */
+    double tangent_stiffness;  /* kt > 0, N / m */
+    double tangent_damping;    /* ct >= 0, N s / m */
+} mbs_contact_params;
+/* k 1e6, n 1.5, e 0.5, mu 0.5, kt 1e5, ct 0 */
+mbs_contact_params mbs_default_contact_params(void);
+/* The contact element between the shapes added so far: every pair passing the group/mask
+   filter, not on one body and not both on the world, touches with the parameters params
+   (NULL: the defaults); pairs whose bodies a joint connects do not (unless joined is
+   nonzero). Force element id, or MBS_ERR_ARG / MBS_ERR_NOMEM. It owns user states (from
+   mbs_contact_states_adr): for each pair, in the order of (lower shape id, higher shape id),
+   for each of its contact slots the slip z (3, world) and the approach speed v0 of its last
+   start, and last the energy the element has dissipated. */
+int mbs_add_contact(mbs_builder *b, const mbs_contact_params *params, int joined);
+/* Other parameters for one pair of shapes of a contact element. */
+int mbs_set_contact_pair(mbs_builder *b, int element, int shape_a, int shape_b,
+                         const mbs_contact_params *params);
+/* The contact points of a pair at the data's last dynamics evaluation (allocation-free):
+   up to max of them, each with its world point (3, where the forces act: on the surface of
+   one of the two shapes, the one first in the kind order sphere, capsule, box, cylinder,
+   mesh, plane, so that a ball or wheel rolls on its own radius), its normal
+   (3, from shape_a towards shape_b), its penetration (> 0 in contact) and the force on
+   shape_b (3, world; shape_a gets the opposite). Returns the number written (0 when they do
+   not touch) or MBS_ERR_ARG for a bad element or a pair the element does not hold. Any
+   output array may be NULL. */
+int mbs_contact_query(const mbs_data *d, int element, int shape_a, int shape_b, int max,
+                      double *point, double *normal, double *penetration, double *force);
+/* Energy the contact element has dissipated since the start (its last state). */
+double mbs_contact_dissipated(const mbs_data *d, int element);
+/* Index of the contact element's first state in the user-state vector; MBS_ERR_ARG. */
+int mbs_contact_states_adr(const mbs_model *m, int element);
+#define MBS_CONTACT_MAX_POINTS 8 /* contact points of one pair at most */
+
 /* ======== MODEL (mbs_model): compile, queries, parameters */
 
 /* ---------------------------------------------------------------- compile, model */
@@ -1345,6 +1436,7 @@ int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
    is the symbol in libmbs (bindings such as Python's ctypes use those). */
 #define mbs_body_def_default                  mbs_default_body_def
 #define mbs_builder_add_body                  mbs_add_body
+#define mbs_builder_add_contact               mbs_add_contact
 #define mbs_builder_add_curve_joint           mbs_add_curve_joint
 #define mbs_builder_add_event                 mbs_add_event
 #define mbs_builder_add_force_callback        mbs_add_force_callback
@@ -1361,15 +1453,18 @@ int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 #define mbs_builder_add_line_force_two_masses mbs_add_line_force_two_masses
 #define mbs_builder_add_reaction_friction     mbs_add_reaction_friction
 #define mbs_builder_add_rotor                 mbs_add_rotor
+#define mbs_builder_add_shape                 mbs_add_shape
 #define mbs_builder_add_spring_damper         mbs_add_spring_damper
 #define mbs_builder_add_user_constraint       mbs_add_user_constraint
 #define mbs_builder_add_user_states           mbs_add_user_states
 #define mbs_builder_add_visual                mbs_add_visual
 #define mbs_builder_compile                   mbs_compile
+#define mbs_builder_set_contact_pair          mbs_set_contact_pair
 #define mbs_builder_set_joint_hold            mbs_set_joint_hold
 #define mbs_builder_set_joint_start           mbs_set_joint_start
 #define mbs_builder_set_node_start            mbs_set_node_start
 #define mbs_builder_set_user_states_start     mbs_set_user_states_start
+#define mbs_contact_params_default            mbs_default_contact_params
 #define mbs_curve_joint_def_default           mbs_default_curve_joint_def
 #define mbs_data_apply_body_wrench            mbs_apply_body_wrench
 #define mbs_data_apply_generalized_force      mbs_apply_generalized_force
@@ -1377,6 +1472,8 @@ int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 #define mbs_data_bias_forces                  mbs_bias_forces
 #define mbs_data_com                          mbs_com
 #define mbs_data_constraint_info              mbs_constraint_info
+#define mbs_data_contact_dissipated           mbs_contact_dissipated
+#define mbs_data_contact_query                mbs_contact_query
 #define mbs_data_curve_joint_contact          mbs_curve_joint_contact
 #define mbs_data_cut_joint_closure            mbs_cut_joint_closure
 #define mbs_data_cut_joint_closure_reason     mbs_cut_joint_closure_reason
@@ -1411,6 +1508,7 @@ int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 #define mbs_line_force_def_default            mbs_default_line_force_def
 #define mbs_line_force_two_masses_def_default mbs_default_line_force_two_masses_def
 #define mbs_load_options_default              mbs_default_load_options
+#define mbs_model_contact_states_adr          mbs_contact_states_adr
 #define mbs_model_difference_q                mbs_difference_q
 #define mbs_model_integrate_q                 mbs_integrate_q
 #define mbs_model_neutral_q                   mbs_neutral_q
@@ -1419,6 +1517,7 @@ int mbs_sens_get_user_states(const mbs_sens *s, int k, double *dx);
 #define mbs_rotation_from_cardan              mbs_cardan_rot
 #define mbs_rotor_def_default                 mbs_default_rotor_def
 #define mbs_sens_def_default                  mbs_default_sens_def
+#define mbs_shape_def_default                 mbs_default_shape_def
 #define mbs_spring_damper_def_default         mbs_default_spring_damper_def
 #define mbs_stepper_def_default               mbs_default_stepper_def
 #define mbs_user_constraint_def_default       mbs_default_user_constraint_def

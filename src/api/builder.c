@@ -3,6 +3,7 @@
  * the builder exactly as it was (only its error message changes). */
 #include "core/builder.h"
 #include "contact/contact.h"
+#include "contact/shapes.h"
 #include "core/internal.h"
 #include "elements/couplings.h"
 
@@ -86,6 +87,7 @@ mbs_builder_mark mbs_builder_get_mark(const mbs_builder *b)
     k.nevent = b->nevent, k.nmotion = b->nmotion;
     k.nux = b->nux;
     k.nuc = b->nuc;
+    k.nshape = b->nshape;
     k.first_status = b->first_status;
     k.gravity_kind = b->gravity_kind, k.gravity_mu = b->gravity_mu;
     v3_copy(k.gravity, b->gravity);
@@ -108,6 +110,7 @@ void mbs_builder_rollback(mbs_builder *b, const mbs_builder_mark *k)
     b->nnode_start = k->nnode_start;
     mbs_events_builder_truncate(b, k->nevent, k->nmotion);
     mbs_curve_rollback(b, k->njoint); /* curve joints added after the mark go too */
+    mbs_shapes_rollback(b, k->nshape, k->nforce); /* shapes and contact elements too */
     b->nbody = k->nbody, b->njoint = k->njoint, b->nforce = k->nforce, b->nvisual = k->nvisual;
     b->nstart = k->nstart;
     b->nux = k->nux;
@@ -140,6 +143,7 @@ void mbs_builder_destroy(mbs_builder *b)
     free(b->curves);
     free(b->ux_start);
     free(b->ucs);
+    mbs_shapes_builder_free(b);
     free(b);
 }
 

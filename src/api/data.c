@@ -14,6 +14,7 @@
 #include "loops/loops.h"
 #include "elements/couplings.h"
 #include "ustates/ustates.h"
+#include "contact/shapes.h"
 
 /* calloc of n elements of size sz, at least one element so that 0 is not mistaken for
    failure. */
@@ -39,6 +40,7 @@ static int data_alloc(mbs_data *d, const mbs_model *m)
     if (mbs_ustates_data_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* at their start values */
     if (mbs_loops_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* nothing for a tree */
     if (mbs_closure_data_create(d) != MBS_OK) return MBS_ERR_NOMEM;
+    if (mbs_contact_data_create(d) != MBS_OK) return MBS_ERR_NOMEM; /* shapes' workspace */
     /* what a failed analysis puts back of the loop solver (analysis.h) */
     return mbs_loops_snap_create(d, &d->analysis->loops_bak);
 }
@@ -101,6 +103,7 @@ void mbs_data_destroy(mbs_data *d)
     mbs_events_data_destroy(d);
     mbs_derivs_destroy(d);
     mbs_ustates_data_destroy(d);
+    mbs_contact_data_destroy(d);
     free(d);
 }
 

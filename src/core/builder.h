@@ -51,6 +51,11 @@ struct mbs_builder {
     /* user constraints and joint couplings (src/loops/user_rows.c) */
     int nuc, uc_cap;
     struct mbs_uc_model *ucs;  /* [nuc] */
+    /* collision shapes and contact elements (src/contact/shapes.h) */
+    int nshape, shape_cap;
+    struct mbs_shape_model *shapes; /* [nshape] */
+    int nset, set_cap;
+    struct mbs_contact_set *sets;   /* [nset], pairs owned */
 };
 
 /* The builder's sizes and settings at one moment, to undo what was added after it (a model
@@ -60,6 +65,7 @@ typedef struct mbs_builder_mark {
     int nevent, nmotion;
     int nux;
     int nuc;
+    int nshape;
     int first_status;
     mbs_gravity_kind gravity_kind;
     double gravity[3], gravity_center[3], gravity_mu;

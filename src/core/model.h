@@ -107,6 +107,11 @@ struct mbs_model {
     int nuc;
     struct mbs_uc_model *uc;    /* [nuc] */
     int ncon_vel;               /* velocity-level rows among them */
+    /* collision shapes and contact elements (src/contact/shapes.h); NULL without shapes */
+    struct mbs_contact_model *contact;
+    unsigned char *ux_quad;   /* [nux] 1: a user state no equation reads (a quadrature: a
+                                 contact's dissipated energy), left out of RK4's stiffness
+                                 estimate; NULL when there is none */
 };
 
 /* Host input wrench on one body, held until changed. */
@@ -219,6 +224,8 @@ struct mbs_data {
        which loops/ installs to rescale and reselect its rows; NULL without loops) */
     unsigned long geom_rev;
     void (*geom_changed)(mbs_data *d);
+    /* contact workspace (src/contact/shapes.h); NULL without shapes */
+    struct mbs_contact_data *contact;
 };
 
 /* Every array of struct mbs_data that mbs_data_create allocates itself (api/data.c): type,

@@ -7,6 +7,7 @@
 
 #include "core/builder.h"
 #include "events/events.h"
+#include "contact/shapes.h"
 #include "planar/planar.h"
 #include "core/dense.h"
 
@@ -190,12 +191,21 @@ static void build_rows(mbs_model *m, mbs_events_model *ev, const int *own)
 }
 
 /* Copy the user events (names too). */
-static int copy_events(const mbs_builder *b, mbs_events_model *ev)
+static int copy_events(const mbs_builder *b, const mbs_model *m, mbs_events_model *ev)
 {
-    for (int i = 0; i < ev->nevent; ++i) {
+    for (int i = 0; i < b->nevent; ++i) {
         ev->events[i] = b->events[i];
         ev->events[i].name = mbs_strdup_name(b->events[i].name);
         if (!ev->events[i].name) return MBS_ERR_NOMEM;
+    }
+    for (int i = b->nevent; i < ev->nevent; ++i) { /* then a contact start per shape pair */
+        mbs_event_model *e = &ev->events[i];
+        const mbs_contact_pair *q = mbs_contact_event_pair(m, i - b->nevent);
+        char name[64];
+        snprintf(name, sizeof name, "contact of shapes %d and %d", q->a, q->b);
+        e->g = mbs_contact_event_g, e->h = mbs_contact_event_h, e->user = (void *)q;
+        e->name = mbs_strdup_name(name);
+        if (!e->name) return MBS_ERR_NOMEM;
     }
     return MBS_OK;
 }
@@ -228,7 +238,7 @@ static int count_holders(const mbs_model *m)
 static int compile_into(const mbs_builder *b, mbs_model *m, mbs_events_model *ev, char *err)
 {
     int st = ev_alloc(ev, m->nforce);
-    if (st == MBS_OK) st = copy_events(b, ev);
+    if (st == MBS_OK) st = copy_events(b, m, ev);
     if (st != MBS_OK) return mbs_errorf(err, MBS_ERR_NOMEM, "compile: out of memory");
     st = resolve_all(b, m, ev, err);
     if (st != MBS_OK) return st;
@@ -249,11 +259,13 @@ static int compile_into(const mbs_builder *b, mbs_model *m, mbs_events_model *ev
 int mbs_events_compile(const mbs_builder *b, mbs_model *m, char *err)
 {
     m->ev = NULL;
-    if (b->nevent == 0 && b->nmotion == 0 && count_holders(m) == 0) return MBS_OK;
+    const int ncontact = mbs_contact_nevent(m);
+    if (b->nevent == 0 && b->nmotion == 0 && count_holders(m) == 0 && ncontact == 0)
+        return MBS_OK;
     mbs_events_model *ev = calloc(1, sizeof *ev);
     if (!ev) return mbs_errorf(err, MBS_ERR_NOMEM, "compile: out of memory");
     m->ev = ev;
-    ev->nevent = b->nevent;
+    ev->nevent = b->nevent + ncontact;
     ev->nmotion = b->nmotion;
     int st = compile_into(b, m, ev, err);
     if (st == MBS_OK && !MBS_HAVE_LAPACK && m->ncon == 0 && ev->nqrow > MBS_DENSE_SMALL)

@@ -25,6 +25,7 @@
 #include "loops/analytic/closure.h"
 #include "loops/user_rows.h"
 #include "contact/contact.h"
+#include "contact/shapes.h"
 #include "core/kernels.h"
 #include "planar/planar.h"
 #include "elements/compile_elements.h"
@@ -638,6 +639,7 @@ int mbs_compile(const mbs_builder *b, mbs_model **out)
     if (st == MBS_OK) st = mbs_start_compile(b, m, err);
     if (st == MBS_OK) st = mbs_ustates_compile(b, m, err); /* user states' start values */
     free(t.block);
+    if (st == MBS_OK) st = mbs_contact_compile(b, m, err); /* shapes and contact elements */
     if (st == MBS_OK) st = mbs_events_compile(b, m, err); /* events, motions, friction, stops */
     if (st == MBS_OK) st = check_loops_supported(m, err);
     if (st == MBS_OK) st = mbs_check_point_mass_axes(m, err); /* a rotation of nothing */

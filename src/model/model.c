@@ -1,6 +1,7 @@
 /* Model queries and destroy. The model is immutable after mbs_compile. */
 #include "core/internal.h"
 #include "events/events.h"
+#include "contact/shapes.h"
 #include "loops/analytic/closure.h"
 #include "planar/planar.h"
 #include "elements/compile_elements.h"
@@ -33,6 +34,7 @@ void mbs_model_destroy(mbs_model *m)
     free(m->ux_start);
     mbs_model_elements_free(m);
     mbs_events_model_free(m->ev);
+    mbs_contact_model_free(m);
     mbs_closure_model_free(m->closure);
     free(m->uc);
     free(m);

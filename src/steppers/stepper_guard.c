@@ -44,7 +44,22 @@ static int significant(double d1, double d2, double vmax, double g)
     return sqrt(d1) > floor || sqrt(d2) > floor;
 }
 
-/* See stepper.h. User states x (first order) take part with their stages K. */
+/* Sum of squares of K a - K b (b < 0: of K a) over the user states that are not quadratures
+   (model ux_quad), and the largest |K a| into *amax. */
+static double sq_states(const mbs_model *m, const double *const K[4], int a, int b, double *amax)
+{
+    double s = 0.0;
+    for (int i = 0; i < m->nux; ++i) {
+        if (m->ux_quad && m->ux_quad[i]) continue;
+        const double x = b >= 0 ? K[a][i] - K[b][i] : K[a][i];
+        s += x * x;
+        *amax = fmax(*amax, fabs(K[a][i]));
+    }
+    return s;
+}
+
+/* See stepper.h. User states x (first order) take part with their stages K, except the
+   quadratures (whose rates feed nothing back). */
 double mbs_rk4_stiffness(const mbs_stepper *s, double h, const double *V1,
                          const double *const A[4], const double *const K[4])
 {
@@ -53,8 +68,9 @@ double mbs_rk4_stiffness(const mbs_stepper *s, double h, const double *V1,
     double amax = 0.0, kmax = 0.0, vmax = 0.0;
     const double d21 = sq(A[1], A[0], nv, &amax), d32 = sq(A[2], A[1], nv, &amax);
     const double a1 = sq(A[0], NULL, nv, &amax), v1 = sq(V1, NULL, nv, &vmax);
-    const double k32 = sq(K[2], K[1], nx, &kmax), k21 = sq(K[1], K[0], nx, &kmax);
-    const double k1 = sq(K[0], NULL, nx, &kmax);
+    const double k32 = nx ? sq_states(m, K, 2, 1, &kmax) : 0.0;
+    const double k21 = nx ? sq_states(m, K, 1, 0, &kmax) : 0.0;
+    const double k1 = nx ? sq_states(m, K, 0, -1, &kmax) : 0.0;
     const double g = m->gravity_kind == MBS_GRAVITY_UNIFORM
                          ? sqrt(m->gravity[0] * m->gravity[0] + m->gravity[1] * m->gravity[1] +
                                 m->gravity[2] * m->gravity[2])

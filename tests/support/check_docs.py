@@ -102,7 +102,7 @@ def check_links(root, files):
 
 
 RULE = re.compile(r"^mbs_(builder|model|data|stepper|sens|batch|lanes|body|joint|rotation|status|simd|work)_"
-                  r"|^mbs_[a-z0-9_]+_(def|options)_default$|^mbs_version$")
+                  r"|^mbs_[a-z0-9_]+_(def|options|params)_default$|^mbs_version$")
 
 
 def naming_problems(header, funcs, api):
