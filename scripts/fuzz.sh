@@ -33,7 +33,7 @@ if [ ! -f build-fuzz/build.ninja ]; then
     -Dc_args=-fsanitize=fuzzer-no-link -Dtests=false -Dbench=false -Dwerror=false >/dev/null
 fi
 ninja -C build-fuzz libmbs.a >/dev/null
-libs="$(pkg-config --libs libxml-2.0 openblas lapacke) -lsundials_cvodes -lsundials_nvecserial -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lm -lpthread"
+libs="$(pkg-config --libs libxml-2.0 openblas lapacke ccd) -lsundials_cvodes -lsundials_nvecserial -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lm -lpthread"
 # fuzz_fmu compiles the runtime's sources with it (the .so of an FMU is these files + libmbs)
 fmu_src="tools/fmu/fmu_runtime.c tools/fmu/fmu_access.c tools/fmu/fmu_uri.c tools/fmu/fmu_vars.c
   tools/fmu/fmu_guid.c tools/elements/tool_elements.c"

@@ -48,7 +48,7 @@ src=tests/embedded/check_embedded.c
 aarch64-linux-gnu-gcc -std=c99 -O2 -Wall -Wextra -Werror -Iinclude "$src" \
   build-aarch64/libmbs.a -llapacke -lopenblas -lxml2 -lm -o "$out/a64"
 cc -std=c99 -O2 -Wall -Wextra -Werror -Iinclude "$src" build/libmbs.a \
-  $(pkg-config --libs openblas lapacke) -lsundials_cvodes -lsundials_nvecserial \
+  $(pkg-config --libs openblas lapacke ccd) -lsundials_cvodes -lsundials_nvecserial \
   -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lxml2 -lm -o "$out/host"
 # the number lines alone (that build has no CVODE: its check of the CVODE stepper fails)
 { "$out/host" || true; } | grep -E '^(qacc|M|q|tau|D) ' > "$out/host.num"

@@ -23,7 +23,7 @@ trap 'rm -rf "$out"' EXIT
 src=tests/embedded/check_embedded.c
 cc -std=c99 -O2 -Wall -Wextra -Werror -Iinclude "$src" build-embedded/libmbs.a -lm -o "$out/embedded"
 cc -std=c99 -O2 -Wall -Wextra -Werror -Iinclude "$src" build/libmbs.a \
-  $(pkg-config --libs openblas lapacke) -lsundials_cvodes -lsundials_nvecserial \
+  $(pkg-config --libs openblas lapacke ccd) -lsundials_cvodes -lsundials_nvecserial \
   -lsundials_sunmatrixdense -lsundials_sunlinsoldense -lm -o "$out/full"
 "$out/embedded" embedded > "$out/embedded.txt"
 "$out/full" > "$out/full.txt"
