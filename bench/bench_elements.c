@@ -1,4 +1,4 @@
-/* bench_elements: the cost of the Modelica modelling elements in forward dynamics (issue 9):
+/* bench_elements: the cost of the Modelica modelling elements in forward dynamics:
    the revolute chain of bench_common (30 links) with a rotor on every joint -- housed by the
    joint's parent (inside ABA), by the world, by the joint's child (the general inertial
    coupling) -- and with a line spring from the world to the tip and between two links, with

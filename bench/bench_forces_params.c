@@ -1,4 +1,4 @@
-/* Issue 14's elements: what a force between two frames, a user line law and a point mass
+/* Point masses, two-frame forces and user line laws: what a force between two frames, a user line law and a point mass
  * cost in forward dynamics, what a parameter change costs, and what a CVODES sensitivity
  * run costs against the plain CVODE run of the same motion.
  *

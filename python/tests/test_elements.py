@@ -1,4 +1,4 @@
-"""Line forces with mass, rotors and nodes through the Python binding (issue 9)."""
+"""Line forces with mass, rotors and nodes through the Python binding."""
 import numpy as np
 import pytest
 

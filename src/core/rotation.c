@@ -284,7 +284,8 @@ int mbs_cardan_rates(double adot[3], const double a[3], const double w[3])
     return 0;
 }
 
-/* Seed 000 §6.5: move the rotation into the reference frame when a2 nears +-90 degrees;
+/* Otter, Elmqvist, Mattsson 2003, "The New Modelica MultiBody Library", §6.5: move the
+   rotation into the reference frame when a2 nears +-90 degrees;
    at a = 0 Jc = I, so the new rates are the angular velocity itself. */
 int mbs_cardan_rebase(double fix[9], double a[3], double adot[3])
 {

@@ -194,7 +194,8 @@ static void freec_aux_init(const mbs_joint_model *j, double *aux)
     m3_identity(aux);
 }
 
-/* Seed 000 §6.5: re-base the angles (p and vlin, in Fp, are unchanged). */
+/* Re-base the angles (p and vlin, in Fp, are unchanged): Otter, Elmqvist, Mattsson 2003,
+   "The New Modelica MultiBody Library", §6.5. */
 static int freec_rebase(const mbs_joint_model *j, double *aux, double *q, double *v)
 {
     (void)j;

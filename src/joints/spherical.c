@@ -154,7 +154,8 @@ static void sphc_aux_init(const mbs_joint_model *j, double *aux)
     m3_identity(aux);
 }
 
-/* Seed 000 §6.5: re-base when |cos a2| < MBS_CARDAN_REBASE_COS (rotation.h). */
+/* Re-base when |cos a2| < MBS_CARDAN_REBASE_COS (rotation.h): Otter, Elmqvist, Mattsson
+   2003, "The New Modelica MultiBody Library", §6.5. */
 static int sphc_rebase(const mbs_joint_model *j, double *aux, double *q, double *v)
 {
     (void)j;

@@ -1,5 +1,5 @@
-/* Helpers of the test suites of issue 14 (point masses, two-frame forces, parameters,
- * sensitivities): compile, create a stepper and step, failing the test with the library's
+/* Helpers of the test suites of point masses, two-frame forces, parameters and
+ * sensitivities: compile, create a stepper and step, failing the test with the library's
  * message. */
 #ifndef MBS_TESTS_RUN_HELPERS_H
 #define MBS_TESTS_RUN_HELPERS_H

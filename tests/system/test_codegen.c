@@ -199,7 +199,7 @@ static void test_refusals(void **state)
     assert_non_null(strstr(why, "\"motor\""));
     mbs_model_destroy(m);
     mbs_builder_destroy(b);
-    /* Modelica elements (issue 9): a rotor, a point mass on a line, a node */
+    /* Modelica elements: a rotor, a point mass on a line, a node */
     for (int k = 0; k < 3; ++k) {
         b = mbs_builder_create();
         mbs_add_body(b, &bd);

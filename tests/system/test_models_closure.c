@@ -1,4 +1,4 @@
-/* The model files of issue 11 (models/NAME.xml; mbs-sim's elements <simulation>, <initial>,
+/* The model files of the closed-form loops (models/NAME.xml; mbs-sim's elements <simulation>, <initial>,
  * <track>, <plot> stripped here, the <initial> values set through the API) against the same
  * mechanisms built in C or against closed forms:
  *   engine_v6            closed in closed form (six JointRRP, no Newton iteration) = the

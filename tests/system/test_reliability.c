@@ -1,4 +1,4 @@
-/* Defects found by fuzzing (issue: no garbage returned as OK), each reproduced first:
+/* Defects found by fuzzing (no garbage returned as OK), each reproduced first:
  * inertia validation that overflowed, nested calls from a force callback that corrupted the
  * outer evaluation, non-finite results returned as MBS_OK (integrate_q, body_velocity,
  * assemble), and one refusal rule for calls made inside a force callback. */

@@ -471,7 +471,7 @@ static void params_no_alloc(mbs_model *m, mbs_data *d)
     assert_int_equal(count_end(), 0);
 }
 
-/* Line masses, rotors and nodes (issue 9): the table on trees with line masses (one at a
+/* Line masses, rotors and nodes: the table on trees with line masses (one at a
    fraction, two at distances) and with rotors on every kind of housing; forward dynamics
    and fixed-step stepping there, on branches joined by a line mass, on a four-bar with
    rotors and a line mass (the loop solver's Schur path; also with its rotor and line-mass
@@ -655,7 +655,7 @@ static void test_reaction_friction_no_alloc(void **state)
     mbs_model_destroy(m);
 }
 
-/* ---------------------------------------------------------------- issue 14 elements */
+/* ---------------------------------------------------------------- point masses, two-frame forces, line laws */
 
 /* A two-frame force value from a callback: allocation-free. */
 static int wind(mbs_data *d, double t, double force[3], double torque[3], void *user)
@@ -682,7 +682,7 @@ static double hard_potential(double L, void *user)
    spherical joint at the arm's end (a swing joint); 4 a point mass alone (a translational
    root); a two-frame force 1 -> 2 (host input, frame_b), a world force with a callback on
    4, a user line law 4 - 1 with its potential, a spring-damper from 3 to the world. */
-static mbs_model *issue14_model(void)
+static mbs_model *point_mass_elements_model(void)
 {
     mbs_builder *b = mbs_builder_create();
     mbs_body_def bd = mbs_default_body_def();
@@ -725,10 +725,10 @@ static mbs_model *issue14_model(void)
 /* Point masses (translational and swing joints), two-frame forces (host input, callback) and a
    user line law: the table, the host input, parameter changes and stepping with every kind
    (CVODE restarting after each input or parameter change) allocate nothing. */
-static void test_issue14_no_alloc(void **state)
+static void test_point_mass_elements_no_alloc(void **state)
 {
     (void)state;
-    mbs_model *m = issue14_model();
+    mbs_model *m = point_mass_elements_model();
     mbs_data *d = mbs_data_create(m);
     assert_non_null(d);
     mbs_data_q(d)[7] = 0.5; /* the arm turned, and turning */
@@ -1000,7 +1000,7 @@ int main(void)
         cmocka_unit_test(test_analyses_no_alloc),
         cmocka_unit_test(test_events_no_alloc),
         cmocka_unit_test(test_reaction_friction_no_alloc),
-        cmocka_unit_test(test_issue14_no_alloc),
+        cmocka_unit_test(test_point_mass_elements_no_alloc),
         cmocka_unit_test(test_user_states_no_alloc),
         cmocka_unit_test(test_user_constraints_no_alloc),
     };

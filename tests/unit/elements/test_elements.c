@@ -1,4 +1,4 @@
-/* Modelica modelling elements (issue 9): line forces with point masses, rotors on joints,
+/* Modelica modelling elements: line forces with point masses, rotors on joints,
  * nodes between line forces. Every result is checked against something independent: the
  * same mechanism built with explicit bodies, a Lagrangian assembled from the public point
  * Jacobians, closed forms, conservation of energy, and the consistency of ABA, CRBA and
