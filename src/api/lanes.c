@@ -32,6 +32,7 @@ static int lanes_alloc_ws(mbs_lanes *l)
     l->block = calloc(total, sizeof(double));
     l->ws.axis = calloc((size_t)l->model->njoint, sizeof(int));
     if (!l->block || !l->ws.axis) return MBS_ERR_NOMEM;
+    mbs_lanes_axes(l->model, l->ws.axis);
     double *p = l->block;
     for (int i = 0; i < 12; ++i) *dst[i] = p, p += len[i] * MBS_LANES_MAX;
     return MBS_OK;

@@ -435,26 +435,6 @@ static void lanes_kinematics(const mbs_model *m, mbs_data *const *d, int n, mbs_
     }
 }
 
-/* ws->axis of every tree joint: revolute and prismatic joints have a constant S (body
-   coordinates), the same in every lane; a unit coordinate vector makes U a column of IA. */
-static void find_axes(const mbs_model *m, const mbs_data *d0, mbs_lanes_ws *ws)
-{
-    for (int t = 0; t < m->ntree; ++t) {
-        const int j = m->tree[t];
-        const mbs_joint_model *jm = &m->joints[j];
-        ws->axis[j] = -1;
-        if (jm->nv != 1 || (jm->type != MBS_JOINT_REVOLUTE && jm->type != MBS_JOINT_PRISMATIC))
-            continue;
-        double Sk[6] = {0};
-        for (int r = 0; r < 3; ++r) Sk[jm->type == MBS_JOINT_REVOLUTE ? r : 3 + r] = jm->axis[r];
-        const double *S = d0 ? d0->S + 6 * jm->vadr : Sk;
-        int e = -1, nz = 0;
-        for (int k = 0; k < 6; ++k)
-            if (S[k] != 0.0) ++nz, e = k;
-        if (nz == 1 && S[e] == 1.0) ws->axis[j] = e;
-    }
-}
-
 /* See aba_lanes.h. */
 static int lanes_aba(const mbs_model *m, mbs_data *const *d, int n, mbs_lanes_ws *ws, int *lane,
                      int kin)
@@ -463,7 +443,6 @@ static int lanes_aba(const mbs_model *m, mbs_data *const *d, int n, mbs_lanes_ws
         lanes_kinematics(m, d, n, ws);
     else
         gather_inputs(m, d, n, ws);
-    find_axes(m, kin ? NULL : d[0], ws);
     pass_init(m, ws);
     for (int t = m->ntree - 1; t >= 0; --t) {
         const mbs_joint_model *jm = &m->joints[m->tree[t]];

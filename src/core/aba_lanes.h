@@ -39,6 +39,8 @@ typedef int (*mbs_lanes_aba_fn)(const mbs_model *m, mbs_data *const *d, int n,
    joint frame the body frame), no force elements, couplings or user states, uniform gravity
    or none (aba_lanes_dispatch.c). The instances' host wrenches are checked per call. */
 int mbs_lanes_kinematics_applies(const mbs_model *m);
+/* ws->axis of m's joints, once at creation (aba_lanes_dispatch.c). */
+void mbs_lanes_axes(const mbs_model *m, int *axis);
 
 /* The lane count and the passes of the variant in use (aba_lanes_dispatch.c). */
 int mbs_lanes_variant_width(void);

@@ -65,3 +65,21 @@ int mbs_lanes_kinematics_applies(const mbs_model *m)
         if (!axis_joint(&m->joints[m->tree[t]])) return 0;
     return 1;
 }
+
+/* See aba_lanes.h: revolute and prismatic joints whose child joint frame is the body frame
+   have S = [a; 0] or [0; a] in body coordinates, the same in every lane and at every q. */
+void mbs_lanes_axes(const mbs_model *m, int *axis)
+{
+    for (int j = 0; j < m->njoint; ++j) axis[j] = -1;
+    for (int t = 0; t < m->ntree; ++t) {
+        const int j = m->tree[t];
+        const mbs_joint_model *jm = &m->joints[j];
+        const int rev = jm->type == MBS_JOINT_REVOLUTE;
+        if (jm->nv != 1 || !jm->frame_child_identity || (!rev && jm->type != MBS_JOINT_PRISMATIC))
+            continue;
+        int e = -1, nz = 0;
+        for (int k = 0; k < 3; ++k)
+            if (jm->axis[k] != 0.0) ++nz, e = k;
+        if (nz == 1 && jm->axis[e] == 1.0) axis[j] = rev ? e : 3 + e;
+    }
+}

@@ -42,18 +42,25 @@ static void random_state(mbs_data *d, unsigned seed)
     free(dq);
 }
 
+/* one takes d's q, v and tau (the same model). */
+static void copy_state(mbs_data *one, mbs_data *d)
+{
+    const mbs_model *m = mbs_data_model(d);
+    memcpy(mbs_data_q(one), mbs_data_q(d), sizeof(double) * (size_t)mbs_model_nq(m));
+    memcpy(mbs_data_v(one), mbs_data_v(d), sizeof(double) * (size_t)mbs_model_nv(m));
+    memcpy(mbs_data_tau(one), mbs_data_tau(d), sizeof(double) * (size_t)mbs_model_nv(m));
+}
+
 /* Every instance's qacc against the one-instance call, with the variant in use. */
 static void compare_instances(mbs_lanes *l, mbs_data *one)
 {
     const mbs_model *m = mbs_data_model(one);
-    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    const int nv = mbs_model_nv(m);
     assert_int_equal(mbs_lanes_forward_dynamics(l), MBS_OK);
     assert_int_equal(mbs_lanes_failed(l), -1);
     for (int k = 0; k < mbs_lanes_count(l); ++k) {
         mbs_data *d = mbs_lanes_data(l, k);
-        memcpy(mbs_data_q(one), mbs_data_q(d), sizeof(double) * (size_t)nq);
-        memcpy(mbs_data_v(one), mbs_data_v(d), sizeof(double) * (size_t)nv);
-        memcpy(mbs_data_tau(one), mbs_data_tau(d), sizeof(double) * (size_t)nv);
+        copy_state(one, d);
         assert_int_equal(mbs_forward_dynamics(one), MBS_OK);
         double scale = 0.0, diff = 0.0;
         for (int i = 0; i < nv; ++i) {
@@ -121,15 +128,13 @@ static void test_chain30_wrench(void **state)
     const double f[3] = {3.0, -2.0, 5.0}, t[3] = {0.5, 0.1, -0.2}, at[3] = {0.1, 0.0, 0.0};
     assert_int_equal(mbs_set_body_wrench(mbs_lanes_data(l, 3), 17, f, t, at), MBS_OK);
     assert_int_equal(mbs_lanes_forward_dynamics(l), MBS_OK);
-    const int nq = mbs_model_nq(m), nv = mbs_model_nv(m);
+    const int nv = mbs_model_nv(m);
     const double zero[3] = {0.0, 0.0, 0.0};
     for (int k = 0; k < NINST; ++k) { /* one: the same state, the wrench of instance k */
         mbs_data *d = mbs_lanes_data(l, k);
         assert_int_equal(mbs_set_body_wrench(one, 17, k == 3 ? f : zero, k == 3 ? t : zero, at),
                          MBS_OK);
-        memcpy(mbs_data_q(one), mbs_data_q(d), sizeof(double) * (size_t)nq);
-        memcpy(mbs_data_v(one), mbs_data_v(d), sizeof(double) * (size_t)nv);
-        memcpy(mbs_data_tau(one), mbs_data_tau(d), sizeof(double) * (size_t)nv);
+        copy_state(one, d);
         assert_int_equal(mbs_forward_dynamics(one), MBS_OK);
         for (int i = 0; i < nv; ++i)
             assert_true(fabs(mbs_data_qacc(one)[i] - mbs_data_qacc(d)[i]) <=
@@ -190,9 +195,7 @@ static void test_bad_instance(void **state)
     assert_non_null(strstr(mbs_lanes_error(l), "instance 2"));
     for (int i = 0; i < nv; ++i) assert_true(mbs_data_qacc(bad)[i] == before[i]);
     mbs_data *other = mbs_lanes_data(l, 5), *one = mbs_data_create(m);
-    memcpy(mbs_data_q(one), mbs_data_q(other), sizeof(double) * (size_t)mbs_model_nq(m));
-    memcpy(mbs_data_v(one), mbs_data_v(other), sizeof(double) * (size_t)nv);
-    memcpy(mbs_data_tau(one), mbs_data_tau(other), sizeof(double) * (size_t)nv);
+    copy_state(one, other);
     assert_int_equal(mbs_forward_dynamics(one), MBS_OK);
     for (int i = 0; i < nv; ++i)
         assert_true(fabs(mbs_data_qacc(one)[i] - mbs_data_qacc(other)[i]) <= 1e-10 * (1.0 + fabs(mbs_data_qacc(one)[i])));
